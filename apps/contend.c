@@ -1,0 +1,150 @@
+/* contend: one binary, subcommands.  `network` and `load` are built in;
+ * any other COMMAND runs the program contend-COMMAND found next to this
+ * binary or on PATH (git style), e.g. `contend cluster` or `contend report`. */
+#include <errno.h>
+#include <limits.h>
+#include <libgen.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/suite/suite.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: contend COMMAND [options]\n\n"
+          "Measures, reproduces and mitigates network congestion on HPC systems.\n\n"
+          "Commands:\n"
+          "  network   canary tests over all nodes, no congestion (as GPCNeT network_test)\n"
+          "  load      canaries alone, then with congestors: Congestion Impact at mean and "
+          "p99\n"
+          "  list      tests (motifs) and their parameters\n"
+          "  version   print the version\n"
+          "  help CMD  help of one command (same as contend CMD --help)\n\n"
+          "Other commands run the program contend-COMMAND found next to this binary or on "
+          "PATH\n(e.g. contend cluster ...).\n\n"
+          "Run measuring commands under MPI, e.g.:\n"
+          "  mpirun -n 64 contend load -o results.json\n"
+          "  mpirun -n 12 --oversubscribe contend load --virtual-nodes 1 --timeout 2\n");
+}
+
+/* Rank in the job before MPI_Init, from the launcher's environment, so
+ * that help and usage errors print once rather than once per rank. */
+static int launcher_rank(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                     "SLURM_PROCID", "MV2_COMM_WORLD_RANK"};
+  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && *v) return atoi(v);
+  }
+  return 0;
+}
+
+static int list_tests(void) {
+  contend_config cfg;
+  contend_strbuf out = {0};
+  char err[512];
+  char *argv[] = {"load", "--help", NULL};
+  if (contend_config_parse(&cfg, CONTEND_CMD_LOAD, 2, argv, &out, err, sizeof err) < 0) {
+    fprintf(stderr, "contend: %s\n", err);
+    return 3;
+  }
+  contend_sb_free(&out);
+  printf("Tests (canaries measure, congestors load the network).  Set a parameter with\n"
+         "--TEST.KEY VALUE on `contend network` or `contend load`.\n");
+  for (int i = 0; i < cfg.nmotifs; i++) {
+    const contend_motif *m = contend_motifs[i];
+    printf("\n%-9s %-15s %s [%s]\n", m->role == CONTEND_ROLE_CANARY ? "canary" : "congestor",
+           m->name, m->help, m->metric == CONTEND_METRIC_LAT_US ? "usec" : "MiB/s/rank");
+    contend_params_help(&cfg.tests[i], "", &out);
+    fputs(out.s ? out.s : "", stdout);
+    out.len = 0;
+  }
+  contend_sb_free(&out);
+  contend_config_free(&cfg);
+  return 0;
+}
+
+static int dispatch(char **argv) {
+  char prog[PATH_MAX], self[PATH_MAX];
+  snprintf(prog, sizeof prog, "contend-%s", argv[1]);
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = 0;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dirname(self), prog);
+    if (access(path, X_OK) == 0) {
+      argv[1] = path;
+      execv(path, argv + 1);
+    }
+  }
+  argv[1] = prog;
+  execvp(prog, argv + 1);
+  if (errno == ENOENT)
+    fprintf(stderr,
+            "contend: unknown command '%s' (no built-in command and no program %s)\n"
+            "Try 'contend help'.\n",
+            prog + 8, prog);
+  else
+    fprintf(stderr, "contend: cannot run %s: %s\n", prog, strerror(errno));
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || (!strcmp(cmd, "help") && argc == 2)) {
+    if (launcher_rank() == 0) usage(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "help")) { /* help CMD */
+    char *args[] = {argv[0], argv[2], "--help", NULL};
+    return main(3, args);
+  }
+  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+    if (launcher_rank() == 0) printf("contend %s\n", CONTEND_VERSION);
+    return 0;
+  }
+  if (!strcmp(cmd, "list")) return launcher_rank() == 0 ? list_tests() : 0;
+  contend_command c;
+  if (!strcmp(cmd, "network"))
+    c = CONTEND_CMD_NETWORK;
+  else if (!strcmp(cmd, "load"))
+    c = CONTEND_CMD_LOAD;
+  else
+    return dispatch(argv);
+
+  contend_config cfg;
+  contend_strbuf out = {0};
+  char err[2048] = "";
+  int rc = contend_config_parse(&cfg, c, argc - 1, argv + 1, &out, err, sizeof err);
+  if (rc != 0) {
+    if (launcher_rank() == 0) {
+      if (rc > 0)
+        fputs(out.s, stdout);
+      else
+        fprintf(stderr, "contend %s: error: %s\nTry 'contend %s --help'.\n", cmd, err, cmd);
+    }
+    contend_sb_free(&out);
+    contend_config_free(&cfg);
+    return rc > 0 ? 0 : 2;
+  }
+  int status;
+  if (contend_param_bool(&cfg.common, "dry_run")) {
+    status = contend_dry_run(&cfg, &out, err, sizeof err);
+    if (out.s) fputs(out.s, stdout);
+    if (status) fprintf(stderr, "contend %s: error: %s\n", cmd, err);
+  } else {
+    MPI_Init(&argc, &argv);
+    status = contend_mpi_main(&cfg);
+    MPI_Finalize();
+  }
+  contend_sb_free(&out);
+  contend_config_free(&cfg);
+  return status;
+}

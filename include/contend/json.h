@@ -1,0 +1,41 @@
+/* contend: a small streaming JSON writer into a contend_strbuf.
+ *
+ * Keys are passed with each value (NULL inside arrays).  Doubles are
+ * written with 17 significant digits so values round-trip exactly;
+ * NaN and infinities are written as null.  Strings are escaped. */
+#ifndef CONTEND_JSON_H
+#define CONTEND_JSON_H
+
+#include <stdint.h>
+
+#include "contend/strbuf.h"
+
+#define CONTEND_JSON_MAX_DEPTH 32
+
+typedef struct contend_json {
+  contend_strbuf *out;
+  int depth;
+  int count[CONTEND_JSON_MAX_DEPTH]; /* values written at each level */
+} contend_json;
+
+void contend_json_init(contend_json *j, contend_strbuf *out);
+void contend_json_obj_begin(contend_json *j, const char *key);
+void contend_json_obj_end(contend_json *j);
+void contend_json_arr_begin(contend_json *j, const char *key);
+void contend_json_arr_end(contend_json *j);
+void contend_json_int(contend_json *j, const char *key, int64_t v);
+void contend_json_uint(contend_json *j, const char *key, uint64_t v);
+void contend_json_double(contend_json *j, const char *key, double v);
+void contend_json_bool(contend_json *j, const char *key, int v);
+void contend_json_str(contend_json *j, const char *key, const char *v); /* NULL -> null */
+void contend_json_null(contend_json *j, const char *key);
+
+/* Writes text to path atomically: a temporary file in the same directory,
+ * then rename().  Returns 0, or -1 with a message in err. */
+int contend_write_file_atomic(const char *path, const char *text, size_t len, char *err,
+                              size_t errlen);
+/* Checks that path can be created (creates and removes a temporary file
+ * beside it).  Returns 0, or -1 with a message. */
+int contend_check_writable(const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,134 @@
+/* contend: the motif interface.
+ *
+ * A motif is one communication pattern (a GPCNeT canary or congestor, a
+ * workload kernel).  It is written once, as a const contend_motif with
+ * designated initializers in its own file under src/motifs/, listed in the
+ * registry (src/motifs/registry.c), and runs on every engine.
+ *
+ * Life cycle, driven by a runner (the runner owns all timing policy):
+ *   setup(c)            once; collective over the group; allocates through
+ *                       the engine, sets c->msg_bytes and c->metric_scale.
+ *   round(c, rng)       optional; before each round (e.g. a new random ring);
+ *                       untimed; rng is the same stream on every group rank.
+ *   prepare(c)          optional, only with --verify; untimed; fills send
+ *                       buffers for iteration c->iter.
+ *   iterate(c)          one timed iteration: emits this rank's steps and
+ *                       completes them before returning.  Never prints,
+ *                       never reads a clock.
+ *   check(c)            optional, only with --verify; untimed; verifies what
+ *                       iteration c->iter received and counts failures in
+ *                       c->verify_errors / c->verify_checked; may use
+ *                       engine collectives (all group ranks call it).
+ * Motifs free nothing: engine memory is released when the context ends.
+ */
+#ifndef CONTEND_MOTIF_H
+#define CONTEND_MOTIF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "contend/engine.h"
+#include "contend/param.h"
+#include "contend/rng.h"
+
+typedef enum { CONTEND_ROLE_CANARY, CONTEND_ROLE_CONGESTOR } contend_role;
+
+/* How a per-iteration time t (seconds) becomes the reported value:
+ * LAT_US: t * 1e6 / metric_scale (microseconds);
+ * BW_MIB_S: metric_scale / t, metric_scale being the MiB this rank sends
+ * per iteration (MiB/s per rank). */
+typedef enum { CONTEND_METRIC_LAT_US, CONTEND_METRIC_BW_MIB_S } contend_metric;
+
+typedef struct contend_ctx {
+  /* set by the runner before setup */
+  int rank, size;     /* in the motif's group */
+  const int *node_of; /* node id of every group rank (size entries) */
+  const contend_params *params;
+  const contend_engine_ops *ops;
+  void *impl;  /* engine-private */
+  void *state; /* motif-private, state_size bytes, zeroed; owned by the runner */
+  uint64_t seed;
+  long iter; /* current iteration (negative during warm-up) */
+  long round;
+  /* set by setup */
+  size_t msg_bytes;    /* shown in the label, e.g. "(8 B)" */
+  double metric_scale; /* see contend_metric */
+  /* verification counters (check hook) */
+  uint64_t verify_errors, verify_checked;
+  long verify_inject; /* testing aid: corrupt one received byte every N checks (0 = off) */
+} contend_ctx;
+
+typedef struct contend_motif {
+  const char *name;  /* registry key and option scope, snake_case */
+  const char *label; /* table label without size, e.g. "RR Two-sided Lat" */
+  const char *help;  /* one line */
+  contend_role role;
+  contend_metric metric;
+  const contend_param_def *params; /* CONTEND_PARAM_END-terminated */
+  size_t state_size;
+  int (*setup)(contend_ctx *c);
+  void (*round)(contend_ctx *c, contend_rng *rng);
+  void (*prepare)(contend_ctx *c);
+  void (*iterate)(contend_ctx *c);
+  void (*check)(contend_ctx *c);
+} contend_motif;
+
+/* Every motif declares its loop counts as parameters with these keys
+ * (GPCNeT's nM, nR, nI and warm-up), with its own defaults. */
+#define CONTEND_LOOP_PARAMS(nm, nr, ni, wu)                                                        \
+  {"measurements", CONTEND_P_INT, #nm, "count",                                                    \
+   "measurements (nM); each ends with a collective timeout check", 1, 1e12},                       \
+      {"rings", CONTEND_P_INT, #nr, "count",                                                       \
+       "rounds per measurement (nR): fresh random ring each for ring tests", 1, 1e9},              \
+      {"iters", CONTEND_P_INT, #ni, "count", "timed iterations per round (nI)", 1, 1e9},           \
+      {"warmup", CONTEND_P_INT, #wu, "count", "untimed iterations before each round", 0, 1e9}
+
+/* Registry (src/motifs/registry.c). */
+extern const contend_motif *const contend_motifs[];
+const contend_motif *contend_motif_find(const char *name);
+
+/* Engine call wrappers: what motifs use. */
+static inline void *contend_alloc(contend_ctx *c, size_t n) { return c->ops->alloc(c, n); }
+static inline void *contend_win_alloc(contend_ctx *c, size_t n) {
+  return c->ops->win_alloc(c, n);
+}
+static inline void contend_isend(contend_ctx *c, const void *b, size_t n, int peer, int tag) {
+  c->ops->isend(c, b, n, peer, tag);
+}
+static inline void contend_irecv(contend_ctx *c, void *b, size_t n, int peer, int tag) {
+  c->ops->irecv(c, b, n, peer, tag);
+}
+static inline void contend_waitall(contend_ctx *c) { c->ops->waitall(c); }
+static inline void contend_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off) {
+  c->ops->put(c, b, n, peer, off);
+}
+static inline void contend_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
+  c->ops->get(c, b, n, peer, off);
+}
+static inline void contend_flush_all(contend_ctx *c) { c->ops->flush_all(c); }
+static inline void contend_barrier(contend_ctx *c) { c->ops->barrier(c); }
+static inline void contend_allreduce(contend_ctx *c, const void *s, void *r, int count,
+                                     contend_dtype dt, contend_op op) {
+  c->ops->allreduce(c, s, r, count, dt, op);
+}
+
+static inline void contend_alltoall(contend_ctx *c, const void *s, void *r, size_t per_peer) {
+  c->ops->alltoall(c, s, r, per_peer);
+}
+
+/* Helpers shared by motifs (src/motifs/common.c). */
+/* Left and right neighbours of c->rank in a ring over the group: shuffled
+ * with rng when rng != NULL, the natural (group rank) order otherwise. */
+void contend_ring_neighbours(contend_ctx *c, contend_rng *rng, int *left, int *right);
+/* Verification pattern: deterministic word for (sender, iteration, index). */
+uint64_t contend_pattern(int sender, long iter, size_t index);
+/* Fills buf with the pattern words first, first+1, ... (a partial last
+ * word takes the leading bytes of its pattern word). */
+void contend_pattern_fill(void *buf, size_t bytes, int sender, long iter, size_t first);
+/* Checks buf against the pattern; adds 1 to c->verify_checked and, if any
+ * byte differs, 1 to c->verify_errors.  With c->verify_inject, corrupts
+ * one byte of buf first every verify_inject-th call (testing aid). */
+void contend_pattern_check(contend_ctx *c, void *buf, size_t bytes, int sender, long iter,
+                           size_t first);
+
+#endif

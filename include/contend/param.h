@@ -1,0 +1,77 @@
+/* contend: parameter tables.
+ *
+ * Every tunable is declared exactly once as a row of a contend_param_def
+ * table (key, type, default, unit, help, range).  The same rows drive the
+ * command line (--key VALUE), --help, validation, job files and the
+ * configuration recorded in the results.  Values live in a contend_params
+ * object created from a table; parsing functions never exit: they return
+ * a non-zero status and a message the caller reports (exit status 2).
+ */
+#ifndef CONTEND_PARAM_H
+#define CONTEND_PARAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+  CONTEND_P_INT,    /* int64, range [min, max] */
+  CONTEND_P_DOUBLE, /* double, range [min, max] */
+  CONTEND_P_BOOL,   /* flag: "--key" alone sets it; also true/false/1/0 */
+  CONTEND_P_STRING, /* free text (paths, lists); validated by the owner */
+  CONTEND_P_SEED    /* uint64, or the word "time" (the default) */
+} contend_param_type;
+
+typedef struct contend_param_def {
+  const char *key;  /* snake_case; the option is --key with '_' or '-' */
+  contend_param_type type;
+  const char *def;  /* default, as text (parsed like user input) */
+  const char *unit; /* "B", "s", "count", "fraction", ... or "" */
+  const char *help;
+  double min, max;  /* inclusive range for INT/DOUBLE (ignored if min > max) */
+} contend_param_def;
+
+/* Table terminator. */
+#define CONTEND_PARAM_END {NULL, CONTEND_P_INT, NULL, NULL, NULL, 0, 0}
+
+typedef struct contend_param_value {
+  int64_t i;
+  double d;
+  char *s;     /* owned copy (STRING); NULL otherwise */
+  int set;     /* 1 if given by the user (not the default) */
+  int is_time; /* SEED: "time" requested */
+} contend_param_value;
+
+typedef struct contend_params {
+  const contend_param_def *defs;
+  size_t n;
+  contend_param_value *v;
+  const char *scope; /* "" for globals, motif name for per-test tables */
+} contend_params;
+
+/* Creates the values of a table, each at its default.  Returns 0, or -1
+ * with a message in err if a default does not parse (a programming error). */
+int contend_params_init(contend_params *p, const contend_param_def *defs, const char *scope,
+                        char *err, size_t errlen);
+void contend_params_free(contend_params *p);
+
+/* Index of key (accepts '-' for '_'), or -1. */
+int contend_params_find(const contend_params *p, const char *key);
+
+/* Parses text into row idx, checking type and range.  Returns 0 or -1 with
+ * a message naming the option, the bad value and what is valid. */
+int contend_params_set(contend_params *p, int idx, const char *text, char *err, size_t errlen);
+
+int64_t contend_param_int(const contend_params *p, const char *key);
+double contend_param_double(const contend_params *p, const char *key);
+int contend_param_bool(const contend_params *p, const char *key);
+const char *contend_param_str(const contend_params *p, const char *key);
+int contend_param_is_set(const contend_params *p, const char *key);
+
+/* Writes "  --key VALUE   help [unit, default D]" lines for a table. */
+struct contend_strbuf;
+void contend_params_help(const contend_params *p, const char *prefix, struct contend_strbuf *out);
+
+/* Formats the current value of row idx as text (for tables and errors). */
+void contend_params_format(const contend_params *p, int idx, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,3 @@
+"""contend: Python layer (results loading, analysis, emulated cluster tooling)."""
+
+__version__ = "0.1.0"

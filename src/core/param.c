@@ -1,0 +1,220 @@
+#include "contend/param.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "contend/strbuf.h"
+
+static int key_eq(const char *def, const char *user) {
+  for (; *def && *user; def++, user++) {
+    char u = *user == '-' ? '_' : *user;
+    if (*def != u) return 0;
+  }
+  return *def == 0 && *user == 0;
+}
+
+int contend_params_find(const contend_params *p, const char *key) {
+  for (size_t i = 0; i < p->n; i++)
+    if (key_eq(p->defs[i].key, key)) return (int)i;
+  return -1;
+}
+
+static void option_name(const contend_params *p, int idx, char *buf, size_t len) {
+  char key[128];
+  snprintf(key, sizeof key, "%s", p->defs[idx].key);
+  if (!p->scope || !*p->scope) /* global options are spelled with dashes */
+    for (char *c = key; *c; c++)
+      if (*c == '_') *c = '-';
+  if (p->scope && *p->scope)
+    snprintf(buf, len, "--%s.%s", p->scope, key);
+  else
+    snprintf(buf, len, "--%s", key);
+}
+
+static int parse_range_error(const contend_params *p, int idx, const char *text, const char *what,
+                             char *err, size_t errlen) {
+  const contend_param_def *d = &p->defs[idx];
+  char opt[160];
+  option_name(p, idx, opt, sizeof opt);
+  if (d->min <= d->max)
+    snprintf(err, errlen, "%s: '%s' is not valid: expected %s in [%g, %g]%s%s", opt, text, what,
+             d->min, d->max, d->unit && *d->unit ? " " : "", d->unit ? d->unit : "");
+  else
+    snprintf(err, errlen, "%s: '%s' is not valid: expected %s", opt, text, what);
+  return -1;
+}
+
+int contend_params_set(contend_params *p, int idx, const char *text, char *err, size_t errlen) {
+  const contend_param_def *d = &p->defs[idx];
+  contend_param_value *v = &p->v[idx];
+  char *end = NULL;
+  errno = 0;
+  switch (d->type) {
+  case CONTEND_P_INT: {
+    long long x = strtoll(text, &end, 10);
+    double dx = (double)x;
+    /* accept exponent forms such as 1e4 if they are whole numbers */
+    if (end == text || *end) {
+      double y = strtod(text, &end);
+      if (end == text || *end || !isfinite(y) || y != floor(y))
+        return parse_range_error(p, idx, text, "a whole number", err, errlen);
+      x = (long long)y;
+      dx = y;
+    }
+    if (errno == ERANGE || (d->min <= d->max && (dx < d->min || dx > d->max)))
+      return parse_range_error(p, idx, text, "a whole number", err, errlen);
+    v->i = x;
+    v->d = (double)x;
+    break;
+  }
+  case CONTEND_P_DOUBLE: {
+    double x = strtod(text, &end);
+    if (end == text || *end || !isfinite(x) || errno == ERANGE ||
+        (d->min <= d->max && (x < d->min || x > d->max)))
+      return parse_range_error(p, idx, text, "a number", err, errlen);
+    v->d = x;
+    v->i = (int64_t)x;
+    break;
+  }
+  case CONTEND_P_BOOL:
+    if (!strcasecmp(text, "1") || !strcasecmp(text, "true") || !strcasecmp(text, "yes") ||
+        !strcasecmp(text, "on"))
+      v->i = 1;
+    else if (!strcasecmp(text, "0") || !strcasecmp(text, "false") || !strcasecmp(text, "no") ||
+             !strcasecmp(text, "off"))
+      v->i = 0;
+    else
+      return parse_range_error(p, idx, text, "true or false", err, errlen);
+    v->d = (double)v->i;
+    break;
+  case CONTEND_P_STRING: {
+    char *s = strdup(text);
+    if (!s) return parse_range_error(p, idx, text, "text (out of memory)", err, errlen);
+    free(v->s);
+    v->s = s;
+    break;
+  }
+  case CONTEND_P_SEED:
+    if (!strcasecmp(text, "time")) {
+      v->is_time = 1;
+      v->i = 0;
+    } else {
+      if (text[0] == '-') return parse_range_error(p, idx, text, "a whole number >= 0 or 'time'", err, errlen);
+      unsigned long long x = strtoull(text, &end, 0);
+      if (end == text || *end || errno == ERANGE)
+        return parse_range_error(p, idx, text, "a whole number >= 0 or 'time'", err, errlen);
+      v->is_time = 0;
+      v->i = (int64_t)x;
+    }
+    break;
+  }
+  v->set = 1;
+  return 0;
+}
+
+int contend_params_init(contend_params *p, const contend_param_def *defs, const char *scope,
+                        char *err, size_t errlen) {
+  size_t n = 0;
+  while (defs[n].key) n++;
+  p->defs = defs;
+  p->n = n;
+  p->scope = scope;
+  p->v = calloc(n ? n : 1, sizeof *p->v);
+  if (!p->v) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (contend_params_set(p, (int)i, defs[i].def, err, errlen)) return -1;
+    p->v[i].set = 0;
+  }
+  return 0;
+}
+
+void contend_params_free(contend_params *p) {
+  if (!p->v) return;
+  for (size_t i = 0; i < p->n; i++) free(p->v[i].s);
+  free(p->v);
+  p->v = NULL;
+}
+
+static const contend_param_value *get(const contend_params *p, const char *key) {
+  int i = contend_params_find(p, key);
+  if (i < 0) {
+    fprintf(stderr, "contend: internal error: no parameter '%s' in scope '%s'\n", key,
+            p->scope ? p->scope : "");
+    abort();
+  }
+  return &p->v[i];
+}
+
+int64_t contend_param_int(const contend_params *p, const char *key) { return get(p, key)->i; }
+double contend_param_double(const contend_params *p, const char *key) { return get(p, key)->d; }
+int contend_param_bool(const contend_params *p, const char *key) { return get(p, key)->i != 0; }
+const char *contend_param_str(const contend_params *p, const char *key) {
+  const char *s = get(p, key)->s;
+  return s ? s : "";
+}
+int contend_param_is_set(const contend_params *p, const char *key) { return get(p, key)->set; }
+
+void contend_params_format(const contend_params *p, int idx, char *buf, size_t len) {
+  const contend_param_value *v = &p->v[idx];
+  switch (p->defs[idx].type) {
+  case CONTEND_P_INT:
+    snprintf(buf, len, "%lld", (long long)v->i);
+    break;
+  case CONTEND_P_DOUBLE:
+    snprintf(buf, len, "%g", v->d);
+    break;
+  case CONTEND_P_BOOL:
+    snprintf(buf, len, "%s", v->i ? "true" : "false");
+    break;
+  case CONTEND_P_STRING:
+    snprintf(buf, len, "%s", v->s ? v->s : "");
+    break;
+  case CONTEND_P_SEED:
+    if (v->is_time)
+      snprintf(buf, len, "time");
+    else
+      snprintf(buf, len, "%llu", (unsigned long long)v->i);
+    break;
+  }
+}
+
+void contend_params_help(const contend_params *p, const char *prefix, contend_strbuf *out) {
+  (void)prefix;
+  for (size_t i = 0; i < p->n; i++) {
+    const contend_param_def *d = &p->defs[i];
+    char opt[160], arg[32] = "";
+    option_name(p, (int)i, opt, sizeof opt);
+    switch (d->type) {
+    case CONTEND_P_INT:
+      snprintf(arg, sizeof arg, " N");
+      break;
+    case CONTEND_P_DOUBLE:
+      snprintf(arg, sizeof arg, " X");
+      break;
+    case CONTEND_P_STRING:
+      snprintf(arg, sizeof arg, " TEXT");
+      break;
+    case CONTEND_P_SEED:
+      snprintf(arg, sizeof arg, " N|time");
+      break;
+    case CONTEND_P_BOOL:
+      break;
+    }
+    char head[200];
+    snprintf(head, sizeof head, "%s%s", opt, arg);
+    contend_sb_printf(out, "  %-34s %s", head, d->help);
+    contend_sb_printf(out, " [");
+    if (d->unit && *d->unit) contend_sb_printf(out, "unit %s, ", d->unit);
+    if (d->type == CONTEND_P_BOOL)
+      contend_sb_printf(out, "default %s]\n", strcmp(d->def, "0") ? "on" : "off");
+    else
+      contend_sb_printf(out, "default %s]\n", *d->def ? d->def : "none");
+  }
+}

@@ -1,0 +1,21 @@
+/* The MPI engine: executes motif steps with real MPI calls. */
+#ifndef CONTEND_ENGINE_MPI_H
+#define CONTEND_ENGINE_MPI_H
+
+#include <mpi.h>
+
+#include "contend/motif.h"
+
+extern const contend_engine_ops contend_mpi_ops;
+
+/* Opens a context for motif m on comm (collective over comm): fills
+ * rank/size/node_of (node id of each comm rank, gathered here), allocates
+ * the motif state and calls setup.  Returns 0, or -1 if setup failed. */
+int contend_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p,
+                         MPI_Comm comm, int my_node, uint64_t seed);
+/* Frees everything the motif allocated through the engine, its window
+ * (collective over comm) and its state. */
+void contend_mpi_ctx_close(contend_ctx *c);
+MPI_Comm contend_mpi_ctx_comm(const contend_ctx *c);
+
+#endif

@@ -1,0 +1,105 @@
+#include "ring.h"
+
+#include <string.h>
+
+/* Tags: a message travelling rightwards uses tag 0, leftwards tag 1, so a
+ * two-rank ring (left == right) still matches each stream separately. */
+enum { TAG_RIGHTWARD = 0, TAG_LEFTWARD = 1 };
+
+int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat_divisor) {
+  ring_state *s = c->state;
+  s->kind = kind;
+  s->sync = sync;
+  s->natural = natural;
+  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
+  s->nmsg = contend_params_find(c->params, "messages") >= 0
+                ? (int)contend_param_int(c->params, "messages")
+                : 1;
+  s->sbuf = contend_alloc(c, s->bytes);
+  if (kind == RING_TWO_SIDED) s->rbuf = contend_alloc(c, 2 * (size_t)s->nmsg * s->bytes);
+  if (kind == RING_GET) {
+    s->rbuf = contend_alloc(c, 2 * s->bytes);
+    s->win = contend_win_alloc(c, s->bytes);
+    /* static content: the owner's pattern for "iteration 0" */
+    contend_pattern_fill(s->win, s->bytes, c->rank, 0, 0);
+    contend_barrier(c); /* content visible before anyone reads it */
+  }
+  if (kind == RING_PUT) s->win = contend_win_alloc(c, 2 * (size_t)s->nmsg * s->bytes);
+  c->msg_bytes = s->bytes;
+  if (lat_divisor > 0)
+    c->metric_scale = lat_divisor;
+  else /* bytes this rank sends per iteration: nmsg to each neighbour */
+    c->metric_scale = 2.0 * s->nmsg * (double)s->bytes / (1024.0 * 1024.0);
+  s->left = s->right = c->rank;
+  return 0;
+}
+
+void ring_round(contend_ctx *c, contend_rng *rng) {
+  ring_state *s = c->state;
+  contend_ring_neighbours(c, s->natural ? NULL : rng, &s->left, &s->right);
+}
+
+void ring_prepare(contend_ctx *c) {
+  ring_state *s = c->state;
+  if (s->kind != RING_GET) contend_pattern_fill(s->sbuf, s->bytes, c->rank, c->iter, 0);
+}
+
+void ring_iterate(contend_ctx *c) {
+  ring_state *s = c->state;
+  const size_t n = s->bytes;
+  switch (s->kind) {
+  case RING_TWO_SIDED:
+    for (int k = 0; k < s->nmsg; k++) {
+      contend_irecv(c, s->rbuf + (size_t)k * n, n, s->left, TAG_RIGHTWARD);
+      contend_irecv(c, s->rbuf + (size_t)(s->nmsg + k) * n, n, s->right, TAG_LEFTWARD);
+    }
+    for (int k = 0; k < s->nmsg; k++) {
+      contend_isend(c, s->sbuf, n, s->left, TAG_LEFTWARD);
+      contend_isend(c, s->sbuf, n, s->right, TAG_RIGHTWARD);
+    }
+    contend_waitall(c);
+    break;
+  case RING_PUT:
+    /* my slots at a neighbour: at the right one I am its left (first half) */
+    for (int k = 0; k < s->nmsg; k++) {
+      contend_put(c, s->sbuf, n, s->right, (size_t)k * n);
+      contend_put(c, s->sbuf, n, s->left, (size_t)(s->nmsg + k) * n);
+    }
+    contend_flush_all(c);
+    break;
+  case RING_GET:
+    contend_get(c, s->rbuf, n, s->left, 0);
+    contend_get(c, s->rbuf + n, n, s->right, 0);
+    contend_flush_all(c);
+    break;
+  }
+  if (s->sync) contend_barrier(c);
+}
+
+void ring_check(contend_ctx *c) {
+  ring_state *s = c->state;
+  const size_t n = s->bytes;
+  switch (s->kind) {
+  case RING_TWO_SIDED:
+    for (int k = 0; k < s->nmsg; k++) {
+      contend_pattern_check(c, s->rbuf + (size_t)k * n, n, s->left, c->iter, 0);
+      contend_pattern_check(c, s->rbuf + (size_t)(s->nmsg + k) * n, n, s->right, c->iter, 0);
+    }
+    break;
+  case RING_PUT:
+    /* all puts of this iteration are complete once everyone passed the
+     * barrier; the second barrier keeps the next iteration's puts out
+     * until everyone has checked */
+    contend_barrier(c);
+    for (int k = 0; k < s->nmsg; k++) {
+      contend_pattern_check(c, s->win + (size_t)k * n, n, s->left, c->iter, 0);
+      contend_pattern_check(c, s->win + (size_t)(s->nmsg + k) * n, n, s->right, c->iter, 0);
+    }
+    contend_barrier(c);
+    break;
+  case RING_GET:
+    contend_pattern_check(c, s->rbuf, n, s->left, 0, 0);
+    contend_pattern_check(c, s->rbuf + n, n, s->right, 0, 0);
+    break;
+  }
+}

@@ -1,0 +1,32 @@
+/* Random-ring kernels shared by the ring canaries (GPCNeT section 3.1.1).
+ * Each ring motif file is a contend_motif whose hooks are these functions;
+ * the motif's own setup picks the transfer kind and options. */
+#ifndef CONTEND_MOTIFS_RING_H
+#define CONTEND_MOTIFS_RING_H
+
+#include "contend/motif.h"
+
+typedef enum { RING_TWO_SIDED, RING_PUT, RING_GET } ring_kind;
+
+typedef struct ring_state {
+  ring_kind kind;
+  int sync;    /* barrier over the group at the end of each iteration */
+  int natural; /* unshuffled ring */
+  int left, right;
+  int nmsg;     /* messages per neighbour per iteration */
+  size_t bytes; /* per message */
+  unsigned char *sbuf;
+  unsigned char *rbuf; /* 2*nmsg receive slots: [0,nmsg) from left, then from right */
+  unsigned char *win;  /* RMA window (PUT: 2*nmsg slots; GET: one message) */
+} ring_state;
+
+/* Reads msg_bytes and messages (if the motif declares it), allocates
+ * buffers, sets the metric scale.  lat_divisor > 0 makes it a latency
+ * motif (time / divisor), otherwise a bandwidth motif. */
+int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat_divisor);
+void ring_round(contend_ctx *c, contend_rng *rng);
+void ring_prepare(contend_ctx *c);
+void ring_iterate(contend_ctx *c);
+void ring_check(contend_ctx *c);
+
+#endif

@@ -1,0 +1,24 @@
+/* rr_lat: random ring, Irecv+Isend with both neighbours then Waitall; latency = time/2 */
+#include "ring.h"
+
+static const contend_param_def params[] = {
+    CONTEND_LOOP_PARAMS(10000, 30, 200, 200),
+    {"msg_bytes", CONTEND_P_INT, "8", "B", "message size", 1, 1 << 30},
+    CONTEND_PARAM_END};
+
+static int setup(contend_ctx *c) { return ring_setup(c, RING_TWO_SIDED, 0, 0, 2); }
+
+const contend_motif contend_motif_rr_lat = {
+    .name = "rr_lat",
+    .label = "RR Two-sided Lat",
+    .help = "random ring, Irecv+Isend with both neighbours then Waitall; latency = time/2",
+    .role = CONTEND_ROLE_CANARY,
+    .metric = CONTEND_METRIC_LAT_US,
+    .params = params,
+    .state_size = sizeof(ring_state),
+    .setup = setup,
+    .round = ring_round,
+    .prepare = ring_prepare,
+    .iterate = ring_iterate,
+    .check = ring_check,
+};

@@ -1,0 +1,87 @@
+/* The GPCNeT-style suite: configuration, node split, schedule, reports. */
+#ifndef CONTEND_SUITE_H
+#define CONTEND_SUITE_H
+
+#include <stdint.h>
+
+#include "contend/motif.h"
+#include "contend/param.h"
+#include "contend/result.h"
+#include "contend/strbuf.h"
+
+#define CONTEND_VERSION "0.1.0"
+#define CONTEND_SCHEMA_VERSION "1.0"
+#define CONTEND_MAX_LIST 16
+
+typedef enum { CONTEND_CMD_NETWORK, CONTEND_CMD_LOAD } contend_command;
+
+/* Everything a run needs that comes from the command line. */
+typedef struct contend_config {
+  contend_command cmd;
+  contend_params common; /* options of every measuring command */
+  contend_params load;   /* options of `load` only */
+  contend_params *tests; /* one table per registered motif, registry order */
+  int nmotifs;
+  int ncanary, canary[CONTEND_MAX_LIST]; /* registry indices */
+  int ncong, cong[CONTEND_MAX_LIST];
+  int argc;
+  char **argv;
+} contend_config;
+
+/* Parses argv (argv[0] = subcommand name).  Returns 0; 1 for --help (text
+ * in out); -1 with a message in err for bad input.  Never exits. */
+int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, char **argv,
+                         contend_strbuf *out, char *err, size_t errlen);
+void contend_config_free(contend_config *cfg);
+void contend_config_help(const contend_config *cfg, contend_strbuf *out);
+
+/* The node split (pure; used by real runs and dry runs alike). */
+typedef struct contend_plan {
+  int nnodes;
+  int *order;         /* nodes shuffled with the seed */
+  int *group_of_node; /* 0 = canaries, 1 + k = congestor k (cfg->cong[k]), -1 idle */
+  int group_nodes[CONTEND_MAX_LIST + 1];
+} contend_plan;
+
+int contend_plan_make(const contend_config *cfg, int nnodes, uint64_t seed, contend_plan *plan,
+                      char *err, size_t errlen);
+void contend_plan_free(contend_plan *plan);
+
+/* The results list, in a fixed order derived from the configuration. */
+typedef struct contend_run {
+  const contend_config *cfg;
+  uint64_t seed;
+  int seed_from_time;
+  contend_plan plan;
+  int nranks, ppn_min, ppn_max;
+  int virtual_nodes;
+  char **node_names; /* nnodes entries (rank 0 only) */
+  char mpi_library[256];
+  int mpi_version, mpi_subversion;
+  char started_utc[32], finished_utc[32];
+  double wall_s;
+  contend_result *results;
+  int nresults;
+} contend_run;
+
+/* Builds run->results for the configuration (same list on every rank). */
+void contend_run_layout(contend_run *run);
+int contend_result_index(const contend_run *run, int motif_index, contend_phase ph, int during);
+
+/* Human table (stdout) and JSON results: two views of the reduced run. */
+void contend_report_table(const contend_run *run, contend_strbuf *out);
+void contend_report_json(const contend_run *run, contend_strbuf *out);
+
+/* Impact of one canary (eq. 1-2 of the GPCNeT paper), from unrounded values:
+ * latency congested/isolated, bandwidth isolated/congested. */
+double contend_impact(const contend_motif *m, double isolated, double congested);
+
+/* Dry run: plans the run for nnodes x ppn in one process with the trace
+ * engine and prints traffic per test.  Returns an exit status. */
+int contend_dry_run(const contend_config *cfg, contend_strbuf *out, char *err, size_t errlen);
+
+/* Real run on MPI (after MPI_Init).  Returns an exit status; on rank 0
+ * prints the table and writes the JSON file. */
+int contend_mpi_main(const contend_config *cfg);
+
+#endif
