@@ -2,8 +2,8 @@
  * any other COMMAND runs the program contend-COMMAND found next to this
  * binary or on PATH (git style), e.g. `contend cluster` or `contend report`. */
 #include <errno.h>
-#include <limits.h>
 #include <libgen.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,21 +13,20 @@
 #include "../src/suite/suite.h"
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: contend COMMAND [options]\n\n"
-          "Measures, reproduces and mitigates network congestion on HPC systems.\n\n"
-          "Commands:\n"
-          "  network   canary tests over all nodes, no congestion (as GPCNeT network_test)\n"
-          "  load      canaries alone, then with congestors: Congestion Impact at mean and "
-          "p99\n"
-          "  list      tests (motifs) and their parameters\n"
-          "  version   print the version\n"
-          "  help CMD  help of one command (same as contend CMD --help)\n\n"
-          "Other commands run the program contend-COMMAND found next to this binary or on "
-          "PATH\n(e.g. contend cluster ...).\n\n"
-          "Run measuring commands under MPI, e.g.:\n"
-          "  mpirun -n 64 contend load -o results.json\n"
-          "  mpirun -n 12 --oversubscribe contend load --virtual-nodes 1 --timeout 2\n");
+  fprintf(f, "usage: contend COMMAND [options]\n\n"
+             "Measures, reproduces and mitigates network congestion on HPC systems.\n\n"
+             "Commands:\n"
+             "  network   canary tests over all nodes, no congestion (as GPCNeT network_test)\n"
+             "  load      canaries alone, then with congestors: Congestion Impact at mean and "
+             "p99\n"
+             "  list      tests (motifs) and their parameters\n"
+             "  version   print the version\n"
+             "  help CMD  help of one command (same as contend CMD --help)\n\n"
+             "Other commands run the program contend-COMMAND found next to this binary or on "
+             "PATH\n(e.g. contend cluster ...).\n\n"
+             "Run measuring commands under MPI, e.g.:\n"
+             "  mpirun -n 64 contend load -o results.json\n"
+             "  mpirun -n 12 --oversubscribe contend load --virtual-nodes 1 --timeout 2\n");
 }
 
 /* Rank in the job before MPI_Init, from the launcher's environment, so
@@ -37,7 +36,8 @@ static int launcher_rank(void) {
                                      "SLURM_PROCID", "MV2_COMM_WORLD_RANK"};
   for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
     const char *v = getenv(vars[i]);
-    if (v && *v) return atoi(v);
+    if (v && *v)
+      return atoi(v);
   }
   return 0;
 }
@@ -99,7 +99,8 @@ int main(int argc, char **argv) {
   }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || (!strcmp(cmd, "help") && argc == 2)) {
-    if (launcher_rank() == 0) usage(stdout);
+    if (launcher_rank() == 0)
+      usage(stdout);
     return 0;
   }
   if (!strcmp(cmd, "help")) { /* help CMD */
@@ -107,10 +108,12 @@ int main(int argc, char **argv) {
     return main(3, args);
   }
   if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-    if (launcher_rank() == 0) printf("contend %s\n", CONTEND_VERSION);
+    if (launcher_rank() == 0)
+      printf("contend %s\n", CONTEND_VERSION);
     return 0;
   }
-  if (!strcmp(cmd, "list")) return launcher_rank() == 0 ? list_tests() : 0;
+  if (!strcmp(cmd, "list"))
+    return launcher_rank() == 0 ? list_tests() : 0;
   contend_command c;
   if (!strcmp(cmd, "network"))
     c = CONTEND_CMD_NETWORK;
@@ -137,8 +140,10 @@ int main(int argc, char **argv) {
   int status;
   if (contend_param_bool(&cfg.common, "dry_run")) {
     status = contend_dry_run(&cfg, &out, err, sizeof err);
-    if (out.s) fputs(out.s, stdout);
-    if (status) fprintf(stderr, "contend %s: error: %s\n", cmd, err);
+    if (out.s)
+      fputs(out.s, stdout);
+    if (status)
+      fprintf(stderr, "contend %s: error: %s\n", cmd, err);
   } else {
     MPI_Init(&argc, &argv);
     status = contend_mpi_main(&cfg);

@@ -76,12 +76,23 @@ typedef struct contend_motif {
 /* Every motif declares its loop counts as parameters with these keys
  * (GPCNeT's nM, nR, nI and warm-up), with its own defaults. */
 #define CONTEND_LOOP_PARAMS(nm, nr, ni, wu)                                                        \
-  {"measurements", CONTEND_P_INT, #nm, "count",                                                    \
-   "measurements (nM); each ends with a collective timeout check", 1, 1e12},                       \
-      {"rings", CONTEND_P_INT, #nr, "count",                                                       \
-       "rounds per measurement (nR): fresh random ring each for ring tests", 1, 1e9},              \
-      {"iters", CONTEND_P_INT, #ni, "count", "timed iterations per round (nI)", 1, 1e9},           \
-      {"warmup", CONTEND_P_INT, #wu, "count", "untimed iterations before each round", 0, 1e9}
+  {"measurements",                                                                                 \
+   CONTEND_P_INT,                                                                                  \
+   #nm,                                                                                            \
+   "count",                                                                                        \
+   "measurements (nM); each ends with a collective timeout check",                                 \
+   1,                                                                                              \
+   1e12},                                                                                          \
+      {"rings",                                                                                    \
+       CONTEND_P_INT,                                                                              \
+       #nr,                                                                                        \
+       "count",                                                                                    \
+       "rounds per measurement (nR): fresh random ring each for ring tests",                       \
+       1,                                                                                          \
+       1e9},                                                                                       \
+      {"iters", CONTEND_P_INT, #ni, "count", "timed iterations per round (nI)", 1, 1e9}, {         \
+    "warmup", CONTEND_P_INT, #wu, "count", "untimed iterations before each round", 0, 1e9          \
+  }
 
 /* Registry (src/motifs/registry.c). */
 extern const contend_motif *const contend_motifs[];
@@ -89,9 +100,7 @@ const contend_motif *contend_motif_find(const char *name);
 
 /* Engine call wrappers: what motifs use. */
 static inline void *contend_alloc(contend_ctx *c, size_t n) { return c->ops->alloc(c, n); }
-static inline void *contend_win_alloc(contend_ctx *c, size_t n) {
-  return c->ops->win_alloc(c, n);
-}
+static inline void *contend_win_alloc(contend_ctx *c, size_t n) { return c->ops->win_alloc(c, n); }
 static inline void contend_isend(contend_ctx *c, const void *b, size_t n, int peer, int tag) {
   c->ops->isend(c, b, n, peer, tag);
 }

@@ -22,16 +22,17 @@ typedef enum {
 } contend_param_type;
 
 typedef struct contend_param_def {
-  const char *key;  /* snake_case; the option is --key with '_' or '-' */
+  const char *key; /* snake_case; the option is --key with '_' or '-' */
   contend_param_type type;
   const char *def;  /* default, as text (parsed like user input) */
   const char *unit; /* "B", "s", "count", "fraction", ... or "" */
   const char *help;
-  double min, max;  /* inclusive range for INT/DOUBLE (ignored if min > max) */
+  double min, max; /* inclusive range for INT/DOUBLE (ignored if min > max) */
 } contend_param_def;
 
 /* Table terminator. */
-#define CONTEND_PARAM_END {NULL, CONTEND_P_INT, NULL, NULL, NULL, 0, 0}
+#define CONTEND_PARAM_END                                                                          \
+  { NULL, CONTEND_P_INT, NULL, NULL, NULL, 0, 0 }
 
 typedef struct contend_param_value {
   int64_t i;

@@ -23,7 +23,7 @@ typedef enum {
 typedef struct contend_result {
   const contend_motif *motif;
   contend_phase phase;
-  int during; /* CONGESTOR_LOADING: index (into the canary list) of the canary; else -1 */
+  int during;        /* CONGESTOR_LOADING: index (into the canary list) of the canary; else -1 */
   contend_hist fine; /* one sample per timed iteration */
   contend_hist bulk; /* one sample per round: mean over its nI iterations */
   /* reduced with MAX */

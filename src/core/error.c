@@ -8,7 +8,8 @@ static int world_rank(void) {
   int init = 0, fin = 0, r = -1;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
-  if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  if (init && !fin)
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
 }
 
@@ -18,7 +19,8 @@ static void die(void) {
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   fflush(stdout);
-  if (init && !fin) MPI_Abort(MPI_COMM_WORLD, CONTEND_EXIT_FAIL);
+  if (init && !fin)
+    MPI_Abort(MPI_COMM_WORLD, CONTEND_EXIT_FAIL);
   exit(CONTEND_EXIT_FAIL);
 }
 

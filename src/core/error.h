@@ -11,7 +11,12 @@
 
 #include <mpi.h>
 
-enum { CONTEND_EXIT_OK = 0, CONTEND_EXIT_VERIFY = 1, CONTEND_EXIT_USAGE = 2, CONTEND_EXIT_FAIL = 3 };
+enum {
+  CONTEND_EXIT_OK = 0,
+  CONTEND_EXIT_VERIFY = 1,
+  CONTEND_EXIT_USAGE = 2,
+  CONTEND_EXIT_FAIL = 3
+};
 
 void contend_mpi_fail(const char *file, int line, const char *call, int rc)
     __attribute__((noreturn));
@@ -20,7 +25,8 @@ void contend_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 
 #define CONTEND_MPI_CHECK(call)                                                                    \
   do {                                                                                             \
     int contend_rc_ = (call);                                                                      \
-    if (contend_rc_ != MPI_SUCCESS) contend_mpi_fail(__FILE__, __LINE__, #call, contend_rc_);      \
+    if (contend_rc_ != MPI_SUCCESS)                                                                \
+      contend_mpi_fail(__FILE__, __LINE__, #call, contend_rc_);                                    \
   } while (0)
 
 #endif

@@ -15,7 +15,8 @@ void contend_json_init(contend_json *j, contend_strbuf *out) {
 
 static void indent(contend_json *j) {
   contend_sb_printf(j->out, "\n");
-  for (int i = 0; i < j->depth; i++) contend_sb_printf(j->out, "  ");
+  for (int i = 0; i < j->depth; i++)
+    contend_sb_printf(j->out, "  ");
 }
 
 static void escaped(contend_strbuf *b, const char *s) {
@@ -50,7 +51,8 @@ static void escaped(contend_strbuf *b, const char *s) {
 /* Separator, newline/indent and key before a value at the current level. */
 static void lead(contend_json *j, const char *key) {
   if (j->depth > 0) {
-    if (j->count[j->depth]++) contend_sb_printf(j->out, ",");
+    if (j->count[j->depth]++)
+      contend_sb_printf(j->out, ",");
     indent(j);
   }
   if (key) {
@@ -62,16 +64,20 @@ static void lead(contend_json *j, const char *key) {
 static void json_open(contend_json *j, const char *key, const char *brace) {
   lead(j, key);
   contend_sb_printf(j->out, "%s", brace);
-  if (j->depth + 1 < CONTEND_JSON_MAX_DEPTH) j->depth++;
+  if (j->depth + 1 < CONTEND_JSON_MAX_DEPTH)
+    j->depth++;
   j->count[j->depth] = 0;
 }
 
 static void close_(contend_json *j, const char *brace) {
   int had = j->count[j->depth];
-  if (j->depth > 0) j->depth--;
-  if (had) indent(j);
+  if (j->depth > 0)
+    j->depth--;
+  if (had)
+    indent(j);
   contend_sb_printf(j->out, "%s", brace);
-  if (j->depth == 0) contend_sb_printf(j->out, "\n");
+  if (j->depth == 0)
+    contend_sb_printf(j->out, "\n");
 }
 
 void contend_json_obj_begin(contend_json *j, const char *key) { json_open(j, key, "{"); }
@@ -91,10 +97,16 @@ void contend_json_uint(contend_json *j, const char *key, uint64_t v) {
 
 void contend_json_double(contend_json *j, const char *key, double v) {
   lead(j, key);
-  if (!isfinite(v))
+  if (!isfinite(v)) {
     contend_sb_printf(j->out, "null");
-  else
-    contend_sb_printf(j->out, "%.17g", v);
+    return;
+  }
+  /* shortest of %.15g/%.17g that reads back to the same double */
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.15g", v);
+  if (strtod(buf, NULL) != v)
+    snprintf(buf, sizeof buf, "%.17g", v);
+  contend_sb_printf(j->out, "%s", buf);
 }
 
 void contend_json_bool(contend_json *j, const char *key, int v) {
@@ -132,7 +144,8 @@ int contend_write_file_atomic(const char *path, const char *text, size_t len, ch
   while (off < len) {
     ssize_t n = write(fd, text + off, len - off);
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       snprintf(err, errlen, "cannot write results file '%s': %s", path, strerror(errno));
       close(fd);
       unlink(tmp);

@@ -10,7 +10,8 @@ int contend_nodes_discover(MPI_Comm world, int k, contend_nodes *out, char *err,
   CONTEND_MPI_CHECK(MPI_Comm_rank(world, &rank));
   CONTEND_MPI_CHECK(MPI_Comm_size(world, &size));
   out->node_of_rank = malloc(sizeof(int) * (size_t)size);
-  if (!out->node_of_rank) contend_fail("out of memory");
+  if (!out->node_of_rank)
+    contend_fail("out of memory");
   if (k > 0) {
     if (size % k) {
       snprintf(err, errlen,
@@ -25,7 +26,8 @@ int contend_nodes_discover(MPI_Comm world, int k, contend_nodes *out, char *err,
     out->local_rank = rank % k;
     out->local_size = k;
     out->nnodes = size / k;
-    for (int r = 0; r < size; r++) out->node_of_rank[r] = r / k;
+    for (int r = 0; r < size; r++)
+      out->node_of_rank[r] = r / k;
     out->ppn_min = out->ppn_max = k;
     return 0;
   }
@@ -46,16 +48,21 @@ int contend_nodes_discover(MPI_Comm world, int k, contend_nodes *out, char *err,
   CONTEND_MPI_CHECK(MPI_Allgather(&id, 1, MPI_INT, out->node_of_rank, 1, MPI_INT, world));
   int nn = 0;
   for (int r = 0; r < size; r++)
-    if (out->node_of_rank[r] + 1 > nn) nn = out->node_of_rank[r] + 1;
+    if (out->node_of_rank[r] + 1 > nn)
+      nn = out->node_of_rank[r] + 1;
   out->nnodes = nn;
   int *count = calloc((size_t)nn, sizeof(int));
-  if (!count) contend_fail("out of memory");
-  for (int r = 0; r < size; r++) count[out->node_of_rank[r]]++;
+  if (!count)
+    contend_fail("out of memory");
+  for (int r = 0; r < size; r++)
+    count[out->node_of_rank[r]]++;
   out->ppn_min = size;
   out->ppn_max = 0;
   for (int i = 0; i < nn; i++) {
-    if (count[i] < out->ppn_min) out->ppn_min = count[i];
-    if (count[i] > out->ppn_max) out->ppn_max = count[i];
+    if (count[i] < out->ppn_min)
+      out->ppn_min = count[i];
+    if (count[i] > out->ppn_max)
+      out->ppn_max = count[i];
   }
   free(count);
   return 0;

@@ -12,14 +12,16 @@
 static int key_eq(const char *def, const char *user) {
   for (; *def && *user; def++, user++) {
     char u = *user == '-' ? '_' : *user;
-    if (*def != u) return 0;
+    if (*def != u)
+      return 0;
   }
   return *def == 0 && *user == 0;
 }
 
 int contend_params_find(const contend_params *p, const char *key) {
   for (size_t i = 0; i < p->n; i++)
-    if (key_eq(p->defs[i].key, key)) return (int)i;
+    if (key_eq(p->defs[i].key, key))
+      return (int)i;
   return -1;
 }
 
@@ -28,7 +30,8 @@ static void option_name(const contend_params *p, int idx, char *buf, size_t len)
   snprintf(key, sizeof key, "%s", p->defs[idx].key);
   if (!p->scope || !*p->scope) /* global options are spelled with dashes */
     for (char *c = key; *c; c++)
-      if (*c == '_') *c = '-';
+      if (*c == '_')
+        *c = '-';
   if (p->scope && *p->scope)
     snprintf(buf, len, "--%s.%s", p->scope, key);
   else
@@ -93,7 +96,8 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
     break;
   case CONTEND_P_STRING: {
     char *s = strdup(text);
-    if (!s) return parse_range_error(p, idx, text, "text (out of memory)", err, errlen);
+    if (!s)
+      return parse_range_error(p, idx, text, "text (out of memory)", err, errlen);
     free(v->s);
     v->s = s;
     break;
@@ -103,7 +107,8 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
       v->is_time = 1;
       v->i = 0;
     } else {
-      if (text[0] == '-') return parse_range_error(p, idx, text, "a whole number >= 0 or 'time'", err, errlen);
+      if (text[0] == '-')
+        return parse_range_error(p, idx, text, "a whole number >= 0 or 'time'", err, errlen);
       unsigned long long x = strtoull(text, &end, 0);
       if (end == text || *end || errno == ERANGE)
         return parse_range_error(p, idx, text, "a whole number >= 0 or 'time'", err, errlen);
@@ -119,7 +124,8 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
 int contend_params_init(contend_params *p, const contend_param_def *defs, const char *scope,
                         char *err, size_t errlen) {
   size_t n = 0;
-  while (defs[n].key) n++;
+  while (defs[n].key)
+    n++;
   p->defs = defs;
   p->n = n;
   p->scope = scope;
@@ -129,15 +135,18 @@ int contend_params_init(contend_params *p, const contend_param_def *defs, const 
     return -1;
   }
   for (size_t i = 0; i < n; i++) {
-    if (contend_params_set(p, (int)i, defs[i].def, err, errlen)) return -1;
+    if (contend_params_set(p, (int)i, defs[i].def, err, errlen))
+      return -1;
     p->v[i].set = 0;
   }
   return 0;
 }
 
 void contend_params_free(contend_params *p) {
-  if (!p->v) return;
-  for (size_t i = 0; i < p->n; i++) free(p->v[i].s);
+  if (!p->v)
+    return;
+  for (size_t i = 0; i < p->n; i++)
+    free(p->v[i].s);
   free(p->v);
   p->v = NULL;
 }
@@ -211,7 +220,8 @@ void contend_params_help(const contend_params *p, const char *prefix, contend_st
     snprintf(head, sizeof head, "%s%s", opt, arg);
     contend_sb_printf(out, "  %-34s %s", head, d->help);
     contend_sb_printf(out, " [");
-    if (d->unit && *d->unit) contend_sb_printf(out, "unit %s, ", d->unit);
+    if (d->unit && *d->unit)
+      contend_sb_printf(out, "unit %s, ", d->unit);
     if (d->type == CONTEND_P_BOOL)
       contend_sb_printf(out, "default %s]\n", strcmp(d->def, "0") ? "on" : "off");
     else

@@ -21,7 +21,8 @@ void contend_rng_init(contend_rng *r, uint64_t seed, uint64_t a, uint64_t b, uin
     h = splitmix64(&x);
   }
   x = h;
-  for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
+  for (int i = 0; i < 4; i++)
+    r->s[i] = splitmix64(&x);
 }
 
 uint64_t contend_rng_next(contend_rng *r) {

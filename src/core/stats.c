@@ -15,20 +15,25 @@ void contend_hist_reset(contend_hist *h) {
 }
 
 int contend_hist_index(double v) {
-  if (!(v > CONTEND_HIST_LO)) return 0; /* also NaN */
+  if (!(v > CONTEND_HIST_LO))
+    return 0; /* also NaN */
   double k = ceil(log(v / CONTEND_HIST_LO) / log(g_gamma()));
-  if (k >= CONTEND_HIST_NBUCKETS - 1) return CONTEND_HIST_NBUCKETS - 1;
-  if (k < 1) k = 1;
+  if (k >= CONTEND_HIST_NBUCKETS - 1)
+    return CONTEND_HIST_NBUCKETS - 1;
+  if (k < 1)
+    k = 1;
   return (int)k;
 }
 
 double contend_hist_lower(int idx) {
-  if (idx <= 0) return 0.0;
+  if (idx <= 0)
+    return 0.0;
   return CONTEND_HIST_LO * pow(g_gamma(), idx - 1);
 }
 
 double contend_hist_upper(int idx) {
-  if (idx >= CONTEND_HIST_NBUCKETS - 1) return INFINITY;
+  if (idx >= CONTEND_HIST_NBUCKETS - 1)
+    return INFINITY;
   return CONTEND_HIST_LO * pow(g_gamma(), idx);
 }
 
@@ -36,8 +41,10 @@ void contend_hist_add(contend_hist *h, double v) {
   h->count++;
   h->sum += v;
   h->sumsq += v * v;
-  if (v < h->min) h->min = v;
-  if (v > h->max) h->max = v;
+  if (v < h->min)
+    h->min = v;
+  if (v > h->max)
+    h->max = v;
   h->bucket[contend_hist_index(v)]++;
 }
 
@@ -45,23 +52,31 @@ void contend_hist_merge(contend_hist *into, const contend_hist *from) {
   into->count += from->count;
   into->sum += from->sum;
   into->sumsq += from->sumsq;
-  if (from->min < into->min) into->min = from->min;
-  if (from->max > into->max) into->max = from->max;
-  for (int i = 0; i < CONTEND_HIST_NBUCKETS; i++) into->bucket[i] += from->bucket[i];
+  if (from->min < into->min)
+    into->min = from->min;
+  if (from->max > into->max)
+    into->max = from->max;
+  for (int i = 0; i < CONTEND_HIST_NBUCKETS; i++)
+    into->bucket[i] += from->bucket[i];
 }
 
 double contend_hist_quantile(const contend_hist *h, double q) {
-  if (h->count == 0) return NAN;
-  if (q <= 0) return h->min;
-  if (q >= 1) return h->max;
+  if (h->count == 0)
+    return NAN;
+  if (q <= 0)
+    return h->min;
+  if (q >= 1)
+    return h->max;
   /* nearest rank: the k-th smallest sample, k = ceil(q*n) (1-based) */
   uint64_t k = (uint64_t)ceil(q * (double)h->count);
-  if (k < 1) k = 1;
+  if (k < 1)
+    k = 1;
   uint64_t seen = 0;
   int idx = 0;
   for (; idx < CONTEND_HIST_NBUCKETS; idx++) {
     seen += h->bucket[idx];
-    if (seen >= k) break;
+    if (seen >= k)
+      break;
   }
   double v;
   if (idx == 0)
@@ -70,8 +85,10 @@ double contend_hist_quantile(const contend_hist *h, double q) {
     v = h->max;
   else
     v = 2.0 * contend_hist_upper(idx) / (g_gamma() + 1.0);
-  if (v < h->min) v = h->min;
-  if (v > h->max) v = h->max;
+  if (v < h->min)
+    v = h->min;
+  if (v > h->max)
+    v = h->max;
   return v;
 }
 
@@ -80,7 +97,8 @@ double contend_hist_mean(const contend_hist *h) {
 }
 
 double contend_hist_stddev(const contend_hist *h) {
-  if (h->count < 2) return h->count ? 0.0 : NAN;
+  if (h->count < 2)
+    return h->count ? 0.0 : NAN;
   double n = (double)h->count, m = h->sum / n;
   double var = (h->sumsq - n * m * m) / (n - 1);
   return var > 0 ? sqrt(var) : 0.0;

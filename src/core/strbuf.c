@@ -17,7 +17,8 @@ void contend_sb_printf(contend_strbuf *b, const char *fmt, ...) {
   }
   if (b->len + (size_t)n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + (size_t)n + 1) cap *= 2;
+    while (cap < b->len + (size_t)n + 1)
+      cap *= 2;
     char *s = realloc(b->s, cap);
     if (!s) {
       fprintf(stderr, "contend: out of memory\n");

@@ -8,6 +8,15 @@
 
 extern const contend_engine_ops contend_mpi_ops;
 
+/* Opens a context for motif m on comm (see below), one sub-communicator
+ * at a time: the sub-communicators of one MPI_Comm_split share a context
+ * id, and Open MPI 4.1's osc/rdma names the shared-memory file of a window
+ * after it, so windows created at the same moment on one host collide.
+ * Collective over `over`, which holds every caller; slot in [0, nslots)
+ * is this caller's sub-communicator. */
+int contend_mpi_ctx_open_serial(contend_ctx *c, const contend_motif *m, const contend_params *p,
+                                MPI_Comm comm, int my_node, uint64_t seed, MPI_Comm over, int slot,
+                                int nslots);
 /* Opens a context for motif m on comm (collective over comm): fills
  * rank/size/node_of (node id of each comm rank, gathered here), allocates
  * the motif state and calls setup.  Returns 0, or -1 if setup failed. */

@@ -22,20 +22,25 @@ static double run_round(contend_ctx *c, const contend_motif *m, long warmup, lon
   double tb = 0, t1 = 0;
   for (long i = -warmup; i < iters; i++) {
     c->iter = base_iter + i + warmup;
-    if (verify && m->prepare) m->prepare(c);
+    if (verify && m->prepare)
+      m->prepare(c);
     double t0 = MPI_Wtime();
-    if (i == 0) tb = t0;
+    if (i == 0)
+      tb = t0;
     m->iterate(c);
     t1 = MPI_Wtime();
-    if (verify && m->check) m->check(c);
-    if (i >= 0 && sampling) contend_hist_add(h, contend_metric_value(m, c, t1 - t0));
+    if (verify && m->check)
+      m->check(c);
+    if (i >= 0 && sampling)
+      contend_hist_add(h, contend_metric_value(m, c, t1 - t0));
   }
   return t1 - tb;
 }
 
 static void finish(contend_ctx *c, contend_result *out, int sampled, long done, int timed_out,
                    double elapsed) {
-  if (!out) return;
+  if (!out)
+    return;
   out->measurements = (double)done;
   out->timed_out = timed_out;
   out->msg_bytes = (double)c->msg_bytes;
@@ -74,9 +79,11 @@ void contend_run_canary(contend_ctx *c, const contend_motif *m, MPI_Comm sync,
       c->round = mi * nr + r;
       contend_rng rng;
       contend_rng_init(&rng, c->seed, 2, (uint64_t)o->test_id, (uint64_t)mi, (uint64_t)r);
-      if (m->round) m->round(c, &rng);
+      if (m->round)
+        m->round(c, &rng);
       double bulk = run_round(c, m, wu, ni, c->round * (wu + ni), o->verify, &out->fine);
-      if (c->metric_scale > 0) contend_hist_add(&out->bulk, contend_metric_value(m, c, bulk / ni));
+      if (c->metric_scale > 0)
+        contend_hist_add(&out->bulk, contend_metric_value(m, c, bulk / ni));
     }
     m_done = mi + 1;
   }
@@ -107,12 +114,15 @@ void contend_run_congestor(contend_ctx *c, const contend_motif *m, long max_meas
       timed_out = flag == 2;
       break;
     }
-    if (!released) CONTEND_MPI_CHECK(MPI_Test(release, &released, MPI_STATUS_IGNORE));
+    if (!released)
+      CONTEND_MPI_CHECK(MPI_Test(release, &released, MPI_STATUS_IGNORE));
     contend_hist *h = out && released ? &out->fine : NULL;
     c->round = mi;
     double bulk = run_round(c, m, wu, ni, mi * (wu + ni), o->verify, h);
-    if (h && c->metric_scale > 0) contend_hist_add(&out->bulk, contend_metric_value(m, c, bulk / ni));
-    if (h) done++;
+    if (h && c->metric_scale > 0)
+      contend_hist_add(&out->bulk, contend_metric_value(m, c, bulk / ni));
+    if (h)
+      done++;
   }
   finish(c, out, c->metric_scale > 0, done, timed_out, MPI_Wtime() - start);
 }

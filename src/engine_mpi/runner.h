@@ -13,9 +13,9 @@ typedef struct contend_run_opts {
   double timeout_s; /* stop taking new measurements after this (decided collectively) */
   int verify;
   long verify_inject;
-  int test_id;          /* names the random streams of this test (rings) */
-  int progress;         /* print progress lines on stderr (rank 0 of sync comm) */
-  const char *phase;    /* for progress lines */
+  int test_id;       /* names the random streams of this test (rings) */
+  int progress;      /* print progress lines on stderr (rank 0 of sync comm) */
+  const char *phase; /* for progress lines */
 } contend_run_opts;
 
 /* Canary loop.  Collective over sync (every rank running the test, all
@@ -34,9 +34,9 @@ void contend_run_congestor(contend_ctx *c, const contend_motif *m, long max_meas
                            contend_result *out);
 
 /* The value of one timed interval (seconds) in the motif's metric. */
-static inline double contend_metric_value(const contend_motif *m, const contend_ctx *c,
-                                          double dt) {
-  if (dt < 1e-9) dt = 1e-9; /* below timer resolution */
+static inline double contend_metric_value(const contend_motif *m, const contend_ctx *c, double dt) {
+  if (dt < 1e-9)
+    dt = 1e-9; /* below timer resolution */
   return m->metric == CONTEND_METRIC_LAT_US ? dt * 1e6 / c->metric_scale : c->metric_scale / dt;
 }
 

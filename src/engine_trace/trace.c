@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contend/json.h"
 #include "../suite/suite.h"
+#include "contend/json.h"
 
 typedef struct flow {
   int src, dst;
@@ -31,11 +31,13 @@ typedef struct trace_impl {
 static void record(contend_ctx *c, int from, int to, size_t bytes) {
   trace_impl *t = c->impl;
   trace_sink *s = t->sink;
-  if (!s->recording) return;
+  if (!s->recording)
+    return;
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 1024;
     s->f = realloc(s->f, sizeof(flow) * s->cap);
-    if (!s->f) abort();
+    if (!s->f)
+      abort();
   }
   s->f[s->n++] = (flow){c->node_of[from], c->node_of[to], (double)bytes, 1};
 }
@@ -43,11 +45,13 @@ static void record(contend_ctx *c, int from, int to, size_t bytes) {
 static void *t_alloc(contend_ctx *c, size_t bytes) {
   trace_impl *t = c->impl;
   void *p = calloc(1, bytes ? bytes : 1);
-  if (!p) abort();
+  if (!p)
+    abort();
   if (t->nmem == t->capmem) {
     t->capmem = t->capmem ? 2 * t->capmem : 8;
     t->mem = realloc(t->mem, sizeof(void *) * (size_t)t->capmem);
-    if (!t->mem) abort();
+    if (!t->mem)
+      abort();
   }
   t->mem[t->nmem++] = p;
   return p;
@@ -72,22 +76,26 @@ static void t_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
 }
 static void t_barrier(contend_ctx *c) { /* dissemination */
   ((trace_impl *)c->impl)->sink->estimated |= ((trace_impl *)c->impl)->sink->recording;
-  for (int k = 1; k < c->size; k *= 2) record(c, c->rank, (c->rank + k) % c->size, 0);
+  for (int k = 1; k < c->size; k *= 2)
+    record(c, c->rank, (c->rank + k) % c->size, 0);
 }
 static void t_allreduce(contend_ctx *c, const void *s, void *r, int count, contend_dtype dt,
                         contend_op op) {
   (void)op;
   size_t el = dt == CONTEND_DT_BYTE ? 1 : 8;
-  if (s != r) memcpy(r, s, el * (size_t)count); /* keeps verification-free motifs sane */
+  if (s != r)
+    memcpy(r, s, el * (size_t)count); /* keeps verification-free motifs sane */
   ((trace_impl *)c->impl)->sink->estimated |= ((trace_impl *)c->impl)->sink->recording;
   for (int mask = 1; mask < c->size; mask <<= 1) { /* recursive doubling */
     int partner = c->rank ^ mask;
-    if (partner < c->size) record(c, c->rank, partner, el * (size_t)count);
+    if (partner < c->size)
+      record(c, c->rank, partner, el * (size_t)count);
   }
 }
 static void t_alltoall(contend_ctx *c, const void *s, void *r, size_t per) {
   (void)s, (void)r;
-  for (int k = 1; k < c->size; k++) record(c, c->rank, (c->rank + k) % c->size, per);
+  for (int k = 1; k < c->size; k++)
+    record(c, c->rank, (c->rank + k) % c->size, per);
 }
 static void t_compute(contend_ctx *c, double sec) { (void)c, (void)sec; }
 
@@ -109,18 +117,21 @@ static const contend_engine_ops trace_ops = {
 
 static int cmp_flow(const void *a, const void *b) {
   const flow *x = a, *y = b;
-  if (x->src != y->src) return x->src - y->src;
+  if (x->src != y->src)
+    return x->src - y->src;
   return x->dst - y->dst;
 }
 
 static int cmp_bytes_desc(const void *a, const void *b) {
   const flow *x = a, *y = b;
-  if (x->bytes != y->bytes) return x->bytes < y->bytes ? 1 : -1;
+  if (x->bytes != y->bytes)
+    return x->bytes < y->bytes ? 1 : -1;
   return cmp_flow(a, b);
 }
 
 static void merge(trace_sink *s) {
-  if (!s->n) return;
+  if (!s->n)
+    return;
   qsort(s->f, s->n, sizeof(flow), cmp_flow);
   size_t w = 0;
   for (size_t i = 1; i < s->n; i++) {
@@ -136,14 +147,16 @@ static void merge(trace_sink *s) {
 
 /* One iteration of motif mi on every rank of every sub-communicator of the
  * nodes in group g (local ranks 0..ppn-1), round 0 of measurement 0. */
-static void trace_test(const contend_config *cfg, const contend_plan *plan, int g, int mi,
-                       int ppn, uint64_t seed, trace_sink *sink, size_t *msg_bytes) {
+static void trace_test(const contend_config *cfg, const contend_plan *plan, int g, int mi, int ppn,
+                       uint64_t seed, trace_sink *sink, size_t *msg_bytes) {
   const contend_motif *m = contend_motifs[mi];
   int n = 0;
   int *nodes = malloc(sizeof(int) * (size_t)plan->nnodes);
-  if (!nodes) abort();
+  if (!nodes)
+    abort();
   for (int i = 0; i < plan->nnodes; i++)
-    if (plan->group_of_node[i] == g) nodes[n++] = i;
+    if (plan->group_of_node[i] == g)
+      nodes[n++] = i;
   for (int l = 0; l < ppn; l++)
     for (int r = 0; r < n; r++) {
       trace_impl impl = {.sink = sink};
@@ -157,9 +170,11 @@ static void trace_test(const contend_config *cfg, const contend_plan *plan, int 
       c.impl = &impl;
       c.seed = seed;
       c.state = calloc(1, m->state_size ? m->state_size : 1);
-      if (!c.state) abort();
+      if (!c.state)
+        abort();
       sink->recording = 0;
-      if (m->setup) m->setup(&c);
+      if (m->setup)
+        m->setup(&c);
       *msg_bytes = c.msg_bytes;
       if (m->round) {
         contend_rng rng;
@@ -169,7 +184,8 @@ static void trace_test(const contend_config *cfg, const contend_plan *plan, int 
       sink->recording = 1;
       m->iterate(&c);
       sink->recording = 0;
-      for (int k = 0; k < impl.nmem; k++) free(impl.mem[k]);
+      for (int k = 0; k < impl.nmem; k++)
+        free(impl.mem[k]);
       free(impl.mem);
       free(c.state);
     }
@@ -185,7 +201,8 @@ int contend_dry_run(const contend_config *cfg, contend_strbuf *o, char *err, siz
   const int load = cfg->cmd == CONTEND_CMD_LOAD;
   const int cong_only = load && contend_param_bool(&cfg->load, "congestor_only");
   contend_plan plan;
-  if (contend_plan_make(cfg, nn, seed, &plan, err, errlen)) return 2;
+  if (contend_plan_make(cfg, nn, seed, &plan, err, errlen))
+    return 2;
   const char *output = contend_param_str(&cfg->common, "output");
   if (*output && contend_check_writable(output, err, errlen)) {
     contend_plan_free(&plan);
@@ -202,7 +219,8 @@ int contend_dry_run(const contend_config *cfg, contend_strbuf *o, char *err, siz
   contend_json_int(&j, "nodes", nn);
   contend_json_int(&j, "ranks_per_node", ppn);
   contend_json_arr_begin(&j, "node_order");
-  for (int i = 0; i < nn; i++) contend_json_int(&j, NULL, plan.order[i]);
+  for (int i = 0; i < nn; i++)
+    contend_json_int(&j, NULL, plan.order[i]);
   contend_json_arr_end(&j);
 
   contend_sb_printf(o, "contend %s --dry-run: plan for %d nodes x %d ranks per node, seed %llu%s\n",
@@ -229,7 +247,8 @@ int contend_dry_run(const contend_config *cfg, contend_strbuf *o, char *err, siz
     contend_json_obj_end(&j);
   }
   contend_json_arr_end(&j);
-  contend_sb_printf(o, "\n  traffic of one timed iteration (round 0 of measurement 0), per test:\n");
+  contend_sb_printf(o,
+                    "\n  traffic of one timed iteration (round 0 of measurement 0), per test:\n");
 
   contend_json_arr_begin(&j, "tests");
   const int ntests = (cong_only ? 0 : cfg->ncanary) + (load ? cfg->ncong : 0);
@@ -242,22 +261,26 @@ int contend_dry_run(const contend_config *cfg, contend_strbuf *o, char *err, siz
     trace_test(cfg, &plan, g, mi, ppn, seed, &sink, &mb);
     double bytes = 0, msgs = 0, max_in = 0;
     double *in = calloc((size_t)nn, sizeof(double));
-    if (!in) abort();
+    if (!in)
+      abort();
     for (size_t i = 0; i < sink.n; i++) {
       bytes += sink.f[i].bytes;
       msgs += sink.f[i].msgs;
-      if (sink.f[i].src != sink.f[i].dst) in[sink.f[i].dst] += sink.f[i].bytes;
+      if (sink.f[i].src != sink.f[i].dst)
+        in[sink.f[i].dst] += sink.f[i].bytes;
     }
     int max_node = 0;
     for (int i = 0; i < nn; i++)
-      if (in[i] > max_in) max_in = in[i], max_node = i;
+      if (in[i] > max_in)
+        max_in = in[i], max_node = i;
     free(in);
     const contend_motif *m = contend_motifs[mi];
     contend_sb_printf(o, "\n  %s %s (%s, %zu B): %d nodes x %d ranks\n",
                       is_canary ? "canary" : "congestor", m->name, m->label, mb,
                       plan.group_nodes[g], ppn);
-    contend_sb_printf(o, "    %.0f messages, %.0f B per iteration; %zu node pairs; most into one "
-                         "node: %.0f B (node %d)%s\n",
+    contend_sb_printf(o,
+                      "    %.0f messages, %.0f B per iteration; %zu node pairs; most into one "
+                      "node: %.0f B (node %d)%s\n",
                       msgs, bytes, sink.n, max_in, max_node,
                       sink.estimated ? "; collectives estimated" : "");
     contend_json_obj_begin(&j, NULL);

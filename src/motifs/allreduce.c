@@ -29,7 +29,8 @@ static double contribution(int rank, long iter, int i) {
 
 static void prepare(contend_ctx *c) {
   state *s = c->state;
-  for (int i = 0; i < s->count; i++) s->s[i] = contribution(c->rank, c->iter, i);
+  for (int i = 0; i < s->count; i++)
+    s->s[i] = contribution(c->rank, c->iter, i);
 }
 
 static void iterate(contend_ctx *c) {
@@ -44,7 +45,8 @@ static void check(contend_ctx *c) {
     s->r[0] += 1.0;
   for (int i = 0; i < s->count && !bad; i++) {
     double want = 0;
-    for (int r = 0; r < c->size; r++) want += contribution(r, c->iter, i);
+    for (int r = 0; r < c->size; r++)
+      want += contribution(r, c->iter, i);
     bad = s->r[i] != want;
   }
   c->verify_checked++;

@@ -14,11 +14,14 @@ void contend_ring_neighbours(contend_ctx *c, contend_rng *rng, int *left, int *r
   /* Every group rank draws the same permutation from the same stream and
    * finds its own position: no communication needed. */
   int *list = malloc(sizeof(int) * (size_t)n);
-  if (!list) abort();
-  for (int i = 0; i < n; i++) list[i] = i;
+  if (!list)
+    abort();
+  for (int i = 0; i < n; i++)
+    list[i] = i;
   contend_rng_shuffle(rng, list, n);
   int pos = 0;
-  while (list[pos] != c->rank) pos++;
+  while (list[pos] != c->rank)
+    pos++;
   *left = list[(pos - 1 + n) % n];
   *right = list[(pos + 1) % n];
   free(list);
@@ -60,6 +63,7 @@ void contend_pattern_check(contend_ctx *c, void *buf, size_t bytes, int sender, 
   }
   if (bytes % 8) {
     uint64_t w = contend_pattern(sender, iter, first + words);
-    if (memcmp(b + 8 * words, &w, bytes % 8)) c->verify_errors++;
+    if (memcmp(b + 8 * words, &w, bytes % 8))
+      c->verify_errors++;
   }
 }

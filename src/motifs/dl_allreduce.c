@@ -7,11 +7,10 @@ typedef struct {
   int count;
 } state;
 
-static const contend_param_def params[] = {
-    CONTEND_LOOP_PARAMS(256, 1, 16, 1),
-    {"msg_bytes", CONTEND_P_INT, "4194304", "B", "reduction size (multiple of 8: doubles)", 8,
-     1 << 30},
-    CONTEND_PARAM_END};
+static const contend_param_def params[] = {CONTEND_LOOP_PARAMS(256, 1, 16, 1),
+                                           {"msg_bytes", CONTEND_P_INT, "4194304", "B",
+                                            "reduction size (multiple of 8: doubles)", 8, 1 << 30},
+                                           CONTEND_PARAM_END};
 
 static int setup(contend_ctx *c) {
   state *s = c->state;
@@ -25,7 +24,8 @@ static int setup(contend_ctx *c) {
 
 static void prepare(contend_ctx *c) {
   state *s = c->state;
-  for (int i = 0; i < s->count; i++) s->s[i] = (double)(c->rank + (i & 15));
+  for (int i = 0; i < s->count; i++)
+    s->s[i] = (double)(c->rank + (i & 15));
 }
 
 static void iterate(contend_ctx *c) {
@@ -39,7 +39,8 @@ static void check(contend_ctx *c) {
   int bad = 0;
   if (c->verify_inject > 0 && (c->verify_checked + 1) % (uint64_t)c->verify_inject == 0)
     s->r[s->count / 2] += 1.0;
-  for (int i = 0; i < s->count && !bad; i++) bad = s->r[i] != ranks + (double)c->size * (i & 15);
+  for (int i = 0; i < s->count && !bad; i++)
+    bad = s->r[i] != ranks + (double)c->size * (i & 15);
   c->verify_checked++;
   c->verify_errors += (uint64_t)bad;
 }

@@ -24,13 +24,15 @@ static int setup(contend_ctx *c) {
 
 static void prepare(contend_ctx *c) {
   state *s = c->state;
-  if (c->rank == 0) contend_pattern_fill(s->s, s->bytes, 0, c->iter, 0);
+  if (c->rank == 0)
+    contend_pattern_fill(s->s, s->bytes, 0, c->iter, 0);
 }
 
 static void iterate(contend_ctx *c) {
   state *s = c->state;
   if (c->rank == 0)
-    for (int j = 1; j < c->size; j++) contend_isend(c, s->s, s->bytes, j, 0);
+    for (int j = 1; j < c->size; j++)
+      contend_isend(c, s->s, s->bytes, j, 0);
   else
     contend_irecv(c, s->r, s->bytes, 0, 0);
   contend_waitall(c);
@@ -38,7 +40,8 @@ static void iterate(contend_ctx *c) {
 
 static void check(contend_ctx *c) {
   state *s = c->state;
-  if (c->rank != 0) contend_pattern_check(c, s->r, s->bytes, 0, c->iter, 0);
+  if (c->rank != 0)
+    contend_pattern_check(c, s->r, s->bytes, 0, c->iter, 0);
 }
 
 const contend_motif contend_motif_p2p_bcast = {

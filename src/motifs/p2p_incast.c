@@ -17,7 +17,8 @@ static int setup(contend_ctx *c) {
   state *s = c->state;
   s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
   s->s = contend_alloc(c, s->bytes);
-  if (c->rank == 0) s->r = contend_alloc(c, s->bytes * (size_t)c->size);
+  if (c->rank == 0)
+    s->r = contend_alloc(c, s->bytes * (size_t)c->size);
   c->msg_bytes = s->bytes;
   c->metric_scale = (c->rank == 0 ? (double)(c->size - 1) : 1.0) * (double)s->bytes / 1048576.0;
   return 0;
@@ -31,7 +32,8 @@ static void prepare(contend_ctx *c) {
 static void iterate(contend_ctx *c) {
   state *s = c->state;
   if (c->rank == 0)
-    for (int j = 1; j < c->size; j++) contend_irecv(c, s->r + (size_t)j * s->bytes, s->bytes, j, 0);
+    for (int j = 1; j < c->size; j++)
+      contend_irecv(c, s->r + (size_t)j * s->bytes, s->bytes, j, 0);
   else
     contend_isend(c, s->s, s->bytes, 0, 0);
   contend_waitall(c);

@@ -41,7 +41,8 @@ static void iterate(contend_ctx *c) {
 static void check(contend_ctx *c) {
   state *s = c->state;
   for (int j = 0; j < c->size; j++)
-    if (j != c->rank) contend_pattern_check(c, s->r + (size_t)j * s->bytes, s->bytes, j, c->iter, 0);
+    if (j != c->rank)
+      contend_pattern_check(c, s->r + (size_t)j * s->bytes, s->bytes, j, c->iter, 0);
 }
 
 const contend_motif contend_motif_pairwise_a2a = {

@@ -12,25 +12,16 @@ extern const contend_motif contend_motif_rr_lat, contend_motif_rr_get_lat, conte
 
 /* Order = the order of tests in `contend network` and in tables. */
 const contend_motif *const contend_motifs[] = {
-    &contend_motif_rr_lat,
-    &contend_motif_rr_get_lat,
-    &contend_motif_rr_bw,
-    &contend_motif_rr_put_bw,
-    &contend_motif_rr_bw_sync,
-    &contend_motif_nat_bw,
-    &contend_motif_allreduce,
-    &contend_motif_alltoall,
-    &contend_motif_pairwise_a2a,
-    &contend_motif_p2p_incast,
-    &contend_motif_rma_put_incast,
-    &contend_motif_rma_get_bcast,
-    &contend_motif_dl_allreduce,
-    &contend_motif_p2p_bcast,
-    NULL,
+    &contend_motif_rr_lat,       &contend_motif_rr_get_lat,     &contend_motif_rr_bw,
+    &contend_motif_rr_put_bw,    &contend_motif_rr_bw_sync,     &contend_motif_nat_bw,
+    &contend_motif_allreduce,    &contend_motif_alltoall,       &contend_motif_pairwise_a2a,
+    &contend_motif_p2p_incast,   &contend_motif_rma_put_incast, &contend_motif_rma_get_bcast,
+    &contend_motif_dl_allreduce, &contend_motif_p2p_bcast,      NULL,
 };
 
 const contend_motif *contend_motif_find(const char *name) {
   for (int i = 0; contend_motifs[i]; i++)
-    if (!strcmp(contend_motifs[i]->name, name)) return contend_motifs[i];
+    if (!strcmp(contend_motifs[i]->name, name))
+      return contend_motifs[i];
   return NULL;
 }

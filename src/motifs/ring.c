@@ -16,7 +16,8 @@ int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat
                 ? (int)contend_param_int(c->params, "messages")
                 : 1;
   s->sbuf = contend_alloc(c, s->bytes);
-  if (kind == RING_TWO_SIDED) s->rbuf = contend_alloc(c, 2 * (size_t)s->nmsg * s->bytes);
+  if (kind == RING_TWO_SIDED)
+    s->rbuf = contend_alloc(c, 2 * (size_t)s->nmsg * s->bytes);
   if (kind == RING_GET) {
     s->rbuf = contend_alloc(c, 2 * s->bytes);
     s->win = contend_win_alloc(c, s->bytes);
@@ -24,7 +25,8 @@ int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat
     contend_pattern_fill(s->win, s->bytes, c->rank, 0, 0);
     contend_barrier(c); /* content visible before anyone reads it */
   }
-  if (kind == RING_PUT) s->win = contend_win_alloc(c, 2 * (size_t)s->nmsg * s->bytes);
+  if (kind == RING_PUT)
+    s->win = contend_win_alloc(c, 2 * (size_t)s->nmsg * s->bytes);
   c->msg_bytes = s->bytes;
   if (lat_divisor > 0)
     c->metric_scale = lat_divisor;
@@ -41,7 +43,8 @@ void ring_round(contend_ctx *c, contend_rng *rng) {
 
 void ring_prepare(contend_ctx *c) {
   ring_state *s = c->state;
-  if (s->kind != RING_GET) contend_pattern_fill(s->sbuf, s->bytes, c->rank, c->iter, 0);
+  if (s->kind != RING_GET)
+    contend_pattern_fill(s->sbuf, s->bytes, c->rank, c->iter, 0);
 }
 
 void ring_iterate(contend_ctx *c) {
@@ -73,7 +76,8 @@ void ring_iterate(contend_ctx *c) {
     contend_flush_all(c);
     break;
   }
-  if (s->sync) contend_barrier(c);
+  if (s->sync)
+    contend_barrier(c);
 }
 
 void ring_check(contend_ctx *c) {

@@ -19,7 +19,8 @@ static int setup(contend_ctx *c) {
   s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
   s->r = contend_alloc(c, s->bytes);
   s->win = contend_win_alloc(c, c->rank == 0 ? s->bytes : 0);
-  if (c->rank == 0) contend_pattern_fill(s->win, s->bytes, 0, 0, 0);
+  if (c->rank == 0)
+    contend_pattern_fill(s->win, s->bytes, 0, 0, 0);
   contend_barrier(c);
   c->msg_bytes = s->bytes;
   c->metric_scale = c->rank == 0 ? 0.0 : (double)s->bytes / 1048576.0;
@@ -36,7 +37,8 @@ static void iterate(contend_ctx *c) {
 
 static void check(contend_ctx *c) {
   state *s = c->state;
-  if (c->rank != 0) contend_pattern_check(c, s->r, s->bytes, 0, 0, 0);
+  if (c->rank != 0)
+    contend_pattern_check(c, s->r, s->bytes, 0, 0, 0);
 }
 
 const contend_motif contend_motif_rma_get_bcast = {

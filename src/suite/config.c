@@ -31,7 +31,7 @@ static const contend_param_def common_defs[] = {
      "set the warm-up iterations of every test (-1: each test's default)", -1, 1e9},
     {"watchdog", CONTEND_P_DOUBLE, "0", "s",
      "abort a phase that runs longer than this (0: 10 x timeout + 120 s)", 0, 1e9},
-    {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr", 1, 0},
+    {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
     {"dry_run", CONTEND_P_BOOL, "0", "",
      "plan the run in one process without MPI and print who talks to whom", 1, 0},
     {"nodes", CONTEND_P_INT, "0", "count", "with --dry-run: number of nodes to plan for", 0, 1e7},
@@ -47,11 +47,11 @@ static const contend_param_def network_defs[] = {
 static const contend_param_def load_defs[] = {
     {"canaries", CONTEND_P_STRING, "rr_lat,rr_bw_sync,allreduce", "list",
      "canary tests, comma-separated ('all' for every canary)", 1, 0},
-    {"congestors", CONTEND_P_STRING, "pairwise_a2a,p2p_incast,rma_put_incast,rma_get_bcast",
-     "list", "congestors, comma-separated ('all' adds dl_allreduce and p2p_bcast)", 1, 0},
+    {"congestors", CONTEND_P_STRING, "pairwise_a2a,p2p_incast,rma_put_incast,rma_get_bcast", "list",
+     "congestors, comma-separated ('all' adds dl_allreduce and p2p_bcast)", 1, 0},
     {"canary_fraction", CONTEND_P_DOUBLE, "0.2", "fraction",
-     "share of the nodes that run the canaries; the rest is split evenly over the congestors",
-     0.01, 0.99},
+     "share of the nodes that run the canaries; the rest is split evenly over the congestors", 0.01,
+     0.99},
     {"congestor_only", CONTEND_P_BOOL, "0", "",
      "run only the congestors, on all nodes (background load for other jobs)", 1, 0},
     {"congestor_baseline", CONTEND_P_BOOL, "1", "",
@@ -62,31 +62,37 @@ static const contend_param_def load_defs[] = {
 
 static void normalize(char *s) {
   for (; *s; s++)
-    if (*s == '-') *s = '_';
+    if (*s == '-')
+      *s = '_';
 }
 
 static int parse_list(const char *text, contend_role role, int *out, int *n, const char *opt,
                       char *err, size_t errlen) {
   char *copy = strdup(text), *save = NULL;
   *n = 0;
-  if (!copy) return -1;
+  if (!copy)
+    return -1;
   int rc = 0;
   for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-    while (*tok == ' ') tok++;
+    while (*tok == ' ')
+      tok++;
     normalize(tok);
     if (!strcmp(tok, "all")) {
       for (int i = 0; contend_motifs[i]; i++)
         if (contend_motifs[i]->role == role) {
           int dup = 0;
-          for (int j = 0; j < *n; j++) dup |= out[j] == i;
-          if (!dup && *n < CONTEND_MAX_LIST) out[(*n)++] = i;
+          for (int j = 0; j < *n; j++)
+            dup |= out[j] == i;
+          if (!dup && *n < CONTEND_MAX_LIST)
+            out[(*n)++] = i;
         }
       continue;
     }
     const contend_motif *m = contend_motif_find(tok);
     int idx = -1;
     for (int i = 0; m && contend_motifs[i]; i++)
-      if (contend_motifs[i] == m) idx = i;
+      if (contend_motifs[i] == m)
+        idx = i;
     if (idx < 0 || m->role != role) {
       contend_strbuf valid = {0};
       for (int i = 0; contend_motifs[i]; i++)
@@ -103,7 +109,8 @@ static int parse_list(const char *text, contend_role role, int *out, int *n, con
         snprintf(err, errlen, "%s: '%s' is listed twice", opt, tok);
         rc = -1;
       }
-    if (!rc && *n < CONTEND_MAX_LIST) out[(*n)++] = idx;
+    if (!rc && *n < CONTEND_MAX_LIST)
+      out[(*n)++] = idx;
   }
   free(copy);
   if (!rc && *n == 0) {
@@ -117,32 +124,31 @@ void contend_config_free(contend_config *cfg) {
   contend_params_free(&cfg->common);
   contend_params_free(&cfg->load);
   if (cfg->tests)
-    for (int i = 0; i < cfg->nmotifs; i++) contend_params_free(&cfg->tests[i]);
+    for (int i = 0; i < cfg->nmotifs; i++)
+      contend_params_free(&cfg->tests[i]);
   free(cfg->tests);
   cfg->tests = NULL;
 }
 
 void contend_config_help(const contend_config *cfg, contend_strbuf *out) {
   if (cfg->cmd == CONTEND_CMD_NETWORK)
-    contend_sb_printf(out,
-                      "usage: mpirun -n N contend network [options]\n\n"
-                      "Runs the canary tests over all nodes, without congestors (GPCNeT's "
-                      "network_test):\n"
-                      "random-ring latency and bandwidth, natural ring, allreduce and "
-                      "alltoall,\n"
-                      "each on PPort sub-communicators (the i-th rank of every node), so "
-                      "all traffic\nleaves the node.\n\n");
+    contend_sb_printf(out, "usage: mpirun -n N contend network [options]\n\n"
+                           "Runs the canary tests over all nodes, without congestors (GPCNeT's "
+                           "network_test):\n"
+                           "random-ring latency and bandwidth, natural ring, allreduce and "
+                           "alltoall,\n"
+                           "each on PPort sub-communicators (the i-th rank of every node), so "
+                           "all traffic\nleaves the node.\n\n");
   else
-    contend_sb_printf(out,
-                      "usage: mpirun -n N contend load [options]\n\n"
-                      "Network load test (GPCNeT's network_load_test): the nodes are "
-                      "shuffled with the\n"
-                      "seed; a fraction runs the canaries, the rest is split over the "
-                      "congestors.\n"
-                      "Canaries measure alone, then while the congestors load the network; "
-                      "the report\n"
-                      "gives the Congestion Impact at the mean and at the 99th percentile "
-                      "(latency:\ncongested/isolated; bandwidth: isolated/congested).\n\n");
+    contend_sb_printf(out, "usage: mpirun -n N contend load [options]\n\n"
+                           "Network load test (GPCNeT's network_load_test): the nodes are "
+                           "shuffled with the\n"
+                           "seed; a fraction runs the canaries, the rest is split over the "
+                           "congestors.\n"
+                           "Canaries measure alone, then while the congestors load the network; "
+                           "the report\n"
+                           "gives the Congestion Impact at the mean and at the 99th percentile "
+                           "(latency:\ncongested/isolated; bandwidth: isolated/congested).\n\n");
   contend_sb_printf(out, "Options:\n  -h, --help                         this text\n");
   contend_params_help(&cfg->common, "", out);
   contend_params_help(&cfg->load, "", out);
@@ -150,9 +156,10 @@ void contend_config_help(const contend_config *cfg, contend_strbuf *out) {
                          "'--' or '_' both work):\n");
   for (int i = 0; i < cfg->nmotifs; i++) {
     const contend_motif *m = contend_motifs[i];
-    if (cfg->cmd == CONTEND_CMD_NETWORK && m->role != CONTEND_ROLE_CANARY) continue;
-    contend_sb_printf(out, "\n %s %s: %s\n", m->role == CONTEND_ROLE_CANARY ? "canary" : "congestor",
-                      m->name, m->help);
+    if (cfg->cmd == CONTEND_CMD_NETWORK && m->role != CONTEND_ROLE_CANARY)
+      continue;
+    contend_sb_printf(out, "\n %s %s: %s\n",
+                      m->role == CONTEND_ROLE_CANARY ? "canary" : "congestor", m->name, m->help);
     contend_params_help(&cfg->tests[i], "", out);
   }
   contend_sb_printf(
@@ -176,15 +183,16 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
   cfg->cmd = cmd;
   cfg->argc = argc;
   cfg->argv = argv;
-  while (contend_motifs[cfg->nmotifs]) cfg->nmotifs++;
+  while (contend_motifs[cfg->nmotifs])
+    cfg->nmotifs++;
   if (contend_params_init(&cfg->common, common_defs, "", err, errlen) ||
       contend_params_init(&cfg->load, cmd == CONTEND_CMD_LOAD ? load_defs : network_defs, "", err,
                           errlen))
     return -1;
   cfg->tests = calloc((size_t)cfg->nmotifs, sizeof *cfg->tests);
   for (int i = 0; i < cfg->nmotifs; i++)
-    if (contend_params_init(&cfg->tests[i], contend_motifs[i]->params, contend_motifs[i]->name,
-                            err, errlen))
+    if (contend_params_init(&cfg->tests[i], contend_motifs[i]->params, contend_motifs[i]->name, err,
+                            errlen))
       return -1;
   int help = 0;
   for (int a = 1; a < argc; a++) {
@@ -197,6 +205,8 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
     const char *val = NULL;
     if (!strcmp(arg, "-o")) {
       snprintf(name, sizeof name, "output");
+    } else if (!strcmp(arg, "-q")) {
+      snprintf(name, sizeof name, "quiet");
     } else if (!strncmp(arg, "--", 2) && arg[2]) {
       snprintf(name, sizeof name, "%s", arg + 2);
       char *eq = strchr(name, '=');
@@ -217,7 +227,8 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
       const contend_motif *m = contend_motif_find(name);
       int mi = -1;
       for (int i = 0; m && i < cfg->nmotifs; i++)
-        if (contend_motifs[i] == m) mi = i;
+        if (contend_motifs[i] == m)
+          mi = i;
       if (mi < 0 || (cmd == CONTEND_CMD_NETWORK && m->role != CONTEND_ROLE_CANARY)) {
         snprintf(err, errlen, "%s: no test named '%s' in 'contend %s' (see --help)", arg, name,
                  cmd == CONTEND_CMD_LOAD ? "load" : "network");
@@ -253,7 +264,8 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
         return -1;
       }
     }
-    if (contend_params_set(p, idx, val, err, errlen)) return -1;
+    if (contend_params_set(p, idx, val, err, errlen))
+      return -1;
   }
   if (help) {
     contend_config_help(cfg, out);
@@ -263,7 +275,8 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
   static const char *const loops[] = {"measurements", "rings", "iters", "warmup"};
   for (int k = 0; k < 4; k++) {
     int64_t v = contend_param_int(&cfg->common, loops[k]);
-    if (v < 0) continue;
+    if (v < 0)
+      continue;
     if (v == 0 && k < 3) {
       snprintf(err, errlen, "--%s: '0' is not valid: expected a whole number >= 1", loops[k]);
       return -1;
@@ -273,7 +286,8 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
     for (int i = 0; i < cfg->nmotifs; i++) {
       int idx = contend_params_find(&cfg->tests[i], loops[k]);
       if (idx >= 0 && !cfg->tests[i].v[idx].set) {
-        if (contend_params_set(&cfg->tests[i], idx, text, err, errlen)) return -1;
+        if (contend_params_set(&cfg->tests[i], idx, text, err, errlen))
+          return -1;
         cfg->tests[i].v[idx].set = 0;
       }
     }

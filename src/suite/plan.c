@@ -9,8 +9,10 @@
 enum { STREAM_SPLIT = 1 };
 
 static int fits(int n, double frac, int ncong, int cong_only) {
-  if (ncong == 0) return n >= 2;
-  if (cong_only) return n / ncong >= 2;
+  if (ncong == 0)
+    return n >= 2;
+  if (cong_only)
+    return n / ncong >= 2;
   int nc = (int)floor(frac * n + 0.5);
   return nc >= 2 && (n - nc) / ncong >= 2;
 }
@@ -26,7 +28,8 @@ int contend_plan_make(const contend_config *cfg, int nnodes, uint64_t seed, cont
   plan->group_of_node = NULL;
   if (!fits(nnodes, frac, ncong, cong_only)) {
     int need = nnodes;
-    while (need < 10000000 && !fits(need, frac, ncong, cong_only)) need++;
+    while (need < 10000000 && !fits(need, frac, ncong, cong_only))
+      need++;
     if (ncong == 0)
       snprintf(err, errlen,
                "too few nodes: %d node%s found, the tests need at least 2 (on one host, "
@@ -41,7 +44,7 @@ int contend_plan_make(const contend_config *cfg, int nnodes, uint64_t seed, cont
     else
       snprintf(err, errlen,
                "too few nodes for the split: %d nodes with --canary-fraction %g give %d canary "
-               "nodes and %d for %d congestors; canaries and each congestor need at least 2 "
+               "node(s) and %d for %d congestors; canaries and each congestor need at least 2 "
                "nodes: use at least %d nodes (on one host, --virtual-nodes K makes N ranks "
                "into N/K nodes)",
                nnodes, frac, (int)floor(frac * nnodes + 0.5),
@@ -54,20 +57,24 @@ int contend_plan_make(const contend_config *cfg, int nnodes, uint64_t seed, cont
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  for (int i = 0; i < nnodes; i++) plan->order[i] = i;
+  for (int i = 0; i < nnodes; i++)
+    plan->order[i] = i;
   contend_rng rng;
   contend_rng_init(&rng, seed, STREAM_SPLIT, 0, 0, 0);
   contend_rng_shuffle(&rng, plan->order, nnodes);
-  for (int g = 0; g <= CONTEND_MAX_LIST; g++) plan->group_nodes[g] = 0;
+  for (int g = 0; g <= CONTEND_MAX_LIST; g++)
+    plan->group_nodes[g] = 0;
   int nc = ncong == 0 ? nnodes : cong_only ? 0 : (int)floor(frac * nnodes + 0.5);
   int pos = 0;
-  for (; pos < nc; pos++) plan->group_of_node[plan->order[pos]] = 0;
+  for (; pos < nc; pos++)
+    plan->group_of_node[plan->order[pos]] = 0;
   plan->group_nodes[0] = nc;
   if (ncong > 0) {
     int rest = nnodes - nc, per = rest / ncong, extra = rest % ncong;
     for (int k = 0; k < ncong; k++) {
       int take = per + (k < extra ? 1 : 0);
-      for (int j = 0; j < take; j++) plan->group_of_node[plan->order[pos++]] = 1 + k;
+      for (int j = 0; j < take; j++)
+        plan->group_of_node[plan->order[pos++]] = 1 + k;
       plan->group_nodes[1 + k] = take;
     }
   }

@@ -8,7 +8,8 @@
 #include "suite.h"
 
 double contend_impact(const contend_motif *m, double isolated, double congested) {
-  if (!isfinite(isolated) || !isfinite(congested) || isolated <= 0 || congested <= 0) return NAN;
+  if (!isfinite(isolated) || !isfinite(congested) || isolated <= 0 || congested <= 0)
+    return NAN;
   return m->metric == CONTEND_METRIC_LAT_US ? congested / isolated : isolated / congested;
 }
 
@@ -42,7 +43,8 @@ static void fmt_value(char *buf, size_t len, double v) {
 }
 
 static void table_head(contend_strbuf *o, const char *title) {
-  contend_sb_printf(o, "\n+------------------------------------------------------------------------------+\n");
+  contend_sb_printf(
+      o, "\n+------------------------------------------------------------------------------+\n");
   contend_sb_printf(o, "| %-76s |\n", title);
   contend_sb_printf(o, BAR);
   contend_sb_printf(o, "| %31s | %12s | %12s | %12s |\n", "Name", "Avg", "99%", "Units");
@@ -62,8 +64,10 @@ static void table_phase(const contend_run *run, contend_strbuf *o, const char *t
   int any = 0;
   for (int i = 0; i < run->nresults; i++) {
     const contend_result *r = &run->results[i];
-    if (r->phase != ph) continue;
-    if (!any) table_head(o, title);
+    if (r->phase != ph)
+      continue;
+    if (!any)
+      table_head(o, title);
     any = 1;
     contend_summary s;
     char name[96];
@@ -71,7 +75,8 @@ static void table_phase(const contend_run *run, contend_strbuf *o, const char *t
     label(r, name, sizeof name);
     table_row(o, name, s.mean, s.tail_99, units(r->motif));
   }
-  if (any) contend_sb_printf(o, BAR);
+  if (any)
+    contend_sb_printf(o, BAR);
 }
 
 /* Congestor throughput while canaries measured: all canary phases merged. */
@@ -92,8 +97,10 @@ static void table_loading(const contend_run *run, contend_strbuf *o) {
         contend_hist_merge(&merged.fine, &r->fine);
       }
     }
-    if (first < 0) continue;
-    if (!any) table_head(o, "Congestor Performance while the Canaries Ran");
+    if (first < 0)
+      continue;
+    if (!any)
+      table_head(o, "Congestor Performance while the Canaries Ran");
     any = 1;
     contend_summary s;
     char name[96];
@@ -101,7 +108,8 @@ static void table_loading(const contend_run *run, contend_strbuf *o) {
     label(&merged, name, sizeof name);
     table_row(o, name, s.mean, s.tail_99, units(merged.motif));
   }
-  if (any) contend_sb_printf(o, BAR);
+  if (any)
+    contend_sb_printf(o, BAR);
 }
 
 void contend_report_table(const contend_run *run, contend_strbuf *o) {
@@ -111,8 +119,7 @@ void contend_report_table(const contend_run *run, contend_strbuf *o) {
                     load ? "network load test (canaries vs. congestors)" : "network tests");
   if (run->ppn_min == run->ppn_max)
     contend_sb_printf(o, "  %d ranks, %d nodes, %d ranks per node%s\n", run->nranks,
-                      run->plan.nnodes, run->ppn_min,
-                      run->virtual_nodes ? " (virtual nodes)" : "");
+                      run->plan.nnodes, run->ppn_min, run->virtual_nodes ? " (virtual nodes)" : "");
   else
     contend_sb_printf(o, "  %d ranks, %d nodes, %d-%d ranks per node\n", run->nranks,
                       run->plan.nnodes, run->ppn_min, run->ppn_max);
@@ -137,8 +144,10 @@ void contend_report_table(const contend_run *run, contend_strbuf *o) {
     for (int t = 0; t < cfg->ncanary; t++) {
       int ii = contend_result_index(run, cfg->canary[t], CONTEND_PHASE_ISOLATED, -1);
       int ic = contend_result_index(run, cfg->canary[t], CONTEND_PHASE_CONGESTED, -1);
-      if (ii < 0 || ic < 0) continue;
-      if (!any) table_head(o, "Congestion Impact (latency: congested/isolated; BW: isolated/congested)");
+      if (ii < 0 || ic < 0)
+        continue;
+      if (!any)
+        table_head(o, "Congestion Impact (latency: congested/isolated; BW: isolated/congested)");
       any = 1;
       contend_summary si, sc;
       summary(&run->results[ii], &si);
@@ -147,12 +156,20 @@ void contend_report_table(const contend_run *run, contend_strbuf *o) {
       label(&run->results[ii], name, sizeof name);
       const contend_motif *m = run->results[ii].motif;
       char a[32], b[32];
-      double ca = contend_impact(m, si.mean, sc.mean), cb = contend_impact(m, si.tail_99, sc.tail_99);
-      if (isfinite(ca)) snprintf(a, sizeof a, "%.2f", ca); else snprintf(a, sizeof a, "n/a");
-      if (isfinite(cb)) snprintf(b, sizeof b, "%.2f", cb); else snprintf(b, sizeof b, "n/a");
+      double ca = contend_impact(m, si.mean, sc.mean),
+             cb = contend_impact(m, si.tail_99, sc.tail_99);
+      if (isfinite(ca))
+        snprintf(a, sizeof a, "%.2f", ca);
+      else
+        snprintf(a, sizeof a, "n/a");
+      if (isfinite(cb))
+        snprintf(b, sizeof b, "%.2f", cb);
+      else
+        snprintf(b, sizeof b, "n/a");
       contend_sb_printf(o, "| %31.31s | %12s | %12s | %12s |\n", name, a, b, "X");
     }
-    if (any) contend_sb_printf(o, BAR);
+    if (any)
+      contend_sb_printf(o, BAR);
   }
   double verr = 0, vchk = 0;
   for (int i = 0; i < run->nresults; i++) {
@@ -167,7 +184,8 @@ void contend_report_table(const contend_run *run, contend_strbuf *o) {
     contend_sb_printf(o, "  --verify: %.0f payloads checked, %.0f corrupted\n", vchk, verr);
   for (int i = 0; i < run->nresults; i++)
     if (run->results[i].timed_out > 0 && run->results[i].phase != CONTEND_PHASE_CONGESTOR_LOADING) {
-      contend_sb_printf(o, "  Timeout (%g s) ended:", contend_param_double(&cfg->common, "timeout"));
+      contend_sb_printf(o,
+                        "  Timeout (%g s) ended:", contend_param_double(&cfg->common, "timeout"));
       for (int j = i; j < run->nresults; j++)
         if (run->results[j].timed_out > 0 &&
             run->results[j].phase != CONTEND_PHASE_CONGESTOR_LOADING)
@@ -220,10 +238,14 @@ static void json_hist(contend_json *j, const contend_hist *h) {
   for (int k = 0; k < 3; k++) {
     contend_json_arr_begin(j, keys[k]);
     for (int b = 0; b < CONTEND_HIST_NBUCKETS; b++) {
-      if (!h->bucket[b]) continue;
-      if (k == 0) contend_json_double(j, NULL, contend_hist_lower(b));
-      if (k == 1) contend_json_double(j, NULL, contend_hist_upper(b));
-      if (k == 2) contend_json_uint(j, NULL, h->bucket[b]);
+      if (!h->bucket[b])
+        continue;
+      if (k == 0)
+        contend_json_double(j, NULL, contend_hist_lower(b));
+      if (k == 1)
+        contend_json_double(j, NULL, contend_hist_upper(b));
+      if (k == 2)
+        contend_json_uint(j, NULL, h->bucket[b]);
     }
     contend_json_arr_end(j);
   }
@@ -258,7 +280,8 @@ static void json_params(contend_json *j, const char *key, const contend_params *
 
 static void json_int_list(contend_json *j, const char *key, const int *v, int n) {
   contend_json_arr_begin(j, key);
-  for (int i = 0; i < n; i++) contend_json_int(j, NULL, v[i]);
+  for (int i = 0; i < n; i++)
+    contend_json_int(j, NULL, v[i]);
   contend_json_arr_end(j);
 }
 
@@ -275,7 +298,8 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
   contend_json_obj_end(&j);
   contend_json_str(&j, "command", cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network");
   contend_json_arr_begin(&j, "argv");
-  for (int i = 0; i < cfg->argc; i++) contend_json_str(&j, NULL, cfg->argv[i]);
+  for (int i = 0; i < cfg->argc; i++)
+    contend_json_str(&j, NULL, cfg->argv[i]);
   contend_json_arr_end(&j);
   contend_json_str(&j, "started_utc", run->started_utc);
   contend_json_str(&j, "finished_utc", run->finished_utc);
@@ -289,9 +313,12 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
   contend_json_obj_begin(&j, "tests");
   for (int i = 0; i < cfg->nmotifs; i++) {
     int used = 0;
-    for (int t = 0; t < cfg->ncanary; t++) used |= cfg->canary[t] == i;
-    for (int k = 0; k < cfg->ncong; k++) used |= cfg->cong[k] == i;
-    if (used) json_params(&j, contend_motifs[i]->name, &cfg->tests[i], run->seed);
+    for (int t = 0; t < cfg->ncanary; t++)
+      used |= cfg->canary[t] == i;
+    for (int k = 0; k < cfg->ncong; k++)
+      used |= cfg->cong[k] == i;
+    if (used)
+      json_params(&j, contend_motifs[i]->name, &cfg->tests[i], run->seed);
   }
   contend_json_obj_end(&j);
   contend_json_obj_end(&j);
@@ -326,8 +353,21 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
     contend_json_str(&j, "name", g == 0 ? "canaries" : contend_motifs[cfg->cong[g - 1]]->name);
     contend_json_arr_begin(&j, "nodes");
     for (int n = 0; n < run->plan.nnodes; n++)
-      if (run->plan.group_of_node[n] == g) contend_json_int(&j, NULL, n);
+      if (run->plan.group_of_node[n] == g)
+        contend_json_int(&j, NULL, n);
     contend_json_arr_end(&j);
+    contend_json_obj_end(&j);
+  }
+  contend_json_arr_end(&j);
+  contend_json_arr_begin(&j, "subcommunicators");
+  for (int i = 0; i < run->nsubcomms; i++) {
+    const int *sc = run->subcomms[i];
+    contend_json_obj_begin(&j, NULL);
+    contend_json_str(&j, "group",
+                     sc[0] == 0 ? "canaries" : contend_motifs[cfg->cong[sc[0] - 1]]->name);
+    contend_json_int(&j, "local_rank", sc[1]);
+    contend_json_int(&j, "ranks", sc[2]);
+    contend_json_int(&j, "distinct_nodes", sc[3]);
     contend_json_obj_end(&j);
   }
   contend_json_arr_end(&j);
@@ -375,7 +415,8 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
   for (int t = 0; cfg->cmd == CONTEND_CMD_LOAD && t < cfg->ncanary; t++) {
     int ii = contend_result_index(run, cfg->canary[t], CONTEND_PHASE_ISOLATED, -1);
     int ic = contend_result_index(run, cfg->canary[t], CONTEND_PHASE_CONGESTED, -1);
-    if (ii < 0 || ic < 0) continue;
+    if (ii < 0 || ic < 0)
+      continue;
     const contend_motif *m = run->results[ii].motif;
     contend_summary si, sc;
     summary(&run->results[ii], &si);

@@ -29,7 +29,8 @@ static void on_alarm(int sig) {
 }
 
 static void watchdog_arm(void) {
-  if (g_watch_seconds <= 0) return;
+  if (g_watch_seconds <= 0)
+    return;
   struct itimerval it = {{0, 0}, {(time_t)g_watch_seconds, 0}};
   setitimer(ITIMER_REAL, &it, NULL);
 }
@@ -50,7 +51,8 @@ void contend_run_layout(contend_run *run) {
   const contend_config *cfg = run->cfg;
   int n = 0, cap = 2 * cfg->ncanary + cfg->ncong * (1 + cfg->ncanary) + 1;
   run->results = calloc((size_t)cap, sizeof *run->results);
-  if (!run->results) contend_fail("out of memory");
+  if (!run->results)
+    contend_fail("out of memory");
   const int load = cfg->cmd == CONTEND_CMD_LOAD;
   const int cong_only = load && contend_param_bool(&cfg->load, "congestor_only");
   const int cong_base = load && (cong_only || contend_param_bool(&cfg->load, "congestor_baseline"));
@@ -90,7 +92,8 @@ static void reduce_results(contend_run *run, MPI_Comm world, int rank) {
   double *sum = malloc(sizeof(double) * (size_t)n * 7);
   double *mn = malloc(sizeof(double) * (size_t)n * 2);
   double *mx = malloc(sizeof(double) * (size_t)n * 6);
-  if (!u || !sum || !mn || !mx) contend_fail("out of memory");
+  if (!u || !sum || !mn || !mx)
+    contend_fail("out of memory");
   for (int i = 0; i < n; i++) {
     contend_result *r = &run->results[i];
     const contend_hist *h[2] = {&r->fine, &r->bulk};
@@ -153,7 +156,8 @@ static void gather_node_names(contend_run *run, const contend_nodes *nodes, MPI_
   CONTEND_MPI_CHECK(MPI_Get_processor_name(full, &len));
   snprintf(mine, W, "%.63s", full);
   char *all = rank == 0 ? malloc((size_t)size * W) : NULL;
-  if (rank == 0 && !all) contend_fail("out of memory");
+  if (rank == 0 && !all)
+    contend_fail("out of memory");
   CONTEND_MPI_CHECK(MPI_Gather(mine, W, MPI_CHAR, all, W, MPI_CHAR, 0, world));
   if (rank == 0) {
     run->node_names = calloc((size_t)nodes->nnodes, sizeof(char *));
@@ -166,11 +170,53 @@ static void gather_node_names(contend_run *run, const contend_nodes *nodes, MPI_
   free(all);
 }
 
+/* Records, at rank 0, the size and the number of distinct nodes of every
+ * sub-communicator: the check that all measured traffic leaves the node. */
+static void survey_subcomms(contend_run *run, MPI_Comm world, MPI_Comm sub, int group,
+                            int local_rank, int my_node, int rank, int size) {
+  int row[5] = {0, group, local_rank, 0, 0}; /* is_root, group, local rank, ranks, nodes */
+  if (sub != MPI_COMM_NULL) {
+    int srank, ssize;
+    CONTEND_MPI_CHECK(MPI_Comm_rank(sub, &srank));
+    CONTEND_MPI_CHECK(MPI_Comm_size(sub, &ssize));
+    int *nodes = malloc(sizeof(int) * (size_t)ssize);
+    if (!nodes)
+      contend_fail("out of memory");
+    CONTEND_MPI_CHECK(MPI_Allgather(&my_node, 1, MPI_INT, nodes, 1, MPI_INT, sub));
+    int distinct = 0;
+    for (int i = 0; i < ssize; i++) {
+      int seen = 0;
+      for (int j = 0; j < i; j++)
+        seen |= nodes[j] == nodes[i];
+      distinct += !seen;
+    }
+    free(nodes);
+    row[0] = srank == 0;
+    row[3] = ssize;
+    row[4] = distinct;
+  }
+  int *all = rank == 0 ? malloc(sizeof(int) * 5 * (size_t)size) : NULL;
+  CONTEND_MPI_CHECK(MPI_Gather(row, 5, MPI_INT, all, 5, MPI_INT, 0, world));
+  if (rank != 0)
+    return;
+  run->subcomms = malloc(sizeof *run->subcomms * (size_t)size);
+  if (!all || !run->subcomms)
+    contend_fail("out of memory");
+  for (int r = 0; r < size; r++)
+    if (all[5 * r]) {
+      for (int k = 0; k < 4; k++)
+        run->subcomms[run->nsubcomms][k] = all[5 * r + 1 + k];
+      run->nsubcomms++;
+    }
+  free(all);
+}
+
 typedef struct phase_ctx {
   const contend_config *cfg;
   contend_run *run;
   MPI_Comm world, group_comm, sub_comm;
-  int rank, group, my_node;
+  MPI_Comm cong_comm; /* every congestor rank (serial window creation) */
+  int rank, group, my_node, local_rank, ppn_max;
   int progress;
   int nphases, phase_no;
 } phase_ctx;
@@ -194,9 +240,15 @@ static contend_run_opts run_opts(const phase_ctx *p, int test_id, const char *ph
   return o;
 }
 
+/* Canaries open one sub-communicator at a time over the canary group;
+ * congestors over all congestor groups (see contend_mpi_ctx_open_serial). */
 static void open_ctx(phase_ctx *p, contend_ctx *c, int mi) {
-  if (contend_mpi_ctx_open(c, contend_motifs[mi], &p->cfg->tests[mi], p->sub_comm, p->my_node,
-                           p->run->seed))
+  const int canary = p->group == 0;
+  MPI_Comm over = canary ? p->group_comm : p->cong_comm;
+  int slot = (canary ? 0 : p->group - 1) * p->ppn_max + p->local_rank;
+  int nslots = (canary ? 1 : p->cfg->ncong) * p->ppn_max;
+  if (contend_mpi_ctx_open_serial(c, contend_motifs[mi], &p->cfg->tests[mi], p->sub_comm,
+                                  p->my_node, p->run->seed, over, slot, nslots))
     contend_fail("setup of test '%s' failed", contend_motifs[mi]->name);
 }
 
@@ -233,25 +285,27 @@ int contend_mpi_main(const contend_config *cfg) {
 
   /* bad input detected on one rank is reported once and ends every rank */
   int bad = 0;
-  if (rank == 0 && *output && contend_check_writable(output, err, sizeof err)) bad = 1;
+  if (rank == 0 && *output && contend_check_writable(output, err, sizeof err))
+    bad = 1;
   CONTEND_MPI_CHECK(MPI_Bcast(&bad, 1, MPI_INT, 0, world));
   if (bad) {
-    if (rank == 0) fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
+    if (rank == 0)
+      fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
     return CONTEND_EXIT_USAGE;
   }
 
   contend_nodes nodes;
   if (contend_nodes_discover(world, (int)contend_param_int(&cfg->common, "virtual_nodes"), &nodes,
                              err, sizeof err)) {
-    if (rank == 0) fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
+    if (rank == 0)
+      fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
     return CONTEND_EXIT_USAGE;
   }
 
   contend_run run;
   memset(&run, 0, sizeof run);
   run.cfg = cfg;
-  const contend_param_value *sv =
-      &cfg->common.v[contend_params_find(&cfg->common, "seed")];
+  const contend_param_value *sv = &cfg->common.v[contend_params_find(&cfg->common, "seed")];
   run.seed_from_time = sv->is_time;
   uint64_t seed = (uint64_t)sv->i;
   if (sv->is_time) {
@@ -262,7 +316,8 @@ int contend_mpi_main(const contend_config *cfg) {
   CONTEND_MPI_CHECK(MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, world));
   run.seed = seed;
   if (contend_plan_make(cfg, nodes.nnodes, seed, &run.plan, err, sizeof err)) {
-    if (rank == 0) fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
+    if (rank == 0)
+      fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
     contend_nodes_free(&nodes);
     return CONTEND_EXIT_USAGE;
   }
@@ -278,20 +333,25 @@ int contend_mpi_main(const contend_config *cfg) {
       break;
     }
   MPI_Get_version(&run.mpi_version, &run.mpi_subversion);
-  if (rank == 0) utc_now(run.started_utc, sizeof run.started_utc);
+  if (rank == 0)
+    utc_now(run.started_utc, sizeof run.started_utc);
   gather_node_names(&run, &nodes, world, rank, size);
   contend_run_layout(&run);
 
   phase_ctx p = {.cfg = cfg, .run = &run, .world = world, .rank = rank};
   p.my_node = nodes.my_node;
+  p.local_rank = nodes.local_rank;
+  p.ppn_max = nodes.ppn_max;
   p.group = run.plan.group_of_node[nodes.my_node];
   p.progress = !contend_param_bool(&cfg->common, "quiet");
-  CONTEND_MPI_CHECK(MPI_Comm_split(world, p.group < 0 ? MPI_UNDEFINED : p.group, rank,
-                                   &p.group_comm));
+  CONTEND_MPI_CHECK(
+      MPI_Comm_split(world, p.group < 0 ? MPI_UNDEFINED : p.group, rank, &p.group_comm));
   if (p.group_comm != MPI_COMM_NULL)
     CONTEND_MPI_CHECK(MPI_Comm_split(p.group_comm, nodes.local_rank, nodes.my_node, &p.sub_comm));
   else
     p.sub_comm = MPI_COMM_NULL;
+  CONTEND_MPI_CHECK(MPI_Comm_split(world, p.group >= 1 ? 1 : MPI_UNDEFINED, rank, &p.cong_comm));
+  survey_subcomms(&run, world, p.sub_comm, p.group, nodes.local_rank, nodes.my_node, rank, size);
 
   const int load = cfg->cmd == CONTEND_CMD_LOAD;
   const int cong_only = load && contend_param_bool(&cfg->load, "congestor_only");
@@ -299,7 +359,8 @@ int contend_mpi_main(const contend_config *cfg) {
   p.nphases = cong_only ? 1 : cfg->ncanary * (load ? 2 : 1) + cong_base;
   const double timeout = contend_param_double(&cfg->common, "timeout");
   g_watch_seconds = contend_param_double(&cfg->common, "watchdog");
-  if (g_watch_seconds <= 0) g_watch_seconds = 10 * timeout + 120;
+  if (g_watch_seconds <= 0)
+    g_watch_seconds = 10 * timeout + 120;
   signal(SIGALRM, on_alarm);
 
   if (rank == 0 && p.progress)
@@ -313,7 +374,8 @@ int contend_mpi_main(const contend_config *cfg) {
       phase_banner(&p, "isolated", contend_motifs[cfg->canary[t]]);
       watchdog_arm();
       CONTEND_MPI_CHECK(MPI_Barrier(world));
-      if (p.group == 0) run_canary_phase(&p, t, CONTEND_PHASE_ISOLATED);
+      if (p.group == 0)
+        run_canary_phase(&p, t, CONTEND_PHASE_ISOLATED);
       CONTEND_MPI_CHECK(MPI_Barrier(world));
     }
   if (load) {
@@ -334,6 +396,10 @@ int contend_mpi_main(const contend_config *cfg) {
       }
       CONTEND_MPI_CHECK(MPI_Barrier(world));
     }
+    if (!cong_only && !cc_open && my_cong >= 0) { /* before any canary window exists */
+      open_ctx(&p, &cc, my_cong);
+      cc_open = 1;
+    }
     if (!cong_only) /* 3. canaries while the congestors load the network */
       for (int t = 0; t < cfg->ncanary; t++) {
         phase_banner(&p, "congested", contend_motifs[cfg->canary[t]]);
@@ -342,17 +408,15 @@ int contend_mpi_main(const contend_config *cfg) {
         if (p.group == 0) {
           run_canary_phase(&p, t, CONTEND_PHASE_CONGESTED);
         } else if (my_cong >= 0) {
-          if (!cc_open) open_ctx(&p, &cc, my_cong);
-          cc_open = 1;
           contend_run_opts o = run_opts(&p, my_cong, "congestor");
           contend_run_congestor(&cc, contend_motifs[my_cong],
-                                (long)contend_param_int(&cfg->load, "congestor_warmup"), NULL,
-                                NULL, &o, NULL);
+                                (long)contend_param_int(&cfg->load, "congestor_warmup"), NULL, NULL,
+                                &o, NULL);
           MPI_Request rel, done;
           CONTEND_MPI_CHECK(MPI_Ibarrier(world, &rel));
           CONTEND_MPI_CHECK(MPI_Ibarrier(world, &done));
-          contend_result *r = &run.results[contend_result_index(
-              &run, my_cong, CONTEND_PHASE_CONGESTOR_LOADING, t)];
+          contend_result *r =
+              &run.results[contend_result_index(&run, my_cong, CONTEND_PHASE_CONGESTOR_LOADING, t)];
           contend_run_congestor(&cc, contend_motifs[my_cong], 0, &done, &rel, &o, r);
           CONTEND_MPI_CHECK(MPI_Wait(&rel, MPI_STATUS_IGNORE));
           CONTEND_MPI_CHECK(MPI_Wait(&done, MPI_STATUS_IGNORE));
@@ -364,7 +428,8 @@ int contend_mpi_main(const contend_config *cfg) {
         }
         CONTEND_MPI_CHECK(MPI_Barrier(world));
       }
-    if (cc_open) contend_mpi_ctx_close(&cc);
+    if (cc_open)
+      contend_mpi_ctx_close(&cc);
   }
   watchdog_disarm();
 
@@ -378,7 +443,8 @@ int contend_mpi_main(const contend_config *cfg) {
     fputs(table.s, stdout);
     fflush(stdout);
     double verr = 0;
-    for (int i = 0; i < run.nresults; i++) verr += run.results[i].verify_errors;
+    for (int i = 0; i < run.nresults; i++)
+      verr += run.results[i].verify_errors;
     if (verr > 0) {
       fprintf(stderr, "contend %s: error: --verify found %.0f corrupted message(s)\n", cmdname,
               verr);
@@ -397,11 +463,15 @@ int contend_mpi_main(const contend_config *cfg) {
     contend_sb_free(&json);
   }
   CONTEND_MPI_CHECK(MPI_Bcast(&status, 1, MPI_INT, 0, world));
-  if (p.sub_comm != MPI_COMM_NULL) MPI_Comm_free(&p.sub_comm);
-  if (p.group_comm != MPI_COMM_NULL) MPI_Comm_free(&p.group_comm);
+  if (p.sub_comm != MPI_COMM_NULL)
+    MPI_Comm_free(&p.sub_comm);
+  if (p.group_comm != MPI_COMM_NULL)
+    MPI_Comm_free(&p.group_comm);
   if (run.node_names)
-    for (int i = 0; i < nodes.nnodes; i++) free(run.node_names[i]);
+    for (int i = 0; i < nodes.nnodes; i++)
+      free(run.node_names[i]);
   free(run.node_names);
+  free(run.subcomms);
   free(run.results);
   contend_plan_free(&run.plan);
   contend_nodes_free(&nodes);

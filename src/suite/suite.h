@@ -62,6 +62,10 @@ typedef struct contend_run {
   double wall_s;
   contend_result *results;
   int nresults;
+  /* one row per sub-communicator (rank 0 only): group, local rank, ranks,
+   * distinct nodes among them (must equal ranks: one rank per node) */
+  int (*subcomms)[4];
+  int nsubcomms;
 } contend_run;
 
 /* Builds run->results for the configuration (same list on every rank). */
