@@ -195,7 +195,8 @@ void contend_report_table(const contend_run *run, contend_strbuf *o) {
       contend_sb_printf(o, "\n");
       break;
     }
-  contend_sb_printf(o, "  Wall time %.1f s\n", run->wall_s);
+  contend_sb_printf(o, "  Wall time %.1f s; peak memory per rank %.1f MiB (max), %.1f MiB (mean)\n",
+                    run->wall_s, run->peak_rss_mib_max, run->peak_rss_mib_mean);
 }
 
 static const char *phase_name(contend_phase ph) {
@@ -332,6 +333,8 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
   contend_json_int(&j, "nodes", run->plan.nnodes);
   contend_json_int(&j, "ranks_per_node_min", run->ppn_min);
   contend_json_int(&j, "ranks_per_node_max", run->ppn_max);
+  contend_json_double(&j, "peak_rss_mib_max", run->peak_rss_mib_max);
+  contend_json_double(&j, "peak_rss_mib_mean", run->peak_rss_mib_mean);
   contend_json_str(&j, "node_discovery", run->virtual_nodes ? "virtual" : "shared_memory");
   if (run->virtual_nodes)
     contend_json_int(&j, "virtual_nodes", run->virtual_nodes);

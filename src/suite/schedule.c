@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -434,6 +435,13 @@ int contend_mpi_main(const contend_config *cfg) {
   watchdog_disarm();
 
   reduce_results(&run, world, rank);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  double rss = (double)ru.ru_maxrss / 1024.0, rss_max = 0, rss_sum = 0; /* KiB -> MiB */
+  CONTEND_MPI_CHECK(MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, world));
+  CONTEND_MPI_CHECK(MPI_Reduce(&rss, &rss_sum, 1, MPI_DOUBLE, MPI_SUM, 0, world));
+  run.peak_rss_mib_max = rss_max;
+  run.peak_rss_mib_mean = rss_sum / size;
   run.wall_s = MPI_Wtime() - t_start;
   int status = CONTEND_EXIT_OK;
   if (rank == 0) {

@@ -66,6 +66,7 @@ typedef struct contend_run {
    * distinct nodes among them (must equal ranks: one rank per node) */
   int (*subcomms)[4];
   int nsubcomms;
+  double peak_rss_mib_max, peak_rss_mib_mean; /* over ranks, at the end */
 } contend_run;
 
 /* Builds run->results for the configuration (same list on every rank). */

@@ -1,0 +1,84 @@
+"""Shared fixtures: the built binaries and a bounded mpirun helper.
+
+MPI runs use Open MPI (mpirun.openmpi when present) oversubscribed on this
+host with virtual nodes; every run has a timeout and is killed as a process
+group (only processes these tests started)."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("CONTEND_BUILD", ROOT / "build"))
+SCHEMAS = ROOT / "schemas"
+
+
+def _mpirun() -> str:
+    for name in ("mpirun.openmpi", "mpirun"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no mpirun on PATH")
+
+
+def mpi_env() -> dict:
+    env = dict(os.environ)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return env
+
+
+def run_bounded(cmd, timeout=120, cwd=None, env=None):
+    """Runs cmd in its own process group; on timeout kills that group and
+    fails the test.  Returns a CompletedProcess (text output)."""
+    proc = subprocess.Popen(
+        [str(c) for c in cmd],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+        env=env or mpi_env(),
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"timed out after {timeout} s: {' '.join(map(str, cmd))}\n{err[-2000:]}")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.fixture(scope="session")
+def contend_bin() -> Path:
+    path = BUILD / "bin" / "contend"
+    if not path.exists():
+        pytest.fail(f"{path} not built: run `make build` (or set CONTEND_BUILD)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def mpirun():
+    """mpirun(n, *contend_args, timeout=...) runs build/bin/contend on n ranks."""
+    launcher = _mpirun()
+    binary = BUILD / "bin" / "contend"
+
+    def run(n, *args, timeout=180, cwd=None):
+        cmd = [launcher, "-n", str(n), "--oversubscribe", binary, *args]
+        return run_bounded(cmd, timeout=timeout, cwd=cwd)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def results_schema() -> dict:
+    return json.loads((SCHEMAS / "contend-results.schema.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def plan_schema() -> dict:
+    return json.loads((SCHEMAS / "contend-plan.schema.json").read_text())
