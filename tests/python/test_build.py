@@ -4,7 +4,6 @@ a short MPICH run (busy-polling: 2 ranks, bounded)."""
 import shutil
 
 import pytest
-
 from conftest import ROOT, run_bounded
 
 

@@ -7,7 +7,6 @@ from collections import defaultdict
 
 import jsonschema
 import pytest
-
 from conftest import BUILD, run_bounded
 
 
@@ -69,9 +68,9 @@ def test_same_seed_same_plan_other_seed_other_rings(tmp_path):
     b, _ = plan(tmp_path, "network", "--nodes", "12", "--seed", "9", name="b.json")
     c, _ = plan(tmp_path, "network", "--nodes", "12", "--seed", "10", name="c.json")
     assert a == b
-    ring = lambda d: sorted(map(tuple, by_name(d)["rr_lat"]["pairs"]))  # noqa: E731
+    ring = lambda d: sorted(map(tuple, by_name(d)["rr_lat"]["pairs"]))
     assert ring(a) != ring(c)
-    nat = lambda d: by_name(d)["nat_bw"]["pairs"]  # noqa: E731
+    nat = lambda d: by_name(d)["nat_bw"]["pairs"]
     assert nat(a) == nat(c)  # the natural ring does not depend on the seed
 
 

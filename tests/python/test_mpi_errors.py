@@ -2,7 +2,6 @@
 (under mpirun, as users run it, and without it)."""
 
 import pytest
-
 from conftest import BUILD, run_bounded
 
 CASES = {

@@ -5,7 +5,6 @@ import subprocess
 
 import numpy as np
 import pytest
-
 from conftest import BUILD
 
 REL_ERR = 0.01  # documented bound of the log-bucketed quantiles
