@@ -28,8 +28,10 @@ void contend_ring_neighbours(contend_ctx *c, contend_rng *rng, int *left, int *r
 }
 
 uint64_t contend_pattern(int sender, long iter, size_t index) {
-  uint64_t z = ((uint64_t)(uint32_t)sender << 40) ^ ((uint64_t)iter * 0x9e3779b97f4a7c15ULL) ^
-               ((uint64_t)index * 0xbf58476d1ce4e5b9ULL);
+  /* the constant keeps (0, 0, 0) from hashing to zero, i.e. to the content
+   * of fresh memory */
+  uint64_t z = 0x5bd1e9955bd1e995ULL ^ ((uint64_t)(uint32_t)sender << 40) ^
+               ((uint64_t)iter * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)index * 0xbf58476d1ce4e5b9ULL);
   z = (z ^ (z >> 31)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 29);
 }

@@ -1,6 +1,7 @@
 /* p2p_incast congestor: every rank sends one message to rank 0, which
- * posts one receive per sender (GPCNeT section 3.2.3).  The root's value
- * is the MiB/s it receives, the senders' the MiB/s they send. */
+ * posts one receive per sender (GPCNeT section 3.2.3).  Only the root takes
+ * samples, the MiB/s it receives: a sender's 4 KiB Isend completes eagerly,
+ * before its data arrives, so its own rate would mean nothing. */
 #include "contend/motif.h"
 
 typedef struct {
@@ -20,7 +21,7 @@ static int setup(contend_ctx *c) {
   if (c->rank == 0)
     s->r = contend_alloc(c, s->bytes * (size_t)c->size);
   c->msg_bytes = s->bytes;
-  c->metric_scale = (c->rank == 0 ? (double)(c->size - 1) : 1.0) * (double)s->bytes / 1048576.0;
+  c->metric_scale = c->rank == 0 ? (double)(c->size - 1) * (double)s->bytes / 1048576.0 : 0.0;
   return 0;
 }
 
@@ -49,7 +50,8 @@ static void check(contend_ctx *c) {
 const contend_motif contend_motif_p2p_incast = {
     .name = "p2p_incast",
     .label = "P2P Incast",
-    .help = "congestor: every rank Isends to rank 0 of its sub-communicator",
+    .help =
+        "congestor: every rank Isends to rank 0 of its sub-communicator; MiB/s received at rank 0",
     .role = CONTEND_ROLE_CONGESTOR,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,

@@ -326,13 +326,12 @@ int contend_mpi_main(const contend_config *cfg) {
   run.ppn_min = nodes.ppn_min;
   run.ppn_max = nodes.ppn_max;
   run.virtual_nodes = (int)contend_param_int(&cfg->common, "virtual_nodes");
+  /* MPICH's version string runs to several KiB: keep its first line */
+  static char libver[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
-  MPI_Get_library_version(run.mpi_library, &len);
-  for (char *c = run.mpi_library; *c; c++) /* first line only */
-    if (*c == '\n' || *c == ',') {
-      *c = 0;
-      break;
-    }
+  MPI_Get_library_version(libver, &len);
+  libver[strcspn(libver, "\n,")] = 0;
+  snprintf(run.mpi_library, sizeof run.mpi_library, "%.255s", libver);
   MPI_Get_version(&run.mpi_version, &run.mpi_subversion);
   if (rank == 0)
     utc_now(run.started_utc, sizeof run.started_utc);
@@ -425,7 +424,8 @@ int contend_mpi_main(const contend_config *cfg) {
           MPI_Request rq[2];
           CONTEND_MPI_CHECK(MPI_Ibarrier(world, &rq[0]));
           CONTEND_MPI_CHECK(MPI_Ibarrier(world, &rq[1]));
-          CONTEND_MPI_CHECK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+          CONTEND_MPI_CHECK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+          CONTEND_MPI_CHECK(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
         }
         CONTEND_MPI_CHECK(MPI_Barrier(world));
       }

@@ -27,9 +27,10 @@ def test_werror_build_and_run(tmp_path, flavour):
         timeout=300,
     )
     assert cfg.returncode == 0, cfg.stdout + cfg.stderr
-    b = run_bounded(["cmake", "--build", build, "-j", "2", "--target", "contend"], timeout=600)
+    b = run_bounded(["cmake", "--build", build, "-j", "2"], timeout=600)
     assert b.returncode == 0, b.stdout[-4000:] + b.stderr[-4000:]
-    assert "warning:" not in b.stdout + b.stderr
+    warnings = [ln for ln in (b.stdout + b.stderr).splitlines() if "warning:" in ln]
+    assert warnings == []
     launcher = shutil.which(f"mpirun.{flavour}")
     r = run_bounded(
         [
