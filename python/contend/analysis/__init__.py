@@ -1,0 +1,25 @@
+"""Statistics for contend results: one statistic per function, one topic per module.
+
+* :mod:`.impact`     Congestion Impact (GPCNeT eq. 1-2)
+* :mod:`.histogram`  mean and quantiles of log-bucketed histograms
+* :mod:`.welch`      Welch's unequal-variance t-test and significance markers
+* :mod:`.bootstrap`  seeded percentile-bootstrap intervals (samples and histograms)
+"""
+
+from .bootstrap import bootstrap_histogram_impact, bootstrap_interval
+from .histogram import histogram_mean, histogram_quantile, histogram_tail_99
+from .impact import congestion_impact, performance_difference_pct
+from .welch import WelchResult, significance_marker, welch_t_test
+
+__all__ = [
+    "WelchResult",
+    "bootstrap_histogram_impact",
+    "bootstrap_interval",
+    "congestion_impact",
+    "histogram_mean",
+    "histogram_quantile",
+    "histogram_tail_99",
+    "performance_difference_pct",
+    "significance_marker",
+    "welch_t_test",
+]

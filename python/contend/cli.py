@@ -1,0 +1,388 @@
+"""Command line of the analysis layer: report, compare, significance, plot, html.
+
+The C binary runs ``contend X ...`` as the program ``contend-X``; the console
+scripts ``contend-report``, ``contend-compare``, ``contend-significance``,
+``contend-plot`` and ``contend-html`` all enter :func:`main` here.  Bad
+input gives one message on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import sys
+from pathlib import Path
+
+from . import __version__
+from .formatting import FORMATS
+
+EXIT_USAGE = 2
+COMMANDS = ("report", "compare", "significance", "plot", "html")
+PLOT_KINDS = ("hist", "congestors", "impact", "jobs")
+
+
+class UsageError(ValueError):
+    """Invalid command-line input (reported like a bad results file)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line on stderr, status 2, no usage dump
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _write(text: str, output) -> None:
+    if output in (None, "-"):
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    path = Path(output)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _canary_list(text):
+    return [c for c in (text or "").split(",") if c] or None
+
+
+def _alphas(text: str):
+    try:
+        vals = sorted((float(v) for v in text.split(",")), reverse=True)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--alpha takes comma-separated numbers in (0, 1), got {text!r}"
+        ) from None
+    if not vals or any(not 0 < v < 1 for v in vals):
+        raise argparse.ArgumentTypeError(f"--alpha values must be in (0, 1), got {text!r}")
+    return tuple(vals)
+
+
+def _level(text: str) -> float:
+    try:
+        val = float(text)
+    except ValueError:
+        val = -1.0
+    if not 0 < val < 1:
+        raise argparse.ArgumentTypeError(
+            f"--level must be a fraction in (0, 1), e.g. 0.95; got {text!r}"
+        )
+    return val
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        val = int(text)
+    except ValueError:
+        val = -1
+    if val < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return val
+
+
+# ------------------------------------------------------------------ commands
+
+
+def cmd_report(args) -> int:
+    from .report import check_impact, render_report
+    from .results import load_results
+
+    results = load_results(args.results)
+    check_impact(results)
+    _write(
+        render_report(
+            results,
+            args.format,
+            args.bootstrap,
+            args.level,
+            args.seed,
+            congestors=not args.no_congestors,
+        ),
+        args.output,
+    )
+    return 0
+
+
+def cmd_compare(args) -> int:
+    import pandas as pd
+
+    from . import formatting as fmt
+    from .results import load_many
+    from .tables import compare_table
+
+    if not args.results and not args.published:
+        raise UsageError("give results files to compare, and/or --published")
+    frame = compare_table(load_many(args.results))
+    columns = fmt.columns_for(fmt.COMPARE_VIEW, fmt.COMPARE_MACHINE, args.format)
+    if args.published:
+        from .published import figure11_rows, published_impact_table
+
+        pub = figure11_rows() if args.figure11 else published_impact_table()
+        frame = pd.concat([frame, pub[frame.columns]], ignore_index=True)
+    if args.canaries:
+        frame = frame[frame["name"].isin(args.canaries)]
+    _write(fmt.render(frame, columns, args.format), args.output)
+    return 0
+
+
+def _parse_group(spec: str):
+    label, sep, files = spec.partition("=")
+    if not sep or not label or not files:
+        raise UsageError(
+            f"bad group {spec!r}: write LABEL=FILE[,FILE...] (globs allowed), "
+            "e.g. control='runs/ctl-*.json'"
+        )
+    paths = []
+    for item in files.split(","):
+        matches = sorted(glob.glob(item)) if glob.has_magic(item) else [item]
+        if not matches:
+            raise UsageError(f"group {label}: pattern {item!r} matches no file")
+        paths.extend(matches)
+    return label, paths
+
+
+def cmd_significance(args) -> int:
+    from . import formatting as fmt
+    from .results import load_many
+    from .tables import significance_table
+
+    groups = {}
+    for spec in args.groups:
+        label, paths = _parse_group(spec)
+        if label in groups:
+            raise UsageError(f"group {label!r} given twice")
+        groups[label] = load_many(paths)
+    if len(groups) < 2:
+        raise UsageError("give a control group and at least one condition group")
+    control = args.control or next(iter(groups))
+    frame = significance_table(groups, control, args.resamples, args.level, args.seed, args.alpha)
+    columns = fmt.columns_for(fmt.SIGNIFICANCE_VIEW, fmt.SIGNIFICANCE_MACHINE, args.format)
+    text = fmt.render(frame, columns, args.format)
+    if args.format == "text":
+        a = args.alpha
+        text += (
+            f"\n\n  Control: {control}.  Diff % = mean difference vs. control, negative = "
+            f"worse.  Welch t-test (two-sided): * p < {a[0]:g}"
+            + (f", ** p < {a[1]:g}" if len(a) > 1 else "")
+            + f".  boot lo/hi: {args.level:.0%} percentile bootstrap of the condition's "
+            f"mean over its trials ({args.resamples} resamples, seed {args.seed})."
+        )
+    _write(text, args.output)
+    return 0
+
+
+def cmd_plot(args) -> int:
+    from . import plots
+    from .results import load_many
+
+    if args.kind == "jobs":
+        raise UsageError(
+            "plot jobs: results files do not carry job run times yet (the jobs "
+            "feature will add them); use contend.plots.job_boxes_figure from Python"
+        )
+    runs = load_many(args.results)
+    if args.kind == "hist":
+        if len(runs) != 1:
+            raise UsageError("plot hist takes one results file")
+        fig = plots.histogram_figure(runs[0], args.canaries, log_y=not args.linear_y)
+    elif args.kind == "congestors":
+        fig = plots.congestor_panels_figure(runs, args.canaries, log_y=not args.linear_y)
+    else:
+        import pandas as pd
+
+        from .tables import compare_table
+
+        frame = compare_table(runs)
+        if args.published:
+            from .published import figure11_rows
+
+            frame = pd.concat([frame, figure11_rows()[frame.columns]], ignore_index=True)
+        if args.canaries:
+            frame = frame[frame["name"].isin(args.canaries)]
+        fig = plots.impact_bars_figure(frame)
+    out = plots.save_figure(fig, args.output)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def cmd_html(args) -> int:
+    from .htmlreport import render_html
+    from .results import load_many
+
+    runs = load_many(args.results)
+    _write(render_html(runs, args.title, args.published, log_y=not args.linear_y), args.output)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------------- parsers
+
+
+def _add_format(p, default="text"):
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=FORMATS,
+        default=default,
+        help="output format (csv/json carry unrounded values) [default %(default)s]",
+    )
+    p.add_argument("-o", "--output", help="write to this file instead of stdout")
+
+
+def _add_report(sub):
+    p = sub.add_parser(
+        "report",
+        help="impact table of one results file",
+        description="Isolated vs. congested mean and 99%% of each canary and the "
+        "Congestion Impact (GPCNeT Table 2 layout), from a results "
+        "file of `contend load` or `contend network`.",
+    )
+    p.add_argument("results", help="results file (.json or .json.gz)")
+    _add_format(p)
+    p.add_argument(
+        "--bootstrap",
+        type=_nonneg_int,
+        default=0,
+        metavar="N",
+        help="add a bootstrap interval of the CIs from N resamples of the histograms "
+        "[default 0: off]",
+    )
+    p.add_argument("--level", type=_level, default=0.95, help="interval level [default 0.95]")
+    p.add_argument("--seed", type=_nonneg_int, default=0, help="bootstrap seed [default 0]")
+    p.add_argument("--no-congestors", action="store_true", help="omit the congestor table")
+    p.set_defaults(func=cmd_report)
+
+
+def _add_compare(sub):
+    p = sub.add_parser(
+        "compare",
+        help="one table across runs (and published baselines)",
+        description="Impact tables of several runs in one table, grouped by "
+        "nodes, ranks per node and MPI library.",
+    )
+    p.add_argument("results", nargs="*", help="results files")
+    p.add_argument(
+        "--published",
+        action="store_true",
+        help="add GPCNeT SC'19 Table 2 (CI computed the same way)",
+    )
+    p.add_argument(
+        "--figure11",
+        action="store_true",
+        help="with --published: only the runs of the paper's Figure 11",
+    )
+    p.add_argument("--canaries", type=_canary_list, help="only these canaries (comma-separated)")
+    _add_format(p)
+    p.set_defaults(func=cmd_compare)
+
+
+def _add_significance(sub):
+    p = sub.add_parser(
+        "significance",
+        help="repeated trials vs. a control: Welch t-test",
+        description="Each condition's mean vs. the control's over repeated "
+        "trials (one results file per trial): difference in %%, "
+        "Welch's t-test with markers, bootstrap interval.",
+    )
+    p.add_argument(
+        "groups",
+        nargs="+",
+        metavar="LABEL=FILE[,FILE...]",
+        help="a condition and its trial files (globs allowed, quote them)",
+    )
+    p.add_argument("--control", help="label of the control group [default: the first]")
+    p.add_argument(
+        "--alpha",
+        type=_alphas,
+        default=(0.05, 0.01),
+        help="significance levels for * and ** [default 0.05,0.01]",
+    )
+    p.add_argument(
+        "--resamples", type=_nonneg_int, default=10000, help="bootstrap resamples [default 10000]"
+    )
+    p.add_argument("--level", type=_level, default=0.95, help="bootstrap level [default 0.95]")
+    p.add_argument("--seed", type=_nonneg_int, default=0, help="bootstrap seed [default 0]")
+    _add_format(p)
+    p.set_defaults(func=cmd_significance)
+
+
+def _add_plot(sub):
+    p = sub.add_parser(
+        "plot",
+        help="figures as PNG or SVG",
+        description="hist: isolated vs. congested histograms of one run "
+        "(GPCNeT Figs 1-3); congestors: one row per single-congestor "
+        "run (Figs 4-5); impact: CI bars across runs, log y (Fig 11); "
+        "jobs: per-job box plots (with the jobs feature).",
+    )
+    p.add_argument("kind", choices=PLOT_KINDS)
+    p.add_argument("results", nargs="*", help="results files")
+    p.add_argument("-o", "--output", required=True, help="figure file, .png or .svg")
+    p.add_argument("--canaries", type=_canary_list, help="only these canaries (comma-separated)")
+    p.add_argument("--linear-y", action="store_true", help="histograms: linear y axis")
+    p.add_argument(
+        "--published", action="store_true", help="impact: add the GPCNeT paper's Figure 11 systems"
+    )
+    p.set_defaults(func=cmd_plot)
+
+
+def _add_html(sub):
+    p = sub.add_parser(
+        "html",
+        help="self-contained HTML report",
+        description="One offline HTML page (figures embedded) with each run's "
+        "configuration, tables and histograms, and for several "
+        "runs the comparison and impact bars.",
+    )
+    p.add_argument("results", nargs="+", help="results files")
+    p.add_argument("-o", "--output", required=True, help="HTML file to write")
+    p.add_argument("--title", default="contend report", help="page title")
+    p.add_argument("--published", action="store_true", help="add GPCNeT SC'19 Table 2")
+    p.add_argument("--linear-y", action="store_true", help="histograms: linear y axis")
+    p.set_defaults(func=cmd_html)
+
+
+def build_parser(prog: str = "contend") -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=prog,
+        description="contend analysis: reports, comparisons, "
+        "significance, plots and HTML from results files.",
+    )
+    parser.add_argument("--version", action="version", version=f"contend {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for add in (_add_report, _add_compare, _add_significance, _add_plot, _add_html):
+        add(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    prog = f"contend {args.command}"
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # e.g. `contend report R.json | head`
+        return 0
+    except (ValueError, OSError) as exc:  # ResultsError and UsageError are ValueErrors
+        text = str(exc) if isinstance(exc, ValueError) else f"{exc.filename or ''}: {exc.strerror}"
+        print(f"{prog}: error: {text}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _entry(command: str):
+    def run(argv=None) -> int:
+        return main([command] + list(sys.argv[1:] if argv is None else argv))
+
+    run.__name__ = f"main_{command}"
+    run.__doc__ = f"Console script contend-{command}."
+    return run
+
+
+main_report = _entry("report")
+main_compare = _entry("compare")
+main_significance = _entry("significance")
+main_plot = _entry("plot")
+main_html = _entry("html")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

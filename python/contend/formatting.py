@@ -1,0 +1,216 @@
+"""Render tables as fixed-width text, markdown, CSV or JSON.
+
+Text and markdown round numbers for reading (see :func:`format_number`);
+CSV and JSON carry the unrounded values (Python's shortest round-trip repr),
+so they equal the results file's numbers exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+FORMATS = ("text", "markdown", "csv", "json")
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    header: str
+    kind: str = "num"  # num | int | str | p
+
+
+def format_number(value) -> str:
+    """Readable rounding: 1 decimal from 100 up, 2 from 10, 3 below; 'n/a' when missing."""
+    if value is None or value is pd.NA:
+        return "n/a"
+    value = float(value)
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    mag = abs(value)
+    if mag >= 100:
+        return f"{value:.1f}"
+    if mag >= 10:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def _format_p(value) -> str:
+    if value is None or value is pd.NA or math.isnan(float(value)):
+        return "n/a"
+    return f"{float(value):.3g}" if value >= 1e-4 else f"{float(value):.1e}"
+
+
+def _cell(value, kind: str) -> str:
+    if kind == "num":
+        return format_number(value)
+    if kind == "p":
+        return _format_p(value)
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "n/a" if kind == "int" else ""
+    if kind == "int":
+        return str(int(value))
+    return str(value)
+
+
+def text_table(frame: pd.DataFrame, columns: list) -> str:
+    """Fixed-width table: strings left-aligned, numbers right-aligned."""
+    cells = [[_cell(row[c.key], c.kind) for c in columns] for _, row in frame.iterrows()]
+    widths = [max([len(c.header)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+
+    def line(values):
+        out = []
+        for val, col, width in zip(values, columns, widths):
+            out.append(val.ljust(width) if col.kind == "str" else val.rjust(width))
+        return "  ".join(out).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line([c.header for c in columns]), rule] + [line(r) for r in cells])
+
+
+def markdown_table(frame: pd.DataFrame, columns: list) -> str:
+    head = "| " + " | ".join(c.header for c in columns) + " |"
+    align = "|" + "|".join(":---" if c.kind == "str" else "---:" for c in columns) + "|"
+    body = [
+        "| " + " | ".join(_cell(row[c.key], c.kind).replace("|", "\\|") for c in columns) + " |"
+        for _, row in frame.iterrows()
+    ]
+    return "\n".join([head, align] + body)
+
+
+def _plain(value):
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):
+        value = value.item()
+    return value
+
+
+def records(frame: pd.DataFrame, keys: list) -> list:
+    """Rows as plain dicts (NaN -> None, numpy scalars -> Python)."""
+    return [{k: _plain(row[k]) for k in keys} for _, row in frame.iterrows()]
+
+
+def json_table(frame: pd.DataFrame, keys: list) -> str:
+    return json.dumps(records(frame, keys), indent=1, allow_nan=False)
+
+
+def csv_table(frame: pd.DataFrame, keys: list) -> str:
+    out = frame[keys].copy()
+    for key in keys:
+        if out[key].dtype == object:
+            out[key] = out[key].map(_plain)
+    return out.to_csv(index=False, lineterminator="\n").rstrip("\n")
+
+
+def render(frame: pd.DataFrame, columns: list, fmt: str) -> str:
+    """One table in one of FORMATS; CSV/JSON use the machine keys, all columns given."""
+    if fmt == "text":
+        return text_table(frame, columns)
+    if fmt == "markdown":
+        return markdown_table(frame, columns)
+    keys = [c.key for c in columns]
+    if fmt == "csv":
+        return csv_table(frame, keys)
+    if fmt == "json":
+        return json_table(frame, keys)
+    raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+
+
+IMPACT_VIEW = [
+    Column("name", "Canary", "str"),
+    Column("units", "Units", "str"),
+    Column("isolated_mean", "Isolated avg"),
+    Column("congested_mean", "Congested avg"),
+    Column("isolated_tail_99", "Isolated 99%"),
+    Column("congested_tail_99", "Congested 99%"),
+    Column("ci_mean", "CI avg"),
+    Column("ci_tail_99", "CI 99%"),
+]
+IMPACT_MACHINE = (
+    IMPACT_VIEW[:1]
+    + [Column("label", "label", "str"), Column("metric", "metric", "str")]
+    + IMPACT_VIEW[1:]
+    + [
+        Column("isolated_count", "isolated_count", "int"),
+        Column("congested_count", "congested_count", "int"),
+    ]
+)
+BOOTSTRAP_VIEW = [
+    Column("ci_mean_lo", "CI avg lo"),
+    Column("ci_mean_hi", "CI avg hi"),
+    Column("ci_tail_99_lo", "CI 99% lo"),
+    Column("ci_tail_99_hi", "CI 99% hi"),
+]
+CONGESTOR_VIEW = [
+    Column("name", "Congestor", "str"),
+    Column("phase", "Phase", "str"),
+    Column("during", "During", "str"),
+    Column("units", "Units", "str"),
+    Column("mean", "Avg"),
+    Column("tail_99", "99%"),
+    Column("count", "Samples", "int"),
+]
+COMPARE_VIEW = [
+    Column("run", "Run", "str"),
+    Column("mpi_library", "MPI", "str"),
+    Column("nodes", "Nodes", "int"),
+    Column("ranks_per_node", "PPN", "str"),
+] + IMPACT_VIEW
+COMPARE_MACHINE = (
+    COMPARE_VIEW[:4]
+    + [Column("ranks", "ranks", "int"), Column("source", "source", "str")]
+    + IMPACT_MACHINE
+)
+SIGNIFICANCE_VIEW = [
+    Column("condition", "Condition", "str"),
+    Column("name", "Canary", "str"),
+    Column("quantity", "Quantity", "str"),
+    Column("units", "Units", "str"),
+    Column("n_control", "n ctl", "int"),
+    Column("n_condition", "n", "int"),
+    Column("control_mean", "Control"),
+    Column("condition_mean", "Condition mean"),
+    Column("condition_lo", "boot lo"),
+    Column("condition_hi", "boot hi"),
+    Column("difference_pct", "Diff %"),
+    Column("p", "p", "p"),
+    Column("marker", "Sig", "str"),
+]
+SIGNIFICANCE_MACHINE = SIGNIFICANCE_VIEW[:-2] + [
+    Column("t", "t"),
+    Column("p", "p", "p"),
+    Column("marker", "marker", "str"),
+]
+
+
+def columns_for(view: list, machine: list, fmt: str) -> list:
+    """Human view for text/markdown, full machine columns for CSV/JSON."""
+    return view if fmt in ("text", "markdown") else machine
+
+
+def html_table(frame: pd.DataFrame, columns: list, css_class: str = "data") -> str:
+    """An HTML table of the human view (escaped; numbers right-aligned via CSS class)."""
+    from html import escape
+
+    head = "".join(f"<th>{escape(c.header)}</th>" for c in columns)
+    body = []
+    for _, row in frame.iterrows():
+        cells = "".join(
+            f'<td class="{"s" if c.kind == "str" else "n"}">{escape(_cell(row[c.key], c.kind))}'
+            "</td>"
+            for c in columns
+        )
+        body.append(f"<tr>{cells}</tr>")
+    return (
+        f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>'
+        + "".join(body)
+        + "</tbody></table>"
+    )

@@ -1,0 +1,348 @@
+"""Load contend results files (``contend network`` / ``contend load`` JSON).
+
+A results file is validated against ``schemas/contend-results.schema.json``
+and turned into pandas frames:
+
+* ``Results.tests``: one row per test and phase, with the statistics of the
+  test's metric (``lat_us`` or ``bw_mib_s``) as columns;
+* ``Results.histograms``: one row per non-empty histogram bucket (long form,
+  keyed by the test's row number);
+* ``Results.impact``: the Congestion Impact rows the benchmark wrote.
+
+Every problem with a file is raised as :class:`ResultsError` (a ValueError)
+whose message names the file and the offending field and says what is valid.
+Files may be gzip-compressed (``.json.gz``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+SCHEMA_NAME = "contend-results"
+SCHEMA_FILE = "contend-results.schema.json"
+SUPPORTED_MAJOR = 1
+
+STAT_KEYS = (
+    "count",
+    "mean",
+    "stddev",
+    "min",
+    "max",
+    "p0_1",
+    "p1",
+    "p50",
+    "p99",
+    "p99_9",
+    "tail_99",
+    "tail_99_9",
+)
+TEST_KEYS = (
+    "name",
+    "label",
+    "role",
+    "phase",
+    "during",
+    "metric",
+    "units",
+    "higher_is_better",
+    "message_bytes",
+    "ranks_sampled",
+    "measurements_done",
+    "timed_out",
+    "elapsed_s",
+)
+
+VALID_HINT = (
+    "a results file written by `contend network` or `contend load -o FILE` "
+    f"(schema '{SCHEMA_NAME}' version {SUPPORTED_MAJOR}.x)"
+)
+
+
+class ResultsError(ValueError):
+    """A results file that cannot be read; the message is meant for the user."""
+
+
+def find_schema_dir() -> Path:
+    """Directory holding the JSON schemas.
+
+    Search order: ``$CONTEND_SCHEMA_DIR``; ``contend/schemas`` inside the
+    package (a symlink to the repository's ``schemas/`` in a source checkout
+    or editable install); ``schemas/`` in a parent directory of the package.
+    """
+    candidates = []
+    env = os.environ.get("CONTEND_SCHEMA_DIR")
+    if env:
+        candidates.append(Path(env))
+    here = Path(__file__).resolve().parent
+    candidates.append(here / "schemas")
+    candidates.extend(parent / "schemas" for parent in here.parents)
+    for cand in candidates:
+        if (cand / SCHEMA_FILE).is_file():
+            return cand
+    raise ResultsError(
+        f"cannot find {SCHEMA_FILE}: set CONTEND_SCHEMA_DIR to the repository's schemas/ directory"
+    )
+
+
+@lru_cache(maxsize=1)
+def results_schema() -> dict:
+    """The parsed results schema."""
+    with open(find_schema_dir() / SCHEMA_FILE, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    schema = results_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+def _json_path(parts) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _read_text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: no such file (expected {VALID_HINT})") from None
+    except IsADirectoryError:
+        raise ResultsError(f"{path}: is a directory, not a results file") from None
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read: {exc.strerror}") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise ResultsError(f"{path}: corrupt or truncated gzip data ({exc})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ResultsError(f"{path}: not UTF-8 text; expected {VALID_HINT}") from None
+
+
+def parse_results(text: str, source: str = "<string>") -> dict:
+    """Parse and validate the text of a results file; return the document."""
+    if not text.strip():
+        raise ResultsError(f"{source}: empty file; expected {VALID_HINT}")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(
+            f"{source}: not valid JSON (truncated or corrupt?): {exc.msg} at line "
+            f"{exc.lineno} column {exc.colno}; expected {VALID_HINT}"
+        ) from None
+    validate_document(doc, source)
+    return doc
+
+
+def _check_header(doc: Any, source: str) -> None:
+    if not isinstance(doc, dict):
+        raise ResultsError(
+            f"{source}: top level is a JSON {type(doc).__name__}, expected an object: {VALID_HINT}"
+        )
+    name = doc.get("schema")
+    if name != SCHEMA_NAME:
+        raise ResultsError(
+            f"{source}: field 'schema' is {name!r}, expected '{SCHEMA_NAME}' ({VALID_HINT})"
+        )
+    version = doc.get("schema_version")
+    major = str(version).split(".", 1)[0] if isinstance(version, str) else None
+    if major != str(SUPPORTED_MAJOR):
+        raise ResultsError(
+            f"{source}: field 'schema_version' is {version!r}; this reader supports "
+            f"major version {SUPPORTED_MAJOR} ('{SUPPORTED_MAJOR}.N'): "
+            "upgrade contend's Python package to read newer files"
+        )
+
+
+def _check_samples(doc: dict, source: str) -> None:
+    """Canary tests need samples; congestors may have none (e.g. a congestor that got
+    no measurement in before a short canary finished)."""
+    if not doc["tests"]:
+        raise ResultsError(
+            f"{source}: field 'tests' is empty: a results file needs at least one test with samples"
+        )
+    total = 0
+    for i, test in enumerate(doc["tests"]):
+        where = f"tests[{i}] ({test['name']}, {test['phase']})"
+        metric = test["metric"]
+        count = test[metric]["count"]
+        hist = test["histogram"]
+        hist_total = sum(hist["count"])
+        total += count
+        if test["role"] == "canary" and (count == 0 or hist_total == 0):
+            raise ResultsError(
+                f"{source}: {where}: empty samples ({metric}.count is {count}, "
+                f"histogram holds {hist_total}): every canary test needs at least "
+                "one sample; rerun with a longer --timeout"
+            )
+        if hist_total != count:
+            raise ResultsError(
+                f"{source}: {where}: histogram counts sum to {hist_total} but "
+                f"{metric}.count is {count}; they must be equal"
+            )
+        if not len(hist["lower"]) == len(hist["upper"]) == len(hist["count"]):
+            raise ResultsError(
+                f"{source}: {where}: histogram arrays lower/upper/count differ in "
+                "length; they must be equal"
+            )
+    if total == 0:
+        raise ResultsError(
+            f"{source}: empty samples: no test holds any sample; rerun with a longer --timeout"
+        )
+
+
+def validate_document(doc: Any, source: str = "<string>") -> None:
+    """Raise ResultsError unless ``doc`` is a valid results document."""
+    _check_header(doc, source)
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: (len(e.path), list(e.path)))
+    if errors:
+        import jsonschema
+
+        err = jsonschema.exceptions.best_match(errors)
+        raise ResultsError(
+            f"{source}: invalid field {_json_path(err.absolute_path)}: "
+            f"{err.message} (valid input: {VALID_HINT}; see "
+            f"schemas/{SCHEMA_FILE})"
+        )
+    _check_samples(doc, source)
+
+
+def tests_frame(doc: dict) -> pd.DataFrame:
+    """One row per test entry: identity columns and its metric's statistics."""
+    rows = []
+    for i, test in enumerate(doc["tests"]):
+        row = {"test_index": i}
+        row.update({key: test[key] for key in TEST_KEYS})
+        summary = test[test["metric"]]
+        row.update({key: summary[key] for key in STAT_KEYS})
+        bulk = test.get("bulk_" + test["metric"]) or {}
+        row.update({"bulk_" + key: bulk.get(key) for key in ("count", "mean", "tail_99")})
+        row["relative_error"] = test["histogram"]["relative_error"]
+        rows.append(row)
+    frame = pd.DataFrame(rows).set_index("test_index")
+    float_cols = [k for k in STAT_KEYS if k != "count"]
+    frame[float_cols] = frame[float_cols].astype(float)
+    return frame
+
+
+def histograms_frame(doc: dict) -> pd.DataFrame:
+    """Long frame of every test's histogram: test_index, lower, upper, count."""
+    parts = []
+    for i, test in enumerate(doc["tests"]):
+        hist = test["histogram"]
+        n = len(hist["count"])
+        upper = pd.array([float("nan") if u is None else u for u in hist["upper"]], dtype=float)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "test_index": [i] * n,
+                    "lower": hist["lower"],
+                    "upper": upper,
+                    "count": hist["count"],
+                }
+            )
+        )
+    frame = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    frame["lower"] = frame["lower"].astype(float)
+    frame["count"] = frame["count"].astype("int64")
+    return frame
+
+
+def impact_frame(doc: dict) -> pd.DataFrame:
+    """The Congestion Impact entries written by the benchmark."""
+    cols = ["name", "metric", "ci_mean", "ci_p50", "ci_tail_99", "ci_tail_99_9"]
+    frame = pd.DataFrame(doc["impact"], columns=cols)
+    frame[cols[2:]] = frame[cols[2:]].astype(float)
+    return frame
+
+
+@dataclass
+class Results:
+    """A loaded, validated results file."""
+
+    path: Path
+    doc: dict
+    label: str
+    tests: pd.DataFrame = field(repr=False)
+    histograms: pd.DataFrame = field(repr=False)
+    impact: pd.DataFrame = field(repr=False)
+
+    @property
+    def environment(self) -> dict:
+        return self.doc["environment"]
+
+    @property
+    def command(self) -> str:
+        return self.doc["command"]
+
+    @property
+    def nodes(self) -> int:
+        return int(self.environment["nodes"])
+
+    @property
+    def ranks_per_node(self) -> str:
+        """Ranks per node (PPort) as text: '2', or '1-2' when nodes differ."""
+        lo = self.environment["ranks_per_node_min"]
+        hi = self.environment["ranks_per_node_max"]
+        return str(lo) if lo == hi else f"{lo}-{hi}"
+
+    @property
+    def mpi_library(self) -> str:
+        return self.environment["mpi_library"]
+
+    def histogram(self, test_index: int) -> pd.DataFrame:
+        """Buckets (lower, upper, count) of one test, in ascending order."""
+        hist = self.histograms
+        return hist[hist["test_index"] == test_index].reset_index(drop=True)
+
+    def canaries(self) -> list:
+        """Canary names in the order they appear."""
+        rows = self.tests[self.tests["role"] == "canary"]
+        return list(dict.fromkeys(rows["name"]))
+
+
+def default_label(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".json"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def load_results(path, label: str | None = None) -> Results:
+    """Read, validate and tabulate one results file (``.json`` or ``.json.gz``)."""
+    path = Path(path)
+    doc = parse_results(_read_text(path), str(path))
+    return Results(
+        path=path,
+        doc=doc,
+        label=label or default_label(path),
+        tests=tests_frame(doc),
+        histograms=histograms_frame(doc),
+        impact=impact_frame(doc),
+    )
+
+
+def load_many(paths, labels=None) -> list:
+    """Load several files; labels default to the file names, made unique."""
+    paths = [Path(p) for p in paths]
+    if labels is None:
+        labels = [default_label(p) for p in paths]
+        if len(set(labels)) < len(labels):
+            labels = [f"{p.parent.name}/{lab}" for p, lab in zip(paths, labels)]
+    return [load_results(p, lab) for p, lab in zip(paths, labels)]
