@@ -19,8 +19,8 @@ typedef struct contend_run_opts {
 } contend_run_opts;
 
 /* Canary loop.  Collective over sync (every rank running the test, all
- * sub-communicators): a per-measurement MPI_Allreduce(MAX) of the elapsed
- * time decides the timeout for all of them together.  Fills out. */
+ * sub-communicators): an MPI_Allreduce(MAX) of the elapsed time before
+ * every round decides the timeout for all of them together.  Fills out. */
 void contend_run_canary(contend_ctx *c, const contend_motif *m, MPI_Comm sync,
                         const contend_run_opts *o, contend_result *out);
 
