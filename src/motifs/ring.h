@@ -20,6 +20,21 @@ typedef struct ring_state {
   unsigned char *win;  /* RMA window (PUT: 2*nmsg slots; GET: one message) */
 } ring_state;
 
+/* Parameter tables shared by the ring canaries (GPCNeT's counts). */
+#define RING_LAT_PARAMS                                                                            \
+  {                                                                                                \
+    CONTEND_LOOP_PARAMS(10000, 30, 200, 200),                                                      \
+        {"msg_bytes", CONTEND_P_INT, "8", "B", "message size", 1, 1 << 30}, CONTEND_PARAM_END      \
+  }
+#define RING_BW_PARAMS                                                                             \
+  {                                                                                                \
+    CONTEND_LOOP_PARAMS(10000, 30, 8, 1),                                                          \
+        {"msg_bytes", CONTEND_P_INT, "131072", "B", "message size", 1, 1 << 30},                   \
+        {"messages", CONTEND_P_INT, "8", "count", "messages to each neighbour per iteration",      \
+         1,          4096},                                                                        \
+        CONTEND_PARAM_END                                                                          \
+  }
+
 /* Reads msg_bytes and messages (if the motif declares it), allocates
  * buffers, sets the metric scale.  lat_divisor > 0 makes it a latency
  * motif (time / divisor), otherwise a bandwidth motif. */

@@ -1,10 +1,7 @@
 /* rr_get_lat: random ring, MPI_Get from both neighbours then flush; latency = time/2 */
 #include "ring.h"
 
-static const contend_param_def params[] = {
-    CONTEND_LOOP_PARAMS(10000, 30, 200, 200),
-    {"msg_bytes", CONTEND_P_INT, "8", "B", "message size", 1, 1 << 30},
-    CONTEND_PARAM_END};
+static const contend_param_def params[] = RING_LAT_PARAMS;
 
 static int setup(contend_ctx *c) { return ring_setup(c, RING_GET, 0, 0, 2); }
 

@@ -1,11 +1,7 @@
 /* rr_put_bw: random ring, N MPI_Put to each neighbour then flush; MiB/s sent per rank */
 #include "ring.h"
 
-static const contend_param_def params[] = {
-    CONTEND_LOOP_PARAMS(10000, 30, 8, 1),
-    {"msg_bytes", CONTEND_P_INT, "131072", "B", "message size", 1, 1 << 30},
-    {"messages", CONTEND_P_INT, "8", "count", "messages to each neighbour per iteration", 1, 4096},
-    CONTEND_PARAM_END};
+static const contend_param_def params[] = RING_BW_PARAMS;
 
 static int setup(contend_ctx *c) { return ring_setup(c, RING_PUT, 0, 0, 0); }
 
