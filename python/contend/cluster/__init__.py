@@ -1,4 +1,4 @@
-"""Emulated cluster on one host: ``contend cluster up|run|exec|stats|show|down``.
+"""Emulated cluster on one host: ``contend cluster up|run|exec|stats|shape|show|down``.
 
 Nodes are network namespaces, leaf and spine switches are bridges in a switch
 namespace, and every link direction is shaped with an HTB rate and a bounded
@@ -7,7 +7,7 @@ queues and drops. See ``docs/emulated-cluster.md``.
 
 Modules: ``topology`` (pure description and validation), ``netns`` (ip/tc
 wrappers), ``shaping`` (qdiscs and counters), ``state`` (state directory),
-``lifecycle`` (up/down), ``launch`` (exec/run with mpirun), ``stats`` (link
+``lifecycle`` (up/down, shaping on/off), ``launch`` (exec/run with mpirun), ``stats`` (link
 counters), ``probe`` (TCP probes for tests and benchmarks), ``cli``.
 """
 

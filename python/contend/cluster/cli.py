@@ -1,4 +1,4 @@
-"""Command line of the emulated cluster: ``contend cluster up|run|exec|stats|show|down``.
+"""Command line of the emulated cluster: ``contend cluster up|run|exec|stats|shape|show|down``.
 
 Installed as ``contend-cluster``; the ``contend`` binary dispatches
 ``contend cluster ARGS`` to it. Exit status: 0 success, 2 bad input / missing
@@ -37,6 +37,8 @@ examples:
   contend cluster stats
   contend cluster stats --sample-interval 0.5 --duration 30 --csv links.csv
   contend cluster exec n003 -- hostname
+  contend cluster shape --off               # same cluster, links unlimited
+  contend cluster shape --on                # shaping restored
   contend cluster down
 """
 
@@ -165,6 +167,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_prefix(q)
 
     q = sub.add_parser(
+        "shape",
+        help="remove or restore the shaping of all links",
+        description="Remove the rate limits and queues of every link (--off: the links run "
+        "at the speed of the software path, with no queue of their own) or restore them "
+        "(--on: the rates and queues given to up). Namespaces, addresses, hostnames and "
+        "running processes stay as they are, so the same run can be repeated with and "
+        "without shaping. Counters restart at zero when shaping is restored.",
+        allow_abbrev=False,
+    )
+    g = q.add_mutually_exclusive_group(required=True)
+    g.add_argument("--off", action="store_true", help="remove the shaping (unlimited links)")
+    g.add_argument("--on", action="store_true", help="restore the shaping given to up")
+    _add_prefix(q)
+
+    q = sub.add_parser(
         "show",
         help="describe the cluster",
         allow_abbrev=False,
@@ -250,6 +267,23 @@ def _cmd_down(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_shape(args: argparse.Namespace) -> int:
+    desc = lifecycle.set_shaping(args.prefix, enabled=args.on)
+    r = desc["rates"]
+    if args.on:
+        print(
+            f"cluster '{desc['prefix']}': shaping on ({desc['changed']} links): node links "
+            f"{r['node']}, uplinks {r['uplink']}, queues {desc['queue']}; counters restart at 0"
+        )
+    else:
+        print(
+            f"cluster '{desc['prefix']}': shaping off (removed from {desc['changed']} links): "
+            "links are unlimited and unqueued; restore with: contend cluster shape --on"
+            + (f" --prefix {desc['prefix']}" if desc["prefix"] != DEFAULT_PREFIX else "")
+        )
+    return 0
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     desc = state.load(args.prefix)
     if args.json:
@@ -260,10 +294,12 @@ def _cmd_show(args: argparse.Namespace) -> int:
         f"cluster '{desc['prefix']}' ({len(desc['nodes'])} nodes, {len(desc['leaves'])} "
         f"leaves; subnet {desc['subnet']}; state {state.state_dir(desc['prefix'])})"
     )
+    shaped = desc.get("shaping", "on") == "on"
     print(
         f"  node links {r['node']}, uplinks {r['uplink']}"
         + (f" (taper {desc['taper']})" if desc.get("taper") else "")
         + f", queues {desc['queue']}, TCP {desc.get('tcp_congestion_control') or 'default'}"
+        + ("" if shaped else "; shaping OFF (links unlimited; shape --on restores it)")
     )
     print(f"  {'node':<6} {'hostname':<14} {'namespace':<14} {'address':<16} leaf")
     for n in desc["nodes"]:
@@ -280,6 +316,7 @@ def _cmd_list(_args: argparse.Namespace) -> int:
         desc = state.load(prefix, required=False)
         what = (
             f"{len(desc['nodes'])} nodes, status {desc.get('status')}"
+            + (", shaping off" if desc.get("shaping") == "off" else "")
             if desc
             else "namespaces without state (remove with down)"
         )
@@ -342,6 +379,7 @@ def _dispatch(argv: list[str]) -> int:
         "show": _cmd_show,
         "list": _cmd_list,
         "stats": _cmd_stats,
+        "shape": _cmd_shape,
     }[args.command]
     return handler(args)
 

@@ -1,11 +1,12 @@
-"""Creating (``up``) and removing (``down``) an emulated cluster.
+"""Creating (``up``) and removing (``down``) an emulated cluster; shaping on and off.
 
 ``up`` refuses to touch anything if a cluster with the same prefix (state file
 or any of its namespaces) exists; once it has started creating, any failure
 or interruption rolls everything back. ``down`` stops the processes inside the
 cluster's namespaces (found with ``ip netns pids``, never by name), deletes the
 namespaces (which deletes every veth and bridge, all of which live inside
-them) and the state directory; it is idempotent.
+them) and the state directory; it is idempotent. ``set_shaping`` removes or
+restores the qdiscs of all shaped links and leaves everything else as it is.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Callable
 
 from . import netns, state
 from .errors import ClusterError, UsageError
-from .shaping import shape_commands
+from .shaping import parse_qdisc_text, shape_commands
 from .topology import ClusterSpec, describe, hostfile, topology_conf, validate_prefix
 
 Log = Callable[[str], None]
@@ -130,14 +131,73 @@ def _create(spec: ClusterSpec, desc: dict, log: Log) -> None:
         )
         desc["tcp_congestion_control"] = None
 
-    sw_tc = []
+    _apply_shaping(desc)
+    desc["shaping"] = "on"
+
+
+def _links_by_namespace(desc: dict) -> dict:
+    """Namespace -> shaped links of ``desc`` in it (in description order)."""
+    out: dict = {}
     for link in desc["links"]:
-        cmds = shape_commands(link["dev"], link["rate_bps"], link["queue_bytes"])
-        if link["namespace"] == sw:
-            sw_tc += cmds
+        out.setdefault(link["namespace"], []).append(link)
+    return out
+
+
+def _apply_shaping(desc: dict) -> None:
+    """Shape every link of ``desc`` (HTB rate + bfifo); replaces whatever qdisc is there."""
+    for ns, links in _links_by_namespace(desc).items():
+        cmds = []
+        for link in links:
+            cmds += shape_commands(link["dev"], link["rate_bps"], link["queue_bytes"])
+        netns.tc_batch(ns, cmds)
+
+
+def _remove_shaping(desc: dict) -> int:
+    """Delete the root HTB qdisc of every link of ``desc``; return how many were removed.
+
+    Only qdiscs that exist are deleted (read back with ``tc qdisc show``), so
+    removing twice is harmless. The veths fall back to their default (no queue).
+    """
+    removed = 0
+    for ns, links in _links_by_namespace(desc).items():
+        shaped = parse_qdisc_text(netns.run_cmd(["tc", "-n", ns, "qdisc", "show"]).stdout)
+        cmds = [f"qdisc del dev {link['dev']} root" for link in links if link["dev"] in shaped]
+        netns.tc_batch(ns, cmds)
+        removed += len(cmds)
+    return removed
+
+
+def set_shaping(prefix: str, enabled: bool) -> dict:
+    """Remove (``enabled=False``) or restore the shaping of cluster ``prefix``'s links.
+
+    The namespaces, addresses, bridges and processes stay as they are; only the
+    qdiscs change. Restoring applies the rates and queues of ``cluster.json``
+    (its counters restart at zero). Records ``shaping`` (``on``/``off``) in
+    ``cluster.json`` and returns the updated description plus ``changed``, the
+    number of links whose qdisc was added or removed.
+    """
+    validate_prefix(prefix)
+    netns.check_usable()
+    with state.locked(prefix):
+        desc = state.load(prefix)
+        existing = set(netns.list_namespaces())
+        missing = sorted({link["namespace"] for link in desc["links"]} - existing)
+        if missing:
+            raise UsageError(
+                f"cluster '{prefix}' is damaged: namespace(s) {', '.join(missing[:4])} "
+                f"missing; remove it with: contend cluster down --prefix {prefix}"
+            )
+        if enabled:
+            # HTB cannot be changed in place ("replace" fails on an HTB root): start afresh
+            _remove_shaping(desc)
+            _apply_shaping(desc)
+            changed = len(desc["links"])
         else:
-            netns.tc_batch(link["namespace"], cmds)
-    netns.tc_batch(sw, sw_tc)
+            changed = _remove_shaping(desc)
+        desc["shaping"] = "on" if enabled else "off"
+        state.save(prefix, desc)
+    desc["changed"] = changed
+    return desc
 
 
 def up(spec: ClusterSpec, log: Log = _stderr) -> dict:

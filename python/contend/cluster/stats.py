@@ -7,7 +7,10 @@ For every shaped link (see ``topology``) the counters of its root HTB qdisc:
 cumulative since ``up``.
 
 Time series CSV: columns ``time_s,component,counter,value``; one row per link
-and counter per sample; ``time_s`` is seconds since the first sample.
+and counter per sample; ``time_s`` is seconds since the first sample, whose
+wall-clock time is logged on stderr when sampling starts (``time_s 0 =
+<UTC time> (unix <seconds>)``), to line the samples up with other records
+such as the ``started_utc`` of a results file.
 """
 
 from __future__ import annotations
@@ -48,8 +51,19 @@ class LinkSampler:
             r.close()
 
 
-def format_table(rows: list[tuple[dict, dict]], title: str = "") -> str:
-    """Fixed-width table of link counters with units in the headers."""
+def _missing_note(desc: dict) -> str:
+    if desc.get("shaping", "on") == "off":
+        return "not shaped: shaping is off, contend cluster shape --on restores it"
+    return "no counters: link missing?"
+
+
+def format_table(
+    rows: list[tuple[dict, dict]], title: str = "", missing: str = "no counters: link missing?"
+) -> str:
+    """Fixed-width table of link counters with units in the headers.
+
+    Links without counters get one line with ``missing`` in parentheses.
+    """
     head = (
         f"{'link':<20} {'rate':>10} {'queue':>10} {'sent (MiB)':>12} {'packets':>11} "
         f"{'drops':>9} {'overlimits':>11} {'backlog (B)':>12} {'backlog (pkt)':>13}"
@@ -60,7 +74,7 @@ def format_table(rows: list[tuple[dict, dict]], title: str = "") -> str:
     out.write(head + "\n" + "-" * len(head) + "\n")
     for link, c in rows:
         if not c:
-            out.write(f"{link['component']:<20} (no counters: link missing?)\n")
+            out.write(f"{link['component']:<20} ({missing})\n")
             continue
         out.write(
             f"{link['component']:<20} {format_rate(link['rate_bps']):>10} "
@@ -106,7 +120,13 @@ def one_shot(desc: dict, out: TextIO = sys.stdout) -> None:
         rows = sampler.sample()
     finally:
         sampler.close()
-    out.write(format_table(rows, f"contend cluster '{desc['prefix']}': counters since up"))
+    out.write(
+        format_table(
+            rows,
+            f"contend cluster '{desc['prefix']}': counters since up (or since shape --on)",
+            _missing_note(desc),
+        )
+    )
 
 
 def time_series(
@@ -153,6 +173,12 @@ def time_series(
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(["time_s", "component", "counter", "value"])
         start = time.monotonic()
+        wall = time.time()
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(wall))
+        log(
+            f"sampling {len(sampler.links)} links every {interval:g} s; time_s 0 = "
+            f"{stamp}.{int(wall % 1 * 1000):03d}Z (unix {wall:.3f})"
+        )
         next_t = start
         while True:
             now = time.monotonic()
@@ -196,6 +222,7 @@ def time_series(
     summary = format_table(
         delta_rows(first, last),
         f"contend cluster '{desc['prefix']}': changes over {elapsed:.2f} s ({count} samples)",
+        _missing_note(desc),
     )
     (sys.stdout if csv_path else sys.stderr).write(summary)
     if csv_path:
