@@ -20,6 +20,8 @@ need make make
 need cmake cmake
 need mpicc.openmpi openmpi-bin libopenmpi-dev
 need python3 python3
+need ip iproute2
+need unshare util-linux
 if [[ $what == test ]]; then
   need mpicc.mpich mpich libmpich-dev
   need clang-format clang-format

@@ -46,7 +46,7 @@ cluster_unavailable() {
     { echo "no Open MPI mpirun"; return; }
   ip netns list >/dev/null 2>&1 || { echo "'ip netns' does not work here"; return; }
   "$contend" cluster --help >/dev/null 2>&1 ||
-    { echo "'contend cluster' unavailable (install the Python package: make build)"; return; }
+    { echo "'contend cluster' unavailable (build/bin/contend-cluster missing: run make build)"; return; }
   echo ""
 }
 
