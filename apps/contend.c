@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../src/jobs/jobs.h"
 #include "../src/suite/suite.h"
 
 static void usage(FILE *f) {
@@ -19,6 +20,7 @@ static void usage(FILE *f) {
              "  network   canary tests over all nodes, no congestion (as GPCNeT network_test)\n"
              "  load      canaries alone, then with congestors: Congestion Impact at mean and "
              "p99\n"
+             "  jobs      run a job file: concurrent workloads (motifs, I/O), their CI\n"
              "  list      tests (motifs) and their parameters\n"
              "  version   print the version\n"
              "  help CMD  help of one command (same as contend CMD --help)\n\n"
@@ -62,6 +64,14 @@ static int list_tests(void) {
     fputs(out.s ? out.s : "", stdout);
     out.len = 0;
   }
+  const char *why = "";
+  printf("\nJob-file motifs (contend jobs; parameters: contend jobs --list):\n");
+  for (int i = 0; contend_workload_motifs[i]; i++)
+    printf("  %-20s %s\n", contend_workload_motifs[i]->name, contend_workload_motifs[i]->help);
+  if (contend_io_hdf5_available(&why))
+    printf("I/O back ends: posix, mpiio, hdf5 (parallel HDF5)\n");
+  else
+    printf("I/O back ends: posix, mpiio (no hdf5: %s)\n", why);
   contend_sb_free(&out);
   contend_config_free(&cfg);
   return 0;
@@ -114,6 +124,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "list"))
     return launcher_rank() == 0 ? list_tests() : 0;
+  if (!strcmp(cmd, "jobs"))
+    return contend_jobs_main(argc - 1, argv + 1, launcher_rank() == 0);
   contend_command c;
   if (!strcmp(cmd, "network"))
     c = CONTEND_CMD_NETWORK;

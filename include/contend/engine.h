@@ -17,7 +17,22 @@
  *   target access (lock_all) until the context is finished.
  * - barrier/allreduce/alltoall are collective over the group.
  * - Errors inside an engine abort the run with file, line, rank and call;
- *   engine calls do not return error codes.
+ *   engine calls do not return error codes, except file_open (below).
+ * - File I/O (the I/O motifs): file_open is collective over the group and
+ *   returns a handle >= 0, or -1 on every rank if any rank failed (the
+ *   failing rank's reason is in c->error).  With spec->shared every group
+ *   rank opens the same file (N-1), otherwise each rank its own (N-N).
+ *   write_at/read_at move bytes at a byte offset of the file (for HDF5: of
+ *   the dataset); with spec->collective they are collective over the group
+ *   (every rank calls them the same number of times).  sync makes written
+ *   data durable and visible to other ranks' later reads (after a
+ *   barrier); close and remove are collective; remove deletes the file(s)
+ *   of the spec (shared: once).  Files the engine created and has not yet
+ *   removed are also removed when the run aborts (best effort).
+ * - count(c, t) attaches a traffic accumulator: every later step of this
+ *   context is added to *t (bytes and messages per node pair, collective
+ *   calls, I/O volume, compute time); count(c, NULL) detaches it.  The
+ *   accumulator is the caller's (see contend/traffic.h).
  */
 #ifndef CONTEND_ENGINE_H
 #define CONTEND_ENGINE_H
@@ -28,6 +43,21 @@ struct contend_ctx;
 
 typedef enum { CONTEND_DT_BYTE, CONTEND_DT_INT64, CONTEND_DT_DOUBLE } contend_dtype;
 typedef enum { CONTEND_OP_SUM, CONTEND_OP_MIN, CONTEND_OP_MAX } contend_op;
+
+/* File I/O back ends (engine-neutral names; see the I/O motifs). */
+typedef enum { CONTEND_IO_POSIX, CONTEND_IO_MPIIO, CONTEND_IO_HDF5 } contend_io_api;
+
+typedef struct contend_io_spec {
+  contend_io_api api;
+  const char *path;    /* this rank's file (shared: the same on every rank) */
+  const char *dataset; /* HDF5: dataset name (e.g. the job name); else ignored */
+  int shared;          /* 1: one file for the group (N-1); 0: a file per rank (N-N) */
+  int collective;      /* MPI-IO/HDF5: collective transfers (write_at_all / read_at_all) */
+  int create;          /* 1: create or truncate for writing; 0: open an existing file */
+  unsigned long long file_bytes; /* HDF5: dataset extent in bytes (shared: all ranks) */
+} contend_io_spec;
+
+struct contend_traffic;
 
 typedef struct contend_engine_ops {
   const char *name;
@@ -44,6 +74,22 @@ typedef struct contend_engine_ops {
                     contend_dtype dt, contend_op op);
   void (*alltoall)(struct contend_ctx *c, const void *sbuf, void *rbuf, size_t bytes_per_peer);
   void (*compute)(struct contend_ctx *c, double seconds);
+  /* File I/O (see the contract above).  Handles are per context. */
+  int (*file_open)(struct contend_ctx *c, const contend_io_spec *spec);
+  void (*file_write_at)(struct contend_ctx *c, int fh, const void *buf, size_t bytes,
+                        unsigned long long offset);
+  void (*file_read_at)(struct contend_ctx *c, int fh, void *buf, size_t bytes,
+                       unsigned long long offset);
+  void (*file_sync)(struct contend_ctx *c, int fh);
+  void (*file_close)(struct contend_ctx *c, int fh);
+  void (*file_remove)(struct contend_ctx *c, const contend_io_spec *spec);
+  /* Traffic accounting (see above); NULL detaches. */
+  void (*count)(struct contend_ctx *c, struct contend_traffic *t);
 } contend_engine_ops;
+
+/* Whether this build has the HDF5 back end (1/0), and if not, why (for
+ * `contend list` and job-file errors); why_not may be NULL.  Decided at
+ * configure time (CMake: CONTEND_HAVE_HDF5). */
+int contend_io_hdf5_available(const char **why_not);
 
 #endif

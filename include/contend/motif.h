@@ -7,7 +7,9 @@
  *
  * Life cycle, driven by a runner (the runner owns all timing policy):
  *   setup(c)            once; collective over the group; allocates through
- *                       the engine, sets c->msg_bytes and c->metric_scale.
+ *                       the engine, sets c->msg_bytes and c->metric_scale
+ *                       (0: this rank takes no samples).  Returns 0, or -1
+ *                       with the reason in c->error.
  *   round(c, rng)       optional; before each round (e.g. a new random ring);
  *                       untimed; rng is the same stream on every group rank.
  *   prepare(c)          optional, only with --verify; untimed; fills send
@@ -15,11 +17,25 @@
  *   iterate(c)          one timed iteration: emits this rank's steps and
  *                       completes them before returning.  Never prints,
  *                       never reads a clock.
- *   check(c)            optional, only with --verify; untimed; verifies what
+ *   check(c)            optional, with --verify (always for motifs flagged
+ *                       CONTEND_MOTIF_ALWAYS_CHECK); untimed; verifies what
  *                       iteration c->iter received and counts failures in
  *                       c->verify_errors / c->verify_checked; may use
  *                       engine collectives (all group ranks call it).
+ *   cleanup(c)          optional; once when the context ends (after the
+ *                       last iteration, also after an error that stops the
+ *                       run early); collective over the group; removes what
+ *                       setup created outside engine memory (files).
  * Motifs free nothing: engine memory is released when the context ends.
+ *
+ * Phases (`contend jobs`, StressBench): setup is the decompose phase,
+ * iterations the perform phase, cleanup the cleanup phase; the runner
+ * separates them with global barriers and sets c->job_phase.
+ *
+ * validate(p, nranks, err, len) is optional and pure (no engine, no MPI):
+ * it checks parameter combinations before anything runs, once with
+ * nranks = 0 (size unknown: check what does not depend on it) and again
+ * with the group size.  Returns 0, or -1 with one line in err.
  */
 #ifndef CONTEND_MOTIF_H
 #define CONTEND_MOTIF_H
@@ -31,7 +47,32 @@
 #include "contend/param.h"
 #include "contend/rng.h"
 
-typedef enum { CONTEND_ROLE_CANARY, CONTEND_ROLE_CONGESTOR } contend_role;
+typedef enum {
+  CONTEND_ROLE_CANARY,
+  CONTEND_ROLE_CONGESTOR,
+  CONTEND_ROLE_WORKLOAD /* job-file motifs (contend_workload_motifs) */
+} contend_role;
+
+/* Phase of a job (StressBench): decompose (setup), perform (iterations),
+ * cleanup.  0 outside `contend jobs`. */
+typedef enum {
+  CONTEND_JOB_DECOMPOSE = 1,
+  CONTEND_JOB_PERFORM,
+  CONTEND_JOB_CLEANUP
+} contend_job_phase;
+
+/* contend_motif.flags */
+enum {
+  /* run check after every iteration even without --verify (untimed):
+   * motifs whose result is a verification, e.g. io_read */
+  CONTEND_MOTIF_ALWAYS_CHECK = 1,
+  /* time consecutive iterations of one series as a block (one clock read
+   * per block, as a hand-written latency loop does) instead of each
+   * iteration: for sub-microsecond iterations where reading the clock
+   * would be part of what is measured (ping-pong).  Iteration statistics
+   * are then block means.  Not applied with --verify. */
+  CONTEND_MOTIF_BLOCK_TIMING = 2
+};
 
 /* How a per-iteration time t (seconds) becomes the reported value:
  * LAT_US: t * 1e6 / metric_scale (microseconds);
@@ -56,6 +97,23 @@ typedef struct contend_ctx {
   /* verification counters (check hook) */
   uint64_t verify_errors, verify_checked;
   long verify_inject; /* testing aid: corrupt one received byte every N checks (0 = off) */
+  /* set by the jobs runner before setup (zero/NULL outside `contend jobs`) */
+  const char *job_name; /* [JOB_NAME]: [A-Za-z0-9_.-]+ */
+  int job_index;
+  const char *run_id; /* distinguishes concurrent runs (file names) */
+  uint64_t stream;    /* random-stream id of this motif instance (same on every rank) */
+  int job_phase;      /* contend_job_phase */
+  /* optional, set by setup (jobs): iterations of one invocation when the
+   * motif derives them itself (0: rings x (warmup + iters) of its params) */
+  long iterations;
+  /* optional series (e.g. one per message size): setup sets nseries and
+   * series_value (nseries values of the motif's series_key, engine
+   * memory); the motif's series_of hook names the series of an iteration.
+   * The runner keeps times per series and sets c->series before iterate. */
+  int nseries, series;
+  const double *series_value;
+  /* setup/file_open failure reason (one line), shown with the job-file line */
+  char error[256];
 } contend_ctx;
 
 typedef struct contend_motif {
@@ -71,6 +129,16 @@ typedef struct contend_motif {
   void (*prepare)(contend_ctx *c);
   void (*iterate)(contend_ctx *c);
   void (*check)(contend_ctx *c);
+  /* added for `contend jobs` (all optional) */
+  void (*cleanup)(contend_ctx *c);
+  int (*validate)(const contend_params *p, int nranks, char *err, size_t errlen);
+  unsigned flags;         /* CONTEND_MOTIF_* */
+  const char *series_key; /* what the values of c->series_value are, e.g. "message_bytes" */
+  /* the series of iteration c->iter (0 .. nseries-1), or -1 for an untimed
+   * warm-up iteration, and in *same how many iterations from c->iter on
+   * (>= 1) share it; pure; the runner calls it at the start of each such
+   * run of iterations and sets c->series before every iterate */
+  int (*series_of)(const contend_ctx *c, long *same);
 } contend_motif;
 
 /* Every motif declares its loop counts as parameters with these keys
@@ -94,9 +162,14 @@ typedef struct contend_motif {
     "warmup", CONTEND_P_INT, #wu, "count", "untimed iterations before each round", 0, 1e9          \
   }
 
-/* Registry (src/motifs/registry.c). */
+/* Registry (src/motifs/registry.c).  contend_motifs: the GPCNeT canaries
+ * and congestors (`network`, `load`); contend_workload_motifs: the
+ * job-file motifs.  contend_motif_find searches the first list only;
+ * contend_job_motif_find both (job files may use any motif). */
 extern const contend_motif *const contend_motifs[];
+extern const contend_motif *const contend_workload_motifs[];
 const contend_motif *contend_motif_find(const char *name);
+const contend_motif *contend_job_motif_find(const char *name);
 
 /* Engine call wrappers: what motifs use. */
 static inline void *contend_alloc(contend_ctx *c, size_t n) { return c->ops->alloc(c, n); }
@@ -123,6 +196,23 @@ static inline void contend_allreduce(contend_ctx *c, const void *s, void *r, int
 
 static inline void contend_alltoall(contend_ctx *c, const void *s, void *r, size_t per_peer) {
   c->ops->alltoall(c, s, r, per_peer);
+}
+static inline void contend_compute(contend_ctx *c, double seconds) { c->ops->compute(c, seconds); }
+static inline int contend_file_open(contend_ctx *c, const contend_io_spec *spec) {
+  return c->ops->file_open(c, spec);
+}
+static inline void contend_file_write_at(contend_ctx *c, int fh, const void *b, size_t n,
+                                         unsigned long long off) {
+  c->ops->file_write_at(c, fh, b, n, off);
+}
+static inline void contend_file_read_at(contend_ctx *c, int fh, void *b, size_t n,
+                                        unsigned long long off) {
+  c->ops->file_read_at(c, fh, b, n, off);
+}
+static inline void contend_file_sync(contend_ctx *c, int fh) { c->ops->file_sync(c, fh); }
+static inline void contend_file_close(contend_ctx *c, int fh) { c->ops->file_close(c, fh); }
+static inline void contend_file_remove(contend_ctx *c, const contend_io_spec *spec) {
+  c->ops->file_remove(c, spec);
 }
 
 /* Helpers shared by motifs (src/motifs/common.c). */

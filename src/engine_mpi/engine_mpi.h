@@ -22,9 +22,20 @@ int contend_mpi_ctx_open_serial(contend_ctx *c, const contend_motif *m, const co
  * the motif state and calls setup.  Returns 0, or -1 if setup failed. */
 int contend_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p,
                          MPI_Comm comm, int my_node, uint64_t seed);
+/* As contend_mpi_ctx_open, for `contend jobs`: job_name, job_index, run_id
+ * and stream are copied from *job (owned by the caller, must outlive the
+ * context) before setup.  A failed setup returns -1 on every rank of comm;
+ * the failing rank's reason is in its c->error. */
+int contend_mpi_ctx_open_job(contend_ctx *c, const contend_motif *m, const contend_params *p,
+                             MPI_Comm comm, int my_node, uint64_t seed, const contend_ctx *job);
 /* Frees everything the motif allocated through the engine, its window
  * (collective over comm) and its state. */
 void contend_mpi_ctx_close(contend_ctx *c);
 MPI_Comm contend_mpi_ctx_comm(const contend_ctx *c);
+
+/* Removes every file this process created through the engine and has not
+ * removed yet (async-signal-safe: only unlink; best effort).  For abort
+ * paths: signal handlers, watchdogs, fatal I/O errors. */
+void contend_mpi_io_remove_tracked(void);
 
 #endif

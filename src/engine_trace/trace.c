@@ -9,6 +9,8 @@
 
 #include "../suite/suite.h"
 #include "contend/json.h"
+#include "contend/traffic.h"
+#include "trace.h"
 
 typedef struct flow {
   int src, dst;
@@ -22,8 +24,12 @@ typedef struct trace_sink {
   int recording;
 } trace_sink;
 
+/* Either sink (network/load dry runs: one iteration per test) or traffic
+ * (jobs dry runs: what `count` attached) receives the steps. */
 typedef struct trace_impl {
   trace_sink *sink;
+  contend_traffic *traffic;
+  int nfiles;
   void **mem;
   int nmem, capmem;
 } trace_impl;
@@ -31,6 +37,11 @@ typedef struct trace_impl {
 static void record(contend_ctx *c, int from, int to, size_t bytes) {
   trace_impl *t = c->impl;
   trace_sink *s = t->sink;
+  if (!s) {
+    if (t->traffic)
+      contend_flow_add(&t->traffic->flows, c->node_of[from], c->node_of[to], (double)bytes, 1);
+    return;
+  }
   if (!s->recording)
     return;
   if (s->n == s->cap) {
@@ -74,10 +85,30 @@ static void t_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
   (void)b, (void)off;
   record(c, peer, c->rank, n); /* data flows from the target */
 }
+/* A step of a collective's textbook expansion: into the sink (as before)
+ * or into the estimated pairs of the attached traffic. */
+static void record_coll(contend_ctx *c, int from, int to, size_t bytes) {
+  trace_impl *t = c->impl;
+  if (t->sink)
+    record(c, from, to, bytes);
+  else if (t->traffic)
+    contend_flow_add(&t->traffic->estimated, c->node_of[from], c->node_of[to], (double)bytes, 1);
+}
+
+static void coll_count(contend_ctx *c, contend_coll_kind k, double bytes) {
+  trace_impl *t = c->impl;
+  if (t->sink)
+    t->sink->estimated |= t->sink->recording;
+  if (t->traffic) {
+    t->traffic->coll_calls[k] += 1;
+    t->traffic->coll_bytes[k] += bytes;
+  }
+}
+
 static void t_barrier(contend_ctx *c) { /* dissemination */
-  ((trace_impl *)c->impl)->sink->estimated |= ((trace_impl *)c->impl)->sink->recording;
+  coll_count(c, CONTEND_COLL_BARRIER, 0);
   for (int k = 1; k < c->size; k *= 2)
-    record(c, c->rank, (c->rank + k) % c->size, 0);
+    record_coll(c, c->rank, (c->rank + k) % c->size, 0);
 }
 static void t_allreduce(contend_ctx *c, const void *s, void *r, int count, contend_dtype dt,
                         contend_op op) {
@@ -85,19 +116,56 @@ static void t_allreduce(contend_ctx *c, const void *s, void *r, int count, conte
   size_t el = dt == CONTEND_DT_BYTE ? 1 : 8;
   if (s != r)
     memcpy(r, s, el * (size_t)count); /* keeps verification-free motifs sane */
-  ((trace_impl *)c->impl)->sink->estimated |= ((trace_impl *)c->impl)->sink->recording;
+  coll_count(c, CONTEND_COLL_ALLREDUCE, (double)(el * (size_t)count));
   for (int mask = 1; mask < c->size; mask <<= 1) { /* recursive doubling */
     int partner = c->rank ^ mask;
     if (partner < c->size)
-      record(c, c->rank, partner, el * (size_t)count);
+      record_coll(c, c->rank, partner, el * (size_t)count);
   }
 }
 static void t_alltoall(contend_ctx *c, const void *s, void *r, size_t per) {
   (void)s, (void)r;
+  trace_impl *t = c->impl;
+  if (t->traffic) {
+    t->traffic->coll_calls[CONTEND_COLL_ALLTOALL] += 1;
+    t->traffic->coll_bytes[CONTEND_COLL_ALLTOALL] += (double)per * (c->size - 1);
+  }
   for (int k = 1; k < c->size; k++)
-    record(c, c->rank, (c->rank + k) % c->size, per);
+    record_coll(c, c->rank, (c->rank + k) % c->size, per);
 }
-static void t_compute(contend_ctx *c, double sec) { (void)c, (void)sec; }
+static void t_compute(contend_ctx *c, double sec) {
+  trace_impl *t = c->impl;
+  if (t->traffic)
+    t->traffic->compute_s += sec;
+}
+
+/* File I/O: volume only; nothing touches a disk (read buffers keep what
+ * they held). */
+static int t_file_open(contend_ctx *c, const contend_io_spec *s) {
+  trace_impl *t = c->impl;
+  (void)s;
+  return t->nfiles++;
+}
+static void t_file_write_at(contend_ctx *c, int fh, const void *b, size_t n,
+                            unsigned long long off) {
+  trace_impl *t = c->impl;
+  (void)fh, (void)b, (void)off;
+  if (t->traffic) {
+    t->traffic->io_write_bytes += (double)n;
+    t->traffic->io_write_ops += 1;
+  }
+}
+static void t_file_read_at(contend_ctx *c, int fh, void *b, size_t n, unsigned long long off) {
+  trace_impl *t = c->impl;
+  (void)fh, (void)b, (void)off;
+  if (t->traffic) {
+    t->traffic->io_read_bytes += (double)n;
+    t->traffic->io_read_ops += 1;
+  }
+}
+static void t_file_fh(contend_ctx *c, int fh) { (void)c, (void)fh; }
+static void t_file_remove(contend_ctx *c, const contend_io_spec *s) { (void)c, (void)s; }
+static void t_count(contend_ctx *c, contend_traffic *tr) { ((trace_impl *)c->impl)->traffic = tr; }
 
 static const contend_engine_ops trace_ops = {
     .name = "trace",
@@ -113,7 +181,52 @@ static const contend_engine_ops trace_ops = {
     .allreduce = t_allreduce,
     .alltoall = t_alltoall,
     .compute = t_compute,
+    .file_open = t_file_open,
+    .file_write_at = t_file_write_at,
+    .file_read_at = t_file_read_at,
+    .file_sync = t_file_fh,
+    .file_close = t_file_fh,
+    .file_remove = t_file_remove,
+    .count = t_count,
 };
+
+int contend_trace_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p,
+                           int rank, int size, const int *node_of, uint64_t seed,
+                           const contend_ctx *job) {
+  memset(c, 0, sizeof *c);
+  if (job) {
+    c->job_name = job->job_name;
+    c->job_index = job->job_index;
+    c->run_id = job->run_id;
+    c->stream = job->stream;
+    c->job_phase = CONTEND_JOB_DECOMPOSE;
+  }
+  trace_impl *t = calloc(1, sizeof *t);
+  c->state = calloc(1, m->state_size ? m->state_size : 1);
+  if (!t || !c->state)
+    abort();
+  c->rank = rank;
+  c->size = size;
+  c->node_of = node_of;
+  c->params = p;
+  c->ops = &trace_ops;
+  c->impl = t;
+  c->seed = seed;
+  return m->setup ? m->setup(c) : 0;
+}
+
+void contend_trace_ctx_close(contend_ctx *c) {
+  trace_impl *t = c->impl;
+  if (!t)
+    return;
+  for (int k = 0; k < t->nmem; k++)
+    free(t->mem[k]);
+  free(t->mem);
+  free(t);
+  free(c->state);
+  c->impl = NULL;
+  c->state = NULL;
+}
 
 static int cmp_flow(const void *a, const void *b) {
   const flow *x = a, *y = b;

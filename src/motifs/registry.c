@@ -25,3 +25,26 @@ const contend_motif *contend_motif_find(const char *name) {
       return contend_motifs[i];
   return NULL;
 }
+
+extern const contend_motif contend_motif_wl_allreduce, contend_motif_compute, contend_motif_barrier,
+    contend_motif_halo2d, contend_motif_halo3d, contend_motif_halo3d_unstructured,
+    contend_motif_sweep3d, contend_motif_fft, contend_motif_incast, contend_motif_pingpong,
+    contend_motif_pingpong_sweep, contend_motif_io_write, contend_motif_io_read;
+
+/* Job-file motifs (`contend jobs`), in the order of `contend jobs --list`. */
+const contend_motif *const contend_workload_motifs[] = {
+    &contend_motif_wl_allreduce,   &contend_motif_compute,
+    &contend_motif_barrier,        &contend_motif_halo2d,
+    &contend_motif_halo3d,         &contend_motif_halo3d_unstructured,
+    &contend_motif_sweep3d,        &contend_motif_fft,
+    &contend_motif_incast,         &contend_motif_pingpong,
+    &contend_motif_pingpong_sweep, &contend_motif_io_write,
+    &contend_motif_io_read,        NULL,
+};
+
+const contend_motif *contend_job_motif_find(const char *name) {
+  for (int i = 0; contend_workload_motifs[i]; i++)
+    if (!strcmp(contend_workload_motifs[i]->name, name))
+      return contend_workload_motifs[i];
+  return contend_motif_find(name);
+}

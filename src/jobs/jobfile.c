@@ -1,0 +1,786 @@
+/* The job-file parser (grammar in docs/jobfile.md).
+ *
+ * Text is read in three steps: physical lines lose their comments and are
+ * grouped into logical directives (a trailing backslash, or an indented
+ * line, continues the previous one); {NAME} variables are substituted
+ * piece by piece, so every message names the physical line; each
+ * directive is then parsed in order.  Every error is one message
+ * "path:line: what" and the parse stops. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jobs.h"
+
+/* A piece of a logical directive: the text of one physical line. */
+typedef struct piece {
+  char *text;
+  int line;
+} piece;
+
+typedef struct directive {
+  piece *p;
+  int np;
+} directive;
+
+typedef struct var {
+  char *name, *value;
+  int fixed; /* from -D: the file's [VAR] does not override it */
+} var;
+
+typedef struct parser {
+  const char *path;
+  char *err;
+  size_t errlen;
+  var *vars;
+  int nvars;
+  contend_jobfile *jf;
+} parser;
+
+static int fail(parser *ps, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(parser *ps, int line, const char *fmt, ...) {
+  char msg[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (line > 0)
+    snprintf(ps->err, ps->errlen, "%s:%d: %s", ps->path, line, msg);
+  else
+    snprintf(ps->err, ps->errlen, "%s: %s", ps->path, msg);
+  return -1;
+}
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p)
+    abort();
+  return p;
+}
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q)
+    abort();
+  return q;
+}
+
+static char *xstrdup(const char *s) {
+  char *d = strdup(s);
+  if (!d)
+    abort();
+  return d;
+}
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s))
+    s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1]))
+    s[--n] = 0;
+  return s;
+}
+
+/* Removes a '#' comment (outside double quotes). */
+static void strip_comment(char *s) {
+  int quoted = 0;
+  for (; *s; s++) {
+    if (*s == '"')
+      quoted = !quoted;
+    else if (*s == '#' && !quoted) {
+      *s = 0;
+      return;
+    }
+  }
+}
+
+/* ---- variables ----------------------------------------------------------- */
+
+static const char *const reserved[] = {"rank", "job", "nranks", "run"};
+
+static int is_reserved(const char *name, size_t n) {
+  for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+    if (strlen(reserved[i]) == n && !strncmp(reserved[i], name, n))
+      return 1;
+  return 0;
+}
+
+static int valid_name(const char *s, size_t n) {
+  if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return 0;
+  for (size_t i = 1; i < n; i++)
+    if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+      return 0;
+  return 1;
+}
+
+static var *find_var(parser *ps, const char *name, size_t n) {
+  for (int i = 0; i < ps->nvars; i++)
+    if (strlen(ps->vars[i].name) == n && !strncmp(ps->vars[i].name, name, n))
+      return &ps->vars[i];
+  return NULL;
+}
+
+static void set_var(parser *ps, const char *name, const char *value, int fixed) {
+  var *v = find_var(ps, name, strlen(name));
+  if (v && v->fixed && !fixed)
+    return; /* -D wins */
+  if (!v) {
+    ps->vars = xrealloc(ps->vars, sizeof(var) * (size_t)(ps->nvars + 1));
+    v = &ps->vars[ps->nvars++];
+    v->name = xstrdup(name);
+    v->value = NULL;
+  }
+  free(v->value);
+  v->value = xstrdup(value);
+  v->fixed = fixed;
+}
+
+/* Substitutes {NAME} in one piece (in place: the text is replaced). */
+static int substitute(parser *ps, piece *pc) {
+  const char *s = pc->text;
+  contend_strbuf out = {0};
+  contend_sb_printf(&out, "%s", "");
+  while (*s) {
+    const char *open = strchr(s, '{');
+    if (!open) {
+      contend_sb_printf(&out, "%s", s);
+      break;
+    }
+    contend_sb_printf(&out, "%.*s", (int)(open - s), s);
+    const char *close = strchr(open, '}');
+    if (!close)
+      return contend_sb_free(&out), fail(ps, pc->line, "unterminated '{' in '%s'", pc->text);
+    const size_t n = (size_t)(close - open - 1);
+    if (is_reserved(open + 1, n)) { /* left for the motif (path templates) */
+      contend_sb_printf(&out, "%.*s", (int)(n + 2), open);
+    } else {
+      if (!valid_name(open + 1, n))
+        return contend_sb_free(&out),
+               fail(ps, pc->line, "'{%.*s}' is not a variable name (letters, digits, _)", (int)n,
+                    open + 1);
+      var *v = find_var(ps, open + 1, n);
+      if (!v)
+        return contend_sb_free(&out),
+               fail(ps, pc->line,
+                    "undefined variable '{%.*s}' (define it with [VAR] %.*s=VALUE before this "
+                    "line, or -D %.*s=VALUE)",
+                    (int)n, open + 1, (int)n, open + 1, (int)n, open + 1);
+      contend_sb_printf(&out, "%s", v->value);
+    }
+    s = close + 1;
+  }
+  free(pc->text);
+  pc->text = out.s;
+  return 0;
+}
+
+/* ---- tokens ------------------------------------------------------------- */
+
+typedef struct token {
+  char *text;
+  int line;
+} token;
+
+/* Splits the directive's argument pieces into whitespace-separated tokens
+ * (double quotes group; the quotes are removed).  Returns the count. */
+static int tokenize(parser *ps, directive *d, const char *first_args, token **out) {
+  token *t = NULL;
+  int n = 0;
+  for (int i = 0; i < d->np; i++) {
+    const char *s = i == 0 ? first_args : d->p[i].text;
+    while (*s) {
+      while (isspace((unsigned char)*s))
+        s++;
+      if (!*s)
+        break;
+      contend_strbuf tok = {0};
+      contend_sb_printf(&tok, "%s", "");
+      int quoted = 0;
+      while (*s && (quoted || !isspace((unsigned char)*s))) {
+        if (*s == '"')
+          quoted = !quoted;
+        else
+          contend_sb_printf(&tok, "%c", *s);
+        s++;
+      }
+      if (quoted) {
+        contend_sb_free(&tok);
+        for (int k = 0; k < n; k++)
+          free(t[k].text);
+        free(t);
+        return fail(ps, d->p[i].line, "unterminated double quote");
+      }
+      t = xrealloc(t, sizeof(token) * (size_t)(n + 1));
+      t[n].text = tok.s;
+      t[n].line = d->p[i].line;
+      n++;
+    }
+  }
+  *out = t;
+  return n;
+}
+
+static void free_tokens(token *t, int n) {
+  for (int i = 0; i < n; i++)
+    free(t[i].text);
+  free(t);
+}
+
+/* ---- values with units ----------------------------------------------------- */
+
+/* "4KiB" -> "4096" for byte-sized integers, "350us" -> "0.00035" for
+ * seconds; other text is copied unchanged (the parameter table checks it). */
+static void with_units(const contend_param_def *d, const char *in, char *out, size_t len) {
+  snprintf(out, len, "%s", in);
+  if (!((d->type == CONTEND_P_INT && !strcmp(d->unit, "B")) ||
+        (d->type == CONTEND_P_DOUBLE && !strcmp(d->unit, "s"))))
+    return;
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(in, &end);
+  if (end == in || !*end || errno)
+    return;
+  static const struct {
+    const char *suffix;
+    double factor;
+    int bytes;
+  } units[] = {
+      {"B", 1, 1},
+      {"KiB", 1024.0, 1},
+      {"MiB", 1048576.0, 1},
+      {"GiB", 1073741824.0, 1},
+      {"k", 1024.0, 1},
+      {"K", 1024.0, 1},
+      {"m", 1048576.0, 1},
+      {"M", 1048576.0, 1},
+      {"g", 1073741824.0, 1},
+      {"G", 1073741824.0, 1},
+      {"KB", 1e3, 1},
+      {"MB", 1e6, 1},
+      {"GB", 1e9, 1},
+      {"ns", 1e-9, 0},
+      {"us", 1e-6, 0},
+      {"ms", 1e-3, 0},
+      {"s", 1, 0},
+      {"min", 60, 0},
+  };
+  const int bytes = d->type == CONTEND_P_INT;
+  for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+    if (units[i].bytes == bytes && !strcmp(end, units[i].suffix)) {
+      double x = v * units[i].factor;
+      if (bytes) {
+        if (x == floor(x) && fabs(x) < 9e15)
+          snprintf(out, len, "%.0f", x);
+      } else {
+        snprintf(out, len, "%.17g", x);
+      }
+      return;
+    }
+}
+
+/* ---- directives ------------------------------------------------------------ */
+
+static contend_job *cur_job(parser *ps, int line, const char *dir) {
+  if (!ps->jf->njobs) {
+    fail(ps, line, "%s before any [JOB_NAME] (every job starts with [JOB_NAME] name)", dir);
+    return NULL;
+  }
+  return &ps->jf->jobs[ps->jf->njobs - 1];
+}
+
+static int dir_job(parser *ps, token *t, int n, int line) {
+  if (n != 1)
+    return fail(ps, line, "[JOB_NAME] takes one name, got %d words", n);
+  const char *name = t[0].text;
+  size_t len = strlen(name);
+  int ok = len > 0 && len < CONTEND_JOB_NAME_MAX;
+  for (size_t i = 0; ok && i < len; i++)
+    ok = isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '-' || name[i] == '.';
+  if (!ok)
+    return fail(ps, line,
+                "job name '%s' is not valid: use up to %d letters, digits, '_', '-' or '.' (it "
+                "names files and HDF5 datasets)",
+                name, CONTEND_JOB_NAME_MAX - 1);
+  for (int j = 0; j < ps->jf->njobs; j++)
+    if (!strcmp(ps->jf->jobs[j].name, name))
+      return fail(ps, line, "job name '%s' is already used by the job at line %d", name,
+                  ps->jf->jobs[j].line);
+  contend_jobfile *jf = ps->jf;
+  jf->jobs = xrealloc(jf->jobs, sizeof(contend_job) * (size_t)(jf->njobs + 1));
+  contend_job *j = &jf->jobs[jf->njobs++];
+  memset(j, 0, sizeof *j);
+  snprintf(j->name, sizeof j->name, "%s", name);
+  j->line = line;
+  j->repeat = 1;
+  return 0;
+}
+
+static int parse_count(const char *s, long long *v) {
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (end == s || *end || errno || x < 0)
+    return -1;
+  *v = x;
+  return 0;
+}
+
+static int dir_nid_list(parser *ps, token *t, int n, int line) {
+  contend_job *j = cur_job(ps, line, "[NID_LIST]");
+  if (!j)
+    return -1;
+  if (j->nodes_line)
+    return fail(ps, line, "job '%s' already has its nodes (line %d)", j->name, j->nodes_line);
+  if (n == 0)
+    return fail(ps, line, "[NID_LIST] is empty (expected e.g. 0-7,12)");
+  contend_strbuf all = {0};
+  for (int i = 0; i < n; i++)
+    contend_sb_printf(&all, "%s%s", i ? "," : "", t[i].text);
+  int rc = 0;
+  char *save = NULL;
+  for (char *e = strtok_r(all.s, ",", &save); e && !rc; e = strtok_r(NULL, ",", &save)) {
+    e = trim(e);
+    if (!*e)
+      continue;
+    long long a, b;
+    char *dash = strchr(e, '-');
+    if (dash) {
+      *dash = 0;
+      if (parse_count(trim(e), &a) || parse_count(trim(dash + 1), &b) || b < a) {
+        *dash = '-';
+        rc = fail(ps, line, "'%s' is not a node range (expected A-B with 0 <= A <= B)", e);
+        break;
+      }
+    } else if (parse_count(e, &a)) {
+      rc = fail(ps, line, "'%s' is not a node number (expected e.g. 0-7,12)", e);
+      break;
+    } else {
+      b = a;
+    }
+    if (b >= 10000000 || j->nlist + (b - a + 1) > 10000000) {
+      rc = fail(ps, line, "node list too long (more than 10^7 nodes)");
+      break;
+    }
+    j->list = xrealloc(j->list, sizeof(int) * (size_t)(j->nlist + (b - a + 1)));
+    for (long long x = a; x <= b; x++)
+      j->list[j->nlist++] = (int)x;
+  }
+  contend_sb_free(&all);
+  if (rc)
+    return rc;
+  if (!j->nlist)
+    return fail(ps, line, "[NID_LIST] is empty (expected e.g. 0-7,12)");
+  /* duplicates within the list, then overlaps with earlier jobs */
+  int maxn = 0;
+  for (int i = 0; i < j->nlist; i++)
+    maxn = j->list[i] > maxn ? j->list[i] : maxn;
+  char *seen = xcalloc((size_t)maxn + 1, 1);
+  for (int i = 0; i < j->nlist && !rc; i++) {
+    if (seen[j->list[i]])
+      rc = fail(ps, line, "node %d is listed twice in job '%s'", j->list[i], j->name);
+    seen[j->list[i]] = 1;
+  }
+  for (int k = 0; k < ps->jf->njobs - 1 && !rc; k++) {
+    const contend_job *o = &ps->jf->jobs[k];
+    for (int i = 0; o->kind == CONTEND_NODES_LIST && i < o->nlist && !rc; i++)
+      if (o->list[i] <= maxn && seen[o->list[i]])
+        rc = fail(ps, line,
+                  "node %d of job '%s' is also in job '%s' (line %d): jobs run concurrently on "
+                  "disjoint nodes",
+                  o->list[i], j->name, o->name, o->nodes_line);
+  }
+  free(seen);
+  j->kind = CONTEND_NODES_LIST;
+  j->nodes_line = line;
+  return rc;
+}
+
+static int dir_placement(parser *ps, token *t, int n, int line) {
+  contend_job *j = cur_job(ps, line, "[PLACEMENT]");
+  if (!j)
+    return -1;
+  if (j->nodes_line)
+    return fail(ps, line, "job '%s' already has its nodes (line %d)", j->name, j->nodes_line);
+  if (n < 1)
+    return fail(ps, line, "[PLACEMENT] needs a kind: linear, interleaved or random");
+  if (!strcmp(t[0].text, "linear"))
+    j->kind = CONTEND_NODES_LINEAR;
+  else if (!strcmp(t[0].text, "interleaved"))
+    j->kind = CONTEND_NODES_INTERLEAVED;
+  else if (!strcmp(t[0].text, "random"))
+    j->kind = CONTEND_NODES_RANDOM;
+  else
+    return fail(ps, t[0].line,
+                "placement '%s' is not valid: expected linear, interleaved or random", t[0].text);
+  j->want = 0;
+  for (int i = 1; i < n; i++) {
+    char *eq = strchr(t[i].text, '=');
+    long long v;
+    if (!eq)
+      return fail(ps, t[i].line, "expected key=value after the placement kind, got '%s'",
+                  t[i].text);
+    *eq = 0;
+    const char *val = eq + 1;
+    if (!strcmp(t[i].text, "nodes")) {
+      if (parse_count(val, &v) || v < 1 || v > 10000000)
+        return fail(ps, t[i].line, "nodes='%s' is not valid: expected a whole number >= 1", val);
+      j->want = (int)v;
+    } else if (!strcmp(t[i].text, "seed")) {
+      if (j->kind != CONTEND_NODES_RANDOM)
+        return fail(ps, t[i].line, "seed= only applies to random placement");
+      unsigned long long s;
+      char *end = NULL;
+      errno = 0;
+      s = strtoull(val, &end, 0);
+      if (!*val || *val == '-' || end == val || *end || errno)
+        return fail(ps, t[i].line, "seed='%s' is not valid: expected a whole number >= 0", val);
+      j->seed = s;
+      j->seed_set = 1;
+    } else {
+      return fail(ps, t[i].line, "[PLACEMENT] has no option '%s' (valid: nodes=N, seed=S)",
+                  t[i].text);
+    }
+  }
+  if (!j->want)
+    return fail(ps, line, "[PLACEMENT] %s needs nodes=N", t[0].text);
+  j->nodes_line = line;
+  return 0;
+}
+
+static int dir_repeat(parser *ps, token *t, int n, int line) {
+  contend_job *j = cur_job(ps, line, "[REPEAT]");
+  long long v;
+  if (!j)
+    return -1;
+  if (j->repeat_line)
+    return fail(ps, line, "job '%s' already has [REPEAT] (line %d)", j->name, j->repeat_line);
+  if (n != 1 || parse_count(t[0].text, &v) || v < 1 || v > 1000000000)
+    return fail(ps, line, "[REPEAT] takes one whole number >= 1%s%s%s", n ? ", got '" : "",
+                n ? t[0].text : "", n ? "'" : "");
+  j->repeat = (long)v;
+  j->repeat_line = line;
+  return 0;
+}
+
+static int dir_var(parser *ps, token *t, int n, int line) {
+  if (n != 1 || !strchr(t[0].text, '='))
+    return fail(ps, line, "[VAR] takes NAME=VALUE (quote a value with spaces)");
+  char *eq = strchr(t[0].text, '=');
+  *eq = 0;
+  const char *name = t[0].text;
+  if (!valid_name(name, strlen(name)))
+    return fail(ps, line, "'%s' is not a variable name (letters, digits, _)", name);
+  if (is_reserved(name, strlen(name)))
+    return fail(ps, line,
+                "'%s' is reserved: {rank}, {job}, {nranks} and {run} are filled in by "
+                "the motifs (path templates)",
+                name);
+  set_var(ps, name, eq + 1, 0);
+  return 0;
+}
+
+/* The motif's parameter keys, for messages. */
+static void keys_of(const contend_motif *m, char *buf, size_t len) {
+  size_t o = 0;
+  buf[0] = 0;
+  for (int i = 0; m->params[i].key && o + 1 < len; i++)
+    o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", m->params[i].key);
+}
+
+static int dir_motif(parser *ps, token *t, int n, int line) {
+  contend_job *j = cur_job(ps, line, "[MOTIF]");
+  if (!j)
+    return -1;
+  if (n < 1)
+    return fail(ps, line, "[MOTIF] needs a motif name (see 'contend jobs --list')");
+  char name[128];
+  snprintf(name, sizeof name, "%s", t[0].text);
+  for (char *c = name; *c; c++)
+    *c = *c == '-' ? '_' : (char)tolower((unsigned char)*c);
+  const contend_motif *m = contend_job_motif_find(name);
+  if (!m)
+    return fail(ps, t[0].line, "unknown motif '%s' (see 'contend jobs --list')", t[0].text);
+  j->motifs = xrealloc(j->motifs, sizeof(contend_job_motif) * (size_t)(j->nmotifs + 1));
+  contend_job_motif *jm = &j->motifs[j->nmotifs++];
+  memset(jm, 0, sizeof *jm);
+  jm->motif = m;
+  jm->line = line;
+  char perr[1024];
+  if (contend_params_init(&jm->params, m->params, m->name, perr, sizeof perr))
+    return fail(ps, line, "%s", perr);
+  char *given = xcalloc(jm->params.n, 1);
+  int rc = 0;
+  for (int i = 1; i < n && !rc; i++) {
+    char *eq = strchr(t[i].text, '=');
+    if (!eq || eq == t[i].text) {
+      rc = fail(ps, t[i].line, "motif '%s': expected key=value, got '%s'", m->name, t[i].text);
+      break;
+    }
+    *eq = 0;
+    const char *key = t[i].text, *val = eq + 1;
+    int idx = contend_params_find(&jm->params, key);
+    if (idx < 0) {
+      char keys[512];
+      keys_of(m, keys, sizeof keys);
+      rc = fail(ps, t[i].line, "motif '%s' has no parameter '%s' (its parameters: %s)", m->name,
+                key, keys);
+      break;
+    }
+    if (m->role != CONTEND_ROLE_WORKLOAD && !strcmp(jm->params.defs[idx].key, "measurements")) {
+      rc = fail(ps, t[i].line,
+                "'measurements' is not used in job files: one invocation of '%s' runs rings x "
+                "(warmup + iters) iterations; use [REPEAT] for more",
+                m->name);
+      break;
+    }
+    if (given[idx]) {
+      rc = fail(ps, t[i].line, "motif '%s': parameter '%s' is given twice", m->name, key);
+      break;
+    }
+    given[idx] = 1;
+    char conv[512];
+    with_units(&jm->params.defs[idx], val, conv, sizeof conv);
+    if (contend_params_set(&jm->params, idx, conv, perr, sizeof perr)) {
+      /* "--motif.key: 'v' is not valid: ..." -> "motif 'm': key='v' is not valid: ..." */
+      const char *why = strstr(perr, " is not valid");
+      if (why)
+        rc = fail(ps, t[i].line, "motif '%s': %s='%s'%s", m->name, jm->params.defs[idx].key, val,
+                  why);
+      else
+        rc = fail(ps, t[i].line, "motif '%s': %s", m->name, perr);
+    }
+  }
+  free(given);
+  if (rc)
+    return rc;
+  if (m->validate && m->validate(&jm->params, 0, perr, sizeof perr))
+    return fail(ps, line, "motif '%s': %s", m->name, perr);
+  return 0;
+}
+
+/* ---- logical lines ---------------------------------------------------------- */
+
+static void free_directives(directive *d, int n) {
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < d[i].np; k++)
+      free(d[i].p[k].text);
+    free(d[i].p);
+  }
+  free(d);
+}
+
+static void add_piece(directive *d, const char *text, int line) {
+  d->p = xrealloc(d->p, sizeof(piece) * (size_t)(d->np + 1));
+  d->p[d->np].text = xstrdup(text);
+  d->p[d->np].line = line;
+  d->np++;
+}
+
+/* Groups physical lines into directives.  Returns the count, or -1. */
+static int logical(parser *ps, const char *text, directive **out) {
+  directive *d = NULL;
+  int n = 0, line = 0, cont = 0, cont_line = 0;
+  const char *s = text;
+  while (*s) {
+    const char *nl = strchr(s, '\n');
+    size_t len = nl ? (size_t)(nl - s) : strlen(s);
+    char *raw = xcalloc(len + 1, 1);
+    memcpy(raw, s, len);
+    s += len + (nl ? 1 : 0);
+    line++;
+    if (len && raw[len - 1] == '\r')
+      raw[len - 1] = 0;
+    strip_comment(raw);
+    const int indented = raw[0] == ' ' || raw[0] == '\t';
+    char *body = trim(raw);
+    int ends_bs = 0;
+    size_t bl = strlen(body);
+    if (bl && body[bl - 1] == '\\') {
+      ends_bs = 1;
+      body[--bl] = 0;
+      body = trim(body);
+    }
+    if (cont && n > 0) {
+      if (body[0] == '[') {
+        free(raw);
+        free_directives(d, n);
+        return fail(ps, cont_line,
+                    "unterminated continuation: the line ends with '\\' but line %d starts a new "
+                    "directive",
+                    line);
+      }
+      add_piece(&d[n - 1], body, line);
+    } else if (!*body) {
+      /* blank or comment line */
+    } else if (body[0] == '[') {
+      d = xrealloc(d, sizeof(directive) * (size_t)(n + 1));
+      memset(&d[n], 0, sizeof d[n]);
+      add_piece(&d[n], body, line);
+      n++;
+    } else if (indented && n > 0) {
+      add_piece(&d[n - 1], body, line); /* StressBench style: indented lines continue */
+    } else {
+      free_directives(d, n);
+      int rc = fail(
+          ps, line, "expected a directive such as [JOB_NAME] or [MOTIF], got '%s'%s", body,
+          indented ? " (an indented line continues a directive; there is none before it)" : "");
+      free(raw);
+      return rc;
+    }
+    cont = ends_bs;
+    if (ends_bs)
+      cont_line = line;
+    free(raw);
+  }
+  if (cont) {
+    free_directives(d, n);
+    return fail(ps, cont_line,
+                "unterminated continuation: the line ends with '\\' at the end of "
+                "the file");
+  }
+  *out = d;
+  return n;
+}
+
+/* ---- the whole file ----------------------------------------------------------- */
+
+static void free_job(contend_job *j) {
+  for (int k = 0; k < j->nmotifs; k++)
+    contend_params_free(&j->motifs[k].params);
+  free(j->motifs);
+  free(j->list);
+  free(j->nodes);
+}
+
+void contend_jobfile_free(contend_jobfile *jf) {
+  for (int i = 0; i < jf->njobs; i++)
+    free_job(&jf->jobs[i]);
+  free(jf->jobs);
+  free(jf->path);
+  memset(jf, 0, sizeof *jf);
+}
+
+static int one_directive(parser *ps, directive *d) {
+  for (int k = 0; k < d->np; k++)
+    if (substitute(ps, &d->p[k]))
+      return -1;
+  const int line = d->p[0].line;
+  char *head = d->p[0].text;
+  char *close = strchr(head, ']');
+  if (!close)
+    return fail(ps, line, "'%s': a directive is [NAME] followed by its arguments", head);
+  char dname[64];
+  snprintf(dname, sizeof dname, "%.*s", (int)(close - head - 1), head + 1);
+  token *t = NULL;
+  int n = tokenize(ps, d, close + 1, &t);
+  if (n < 0)
+    return -1;
+  int rc;
+  if (!strcasecmp(dname, "JOB_NAME") || !strcasecmp(dname, "JOB_ID"))
+    rc = dir_job(ps, t, n, line);
+  else if (!strcasecmp(dname, "NID_LIST"))
+    rc = dir_nid_list(ps, t, n, line);
+  else if (!strcasecmp(dname, "PLACEMENT"))
+    rc = dir_placement(ps, t, n, line);
+  else if (!strcasecmp(dname, "MOTIF"))
+    rc = dir_motif(ps, t, n, line);
+  else if (!strcasecmp(dname, "REPEAT"))
+    rc = dir_repeat(ps, t, n, line);
+  else if (!strcasecmp(dname, "VAR"))
+    rc = dir_var(ps, t, n, line);
+  else
+    rc = fail(ps, line,
+              "unknown directive '[%s]' (valid: [JOB_NAME], [NID_LIST], [PLACEMENT], [MOTIF], "
+              "[REPEAT], [VAR])",
+              dname);
+  free_tokens(t, n);
+  return rc;
+}
+
+int contend_jobfile_parse(contend_jobfile *jf, const char *path, const char *text,
+                          char *const *defines, int ndefines, char *err, size_t errlen) {
+  memset(jf, 0, sizeof *jf);
+  jf->path = xstrdup(path);
+  parser ps = {.path = path, .err = err, .errlen = errlen, .jf = jf};
+  int rc = 0;
+  for (int i = 0; i < ndefines && !rc; i++) {
+    char *def = xstrdup(defines[i]);
+    char *eq = strchr(def, '=');
+    if (!eq || !valid_name(def, (size_t)(eq - def)) || is_reserved(def, (size_t)(eq - def))) {
+      snprintf(err, errlen,
+               "-D %s: expected NAME=VALUE (NAME: letters, digits, _; not rank, "
+               "job, nranks or run)",
+               defines[i]);
+      rc = -1;
+    } else {
+      *eq = 0;
+      set_var(&ps, def, eq + 1, 1);
+    }
+    free(def);
+  }
+  directive *d = NULL;
+  int nd = rc ? 0 : logical(&ps, text, &d);
+  if (nd < 0)
+    rc = -1;
+  for (int i = 0; i < nd && !rc; i++)
+    rc = one_directive(&ps, &d[i]);
+  if (nd > 0)
+    free_directives(d, nd);
+  if (!rc && jf->njobs == 0)
+    rc = fail(&ps, 0, "no jobs: a job starts with [JOB_NAME] name");
+  for (int i = 0; i < jf->njobs && !rc; i++) {
+    const contend_job *j = &jf->jobs[i];
+    if (!j->nodes_line)
+      rc = fail(&ps, j->line,
+                "job '%s' has no nodes: add [NID_LIST] 0-3 or [PLACEMENT] linear "
+                "nodes=4",
+                j->name);
+    else if (!j->nmotifs)
+      rc = fail(&ps, j->line, "job '%s' has no [MOTIF]", j->name);
+  }
+  for (int i = 0; i < ps.nvars; i++) {
+    free(ps.vars[i].name);
+    free(ps.vars[i].value);
+  }
+  free(ps.vars);
+  return rc;
+}
+
+int contend_jobfile_load(contend_jobfile *jf, const char *path, char *const *defines, int ndefines,
+                         char *err, size_t errlen) {
+  memset(jf, 0, sizeof *jf);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, errlen, "cannot read job file '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  contend_strbuf text = {0};
+  contend_sb_printf(&text, "%s", "");
+  char buf[8192];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (memchr(buf, 0, got)) {
+      fclose(f);
+      contend_sb_free(&text);
+      snprintf(err, errlen, "%s: not a text file (it contains NUL bytes)", path);
+      return -1;
+    }
+    contend_sb_printf(&text, "%.*s", (int)got, buf);
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    contend_sb_free(&text);
+    snprintf(err, errlen, "cannot read job file '%s'", path);
+    return -1;
+  }
+  int rc = contend_jobfile_parse(jf, path, text.s, defines, ndefines, err, errlen);
+  contend_sb_free(&text);
+  return rc;
+}

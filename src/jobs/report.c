@@ -1,0 +1,634 @@
+/* The views of a jobs run: human tables (stdout) and the JSON results
+ * (schemas/contend-jobs.schema.json).  Times in tables are milliseconds,
+ * in JSON seconds (keys end in _s) or microseconds (_us). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../suite/suite.h"
+#include "contend/json.h"
+#include "jobs.h"
+
+static const char *pass_name(contend_pass_kind k) {
+  return k == CONTEND_PASS_ISOLATED ? "isolated" : "concurrent";
+}
+
+static int pass_index(const contend_jobs_run *r, contend_pass_kind k) {
+  for (int p = 0; p < r->npasses; p++)
+    if (r->pass[p] == k)
+      return p;
+  return -1;
+}
+
+static double ratio(double a, double b) {
+  return isfinite(a) && isfinite(b) && a > 0 && b > 0 ? a / b : NAN;
+}
+
+/* Mean over repeats of the slowest rank's time. */
+static double slowest_mean(const double *rep_max, long repeat) {
+  double s = 0;
+  for (long q = 0; q < repeat; q++)
+    s += rep_max[q];
+  return repeat > 0 && s > 0 ? s / (double)repeat : NAN;
+}
+
+static double io_bw_mib_s(const contend_mres *m, long repeat) {
+  double t = 0;
+  for (long q = 0; q < repeat; q++)
+    t += m->rep_max[q];
+  return m->io_bytes > 0 && t > 0 ? m->io_bytes / t / 1048576.0 : NAN;
+}
+
+static void fmt(char *buf, size_t len, double v) {
+  if (!isfinite(v))
+    snprintf(buf, len, "-");
+  else if (fabs(v) >= 1000)
+    snprintf(buf, len, "%.0f", v);
+  else if (fabs(v) >= 100)
+    snprintf(buf, len, "%.1f", v);
+  else if (fabs(v) >= 10)
+    snprintf(buf, len, "%.2f", v);
+  else
+    snprintf(buf, len, "%.3f", v);
+}
+
+static void node_ranges(contend_strbuf *o, const int *v, int n) {
+  for (int i = 0; i < n;) {
+    int k = i;
+    while (k + 1 < n && v[k + 1] == v[k] + 1)
+      k++;
+    if (k > i)
+      contend_sb_printf(o, "%s%d-%d", i ? "," : "", v[i], v[k]);
+    else
+      contend_sb_printf(o, "%s%d", i ? "," : "", v[i]);
+    i = k + 1;
+  }
+}
+
+static void motif_label(const contend_jobs_run *r, int g, char *buf, size_t len) {
+  const contend_job *job = &r->jf->jobs[r->mi[g].job];
+  const contend_motif *m = job->motifs[r->mi[g].pos].motif;
+  if (r->mi[g].msg_bytes > 0)
+    snprintf(buf, len, "  %d %s (%.0f B)", r->mi[g].pos + 1, m->name, r->mi[g].msg_bytes);
+  else
+    snprintf(buf, len, "  %d %s", r->mi[g].pos + 1, m->name);
+}
+
+#define BAR                                                                                        \
+  "+--------------------------------+------------+------------+------------+------------+------"   \
+  "-------+--------+\n"
+
+static void row(contend_strbuf *o, const char *name, const char *pass, const contend_jstat *t,
+                double bw, double ci) {
+  char a[32], b[32], c[32], d[32], e[32];
+  fmt(a, sizeof a, t->n > 0 ? t->min * 1e3 : NAN);
+  fmt(b, sizeof b, contend_jstat_mean(t) * 1e3);
+  fmt(c, sizeof c, t->n > 0 ? t->max * 1e3 : NAN);
+  fmt(d, sizeof d, bw);
+  if (isfinite(ci))
+    snprintf(e, sizeof e, ci < 10 ? "%.3f" : ci < 100 ? "%.2f" : "%.1f", ci);
+  else
+    e[0] = 0;
+  contend_sb_printf(o, "| %-30.30s | %-10s | %10s | %10s | %10s | %11s | %6s |\n", name, pass, a, b,
+                    c, isfinite(bw) ? d : "", e);
+}
+
+static void header(const contend_jobs_run *r, contend_strbuf *o) {
+  const contend_jobfile *jf = r->jf;
+  const char *mode = contend_param_str(r->opts, "mode");
+  contend_sb_printf(o, "contend %s: jobs from %s (%s%s)\n", CONTEND_VERSION, jf->path,
+                    r->dry_run ? "dry run" : "mode ", r->dry_run ? "" : mode);
+  if (r->dry_run)
+    contend_sb_printf(o, "  %d nodes x %d ranks per node planned, seed %llu%s\n", r->nnodes,
+                      r->ppn_max, (unsigned long long)r->seed,
+                      r->seed_from_time ? " (no --seed given: a real run draws one from the clock)"
+                                        : "");
+  else {
+    if (r->ppn_min == r->ppn_max)
+      contend_sb_printf(o, "  %d ranks, %d nodes, %d rank%s per node%s\n", r->nranks, r->nnodes,
+                        r->ppn_min, r->ppn_min == 1 ? "" : "s",
+                        r->virtual_nodes ? " (virtual nodes)" : "");
+    else
+      contend_sb_printf(o, "  %d ranks, %d nodes, %d-%d ranks per node\n", r->nranks, r->nnodes,
+                        r->ppn_min, r->ppn_max);
+    contend_sb_printf(o, "  seed %llu (%s), %s (MPI %d.%d)\n", (unsigned long long)r->seed,
+                      r->seed_from_time ? "from the clock; rerun with --seed to repeat" : "given",
+                      r->mpi_library, r->mpi_version, r->mpi_subversion);
+  }
+  for (int j = 0; j < jf->njobs; j++) {
+    const contend_job *job = &jf->jobs[j];
+    static const char *const kinds[] = {"list", "linear", "interleaved", "random"};
+    contend_sb_printf(o, "  job %-16s nodes ", job->name);
+    node_ranges(o, job->nodes, job->nnodes);
+    contend_sb_printf(o, " (%d ranks; %s), repeat %ld, %d motif%s\n", r->job_ranks[j],
+                      kinds[job->kind], job->repeat, job->nmotifs, job->nmotifs == 1 ? "" : "s");
+  }
+}
+
+static void table_traffic(const contend_jobs_run *r, contend_strbuf *o) {
+  const contend_jobfile *jf = r->jf;
+  contend_sb_printf(o, "\nTraffic of the perform phase (one pass; point-to-point and one-sided "
+                       "bytes between nodes, collectives counted as calls)\n");
+  contend_sb_printf(o, "+--------------------------------+------------+------------+------------+-"
+                       "-----------+------------+------------+\n");
+  contend_sb_printf(o, "| %-30s | %10s | %10s | %10s | %10s | %10s | %10s |\n", "Job / motif",
+                    "Messages", "Sent (MiB)", "Node pairs", "Coll calls", "Write(MiB)",
+                    "Read (MiB)");
+  contend_sb_printf(o, "+--------------------------------+------------+------------+------------+-"
+                       "-----------+------------+------------+\n");
+  for (int j = 0; j < jf->njobs; j++) {
+    contend_traffic sum;
+    contend_traffic_init(&sum);
+    for (int k = 0; k < jf->jobs[j].nmotifs; k++)
+      contend_traffic_merge(&sum, &r->mi[r->first[j] + k].traffic);
+    for (int k = -1; k < jf->jobs[j].nmotifs; k++) {
+      const contend_traffic *t = k < 0 ? &sum : &r->mi[r->first[j] + k].traffic;
+      char name[96];
+      if (k < 0)
+        snprintf(name, sizeof name, "%s", jf->jobs[j].name);
+      else
+        motif_label(r, r->first[j] + k, name, sizeof name);
+      double bytes, msgs, coll = 0;
+      contend_flows_total(&t->flows, &bytes, &msgs);
+      for (int q = 0; q < CONTEND_COLL_N; q++)
+        coll += t->coll_calls[q];
+      char a[32], b[32], c[32], d[32];
+      fmt(a, sizeof a, bytes / 1048576.0);
+      fmt(b, sizeof b, t->io_write_bytes / 1048576.0);
+      fmt(c, sizeof c, t->io_read_bytes / 1048576.0);
+      snprintf(d, sizeof d, "%zu", t->flows.n);
+      contend_sb_printf(o, "| %-30.30s | %10.0f | %10s | %10s | %10.0f | %10s | %10s |\n", name,
+                        msgs, a, d, coll, b, c);
+    }
+    contend_traffic_free(&sum);
+  }
+  contend_sb_printf(o, "+--------------------------------+------------+------------+------------+-"
+                       "-----------+------------+------------+\n");
+}
+
+static int cmp_bytes_desc(const void *a, const void *b) {
+  const contend_flow *x = a, *y = b;
+  if (x->bytes != y->bytes)
+    return x->bytes < y->bytes ? 1 : -1;
+  if (x->src != y->src)
+    return x->src < y->src ? -1 : 1;
+  return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* Dry runs: the busiest node pairs of every job (all motifs merged). */
+static void table_pairs(const contend_jobs_run *r, contend_strbuf *o) {
+  const contend_jobfile *jf = r->jf;
+  for (int j = 0; j < jf->njobs; j++) {
+    contend_traffic sum;
+    contend_traffic_init(&sum);
+    for (int k = 0; k < jf->jobs[j].nmotifs; k++)
+      contend_traffic_merge(&sum, &r->mi[r->first[j] + k].traffic);
+    size_t n;
+    contend_flow *f = contend_flows_sorted(&sum.flows, &n);
+    qsort(f, n, sizeof *f, cmp_bytes_desc);
+    contend_sb_printf(o, "\n  job %s: bytes per node pair (point-to-point and one-sided)%s\n",
+                      jf->jobs[j].name, n ? "" : ": none");
+    const size_t show = n < 12 ? n : 12;
+    if (n)
+      contend_sb_printf(o, "    %8s -> %-8s %16s %12s\n", "src node", "dst node", "bytes",
+                        "messages");
+    for (size_t i = 0; i < show; i++)
+      contend_sb_printf(o, "    %8d -> %-8d %16.0f %12.0f\n", f[i].src, f[i].dst, f[i].bytes,
+                        f[i].msgs);
+    if (n > show)
+      contend_sb_printf(o, "    ... %zu more pairs (-o FILE writes them all)\n", n - show);
+    double coll = 0;
+    for (int q = 0; q < CONTEND_COLL_N; q++)
+      coll += sum.coll_calls[q];
+    if (coll > 0) {
+      contend_sb_printf(o, "    collectives (calls summed over ranks):");
+      for (int q = 0; q < CONTEND_COLL_N; q++)
+        if (sum.coll_calls[q] > 0)
+          contend_sb_printf(o, " %s %.0f (%.0f B)", contend_coll_names[q], sum.coll_calls[q],
+                            sum.coll_bytes[q]);
+      contend_sb_printf(o, "\n");
+    }
+    if (sum.io_write_bytes > 0 || sum.io_read_bytes > 0)
+      contend_sb_printf(o,
+                        "    file I/O: %.0f B written in %.0f calls, %.0f B read in %.0f calls\n",
+                        sum.io_write_bytes, sum.io_write_ops, sum.io_read_bytes, sum.io_read_ops);
+    if (sum.compute_s > 0)
+      contend_sb_printf(o, "    compute: %.6g s requested (all ranks)\n", sum.compute_s);
+    free(f);
+    contend_traffic_free(&sum);
+  }
+}
+
+static void table_series(const contend_jobs_run *r, contend_strbuf *o) {
+  const int pi = pass_index(r, CONTEND_PASS_ISOLATED), pc = pass_index(r, CONTEND_PASS_CONCURRENT);
+  for (int g = 0; g < r->nm; g++) {
+    const contend_minfo *mi = &r->mi[g];
+    if (!mi->nseries)
+      continue;
+    char name[96];
+    motif_label(r, g, name, sizeof name);
+    contend_sb_printf(o, "\nLatency per size: job %s, motif%s (usec; iteration time / %g)\n",
+                      r->jf->jobs[mi->job].name, name + 1, mi->divisor);
+    contend_sb_printf(o, "+--------------+--------------+--------------+--------+\n");
+    contend_sb_printf(o, "| %12s | %12s | %12s | %6s |\n", "Size (B)", "Isolated us",
+                      "Concurrnt us", "CI");
+    contend_sb_printf(o, "+--------------+--------------+--------------+--------+\n");
+    for (int s = 0; s < mi->nseries; s++) {
+      double li = pi >= 0 ? contend_jstat_mean(&r->m[pi][g].series[s]) * 1e6 / mi->divisor : NAN;
+      double lc = pc >= 0 ? contend_jstat_mean(&r->m[pc][g].series[s]) * 1e6 / mi->divisor : NAN;
+      char a[32], b[32], c[32];
+      fmt(a, sizeof a, li);
+      fmt(b, sizeof b, lc);
+      double ci = ratio(lc, li);
+      if (isfinite(ci))
+        snprintf(c, sizeof c, "%.3f", ci);
+      else
+        snprintf(c, sizeof c, "-");
+      contend_sb_printf(o, "| %12.0f | %12s | %12s | %6s |\n", mi->series_value[s], a, b, c);
+    }
+    contend_sb_printf(o, "+--------------+--------------+--------------+--------+\n");
+  }
+}
+
+void contend_jobs_report_table(const contend_jobs_run *r, contend_strbuf *o) {
+  const contend_jobfile *jf = r->jf;
+  header(r, o);
+  if (!r->dry_run) {
+    const int pi = pass_index(r, CONTEND_PASS_ISOLATED),
+              pc = pass_index(r, CONTEND_PASS_CONCURRENT);
+    contend_sb_printf(o, "\n" BAR);
+    contend_sb_printf(o, "| %-30s | %-10s | %10s | %10s | %10s | %11s | %6s |\n", "Job / motif",
+                      "Pass", "Min (ms)", "Avg (ms)", "Max (ms)", "I/O (MiB/s)", "CI");
+    contend_sb_printf(o, BAR);
+    for (int j = 0; j < jf->njobs; j++) {
+      const long R = jf->jobs[j].repeat;
+      for (int k = -1; k < jf->jobs[j].nmotifs; k++) {
+        const int g = r->first[j] + k;
+        char name[96];
+        if (k < 0)
+          snprintf(name, sizeof name, "%s", jf->jobs[j].name);
+        else
+          motif_label(r, g, name, sizeof name);
+        for (int p = 0; p < r->npasses; p++) {
+          const contend_jstat *t = k < 0 ? &r->j[p][j].time : &r->m[p][g].time;
+          double bw = k < 0 ? NAN : io_bw_mib_s(&r->m[p][g], R);
+          double ci = NAN;
+          if (p == pc && pi >= 0) {
+            const contend_jstat *ti = k < 0 ? &r->j[pi][j].time : &r->m[pi][g].time;
+            ci = ratio(contend_jstat_mean(t), contend_jstat_mean(ti));
+          }
+          row(o, p == 0 ? name : "", pass_name(r->pass[p]), t, bw, ci);
+        }
+      }
+    }
+    contend_sb_printf(o, BAR);
+    table_series(r, o);
+  }
+  table_traffic(r, o);
+  if (r->dry_run)
+    table_pairs(r, o);
+  double verr = 0, vchk = 0;
+  for (int p = 0; p < r->npasses; p++)
+    for (int g = 0; g < r->nm; g++) {
+      verr += r->m[p][g].verify_errors;
+      vchk += r->m[p][g].verify_checked;
+    }
+  if (!r->dry_run) {
+    contend_sb_printf(
+        o, "\n  Min/Avg/Max: a motif's time per invocation (its timed iterations) and a job's "
+           "time per\n  repeat of its chain, over ranks and repeats.  CI = concurrent / isolated "
+           "average\n  (StressBench eq. 3).  I/O MiB/s = bytes of all ranks / slowest rank's "
+           "time.\n");
+    if (vchk > 0)
+      contend_sb_printf(o, "  Verification: %.0f payloads checked, %.0f corrupted\n", vchk, verr);
+    contend_sb_printf(o, "  Wall time %.1f s\n", r->wall_s);
+  }
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_jstat(contend_json *j, const char *key, const contend_jstat *s, double scale) {
+  contend_json_obj_begin(j, key);
+  contend_json_uint(j, "count", (uint64_t)s->n);
+  contend_json_double(j, "min", s->n > 0 ? s->min * scale : NAN);
+  contend_json_double(j, "mean", contend_jstat_mean(s) * scale);
+  contend_json_double(j, "max", s->n > 0 ? s->max * scale : NAN);
+  contend_json_double(j, "stddev", contend_jstat_stddev(s) * scale);
+  contend_json_obj_end(j);
+}
+
+static void json_summary(contend_json *j, const char *key, const contend_hist *h, double div) {
+  contend_summary s;
+  contend_summarize(h, 0, &s);
+  contend_json_obj_begin(j, key);
+  contend_json_uint(j, "count", s.count);
+  contend_json_double(j, "mean", s.mean / div);
+  contend_json_double(j, "stddev", s.stddev / div);
+  contend_json_double(j, "min", s.min / div);
+  contend_json_double(j, "max", s.max / div);
+  contend_json_double(j, "p50", s.p50 / div);
+  contend_json_double(j, "p99", s.p99 / div);
+  contend_json_obj_end(j);
+}
+
+static void json_params(contend_json *j, const char *key, const contend_params *p, uint64_t seed) {
+  contend_json_obj_begin(j, key);
+  for (size_t i = 0; i < p->n; i++) {
+    const contend_param_def *d = &p->defs[i];
+    const contend_param_value *v = &p->v[i];
+    switch (d->type) {
+    case CONTEND_P_INT:
+      contend_json_int(j, d->key, v->i);
+      break;
+    case CONTEND_P_DOUBLE:
+      contend_json_double(j, d->key, v->d);
+      break;
+    case CONTEND_P_BOOL:
+      contend_json_bool(j, d->key, (int)v->i);
+      break;
+    case CONTEND_P_STRING:
+      contend_json_str(j, d->key, v->s ? v->s : "");
+      break;
+    case CONTEND_P_SEED:
+      contend_json_uint(j, d->key, v->is_time ? seed : (uint64_t)v->i);
+      break;
+    }
+  }
+  contend_json_obj_end(j);
+}
+
+static void json_traffic(contend_json *j, const contend_traffic *t, int dry) {
+  double bytes, msgs;
+  contend_flows_total(&t->flows, &bytes, &msgs);
+  contend_json_obj_begin(j, "traffic");
+  contend_json_double(j, "messages", msgs);
+  contend_json_double(j, "bytes", bytes);
+  size_t n;
+  contend_flow *f = contend_flows_sorted(&t->flows, &n);
+  contend_json_arr_begin(j, "pairs");
+  for (size_t i = 0; i < n; i++) {
+    contend_json_arr_begin(j, NULL);
+    contend_json_int(j, NULL, f[i].src);
+    contend_json_int(j, NULL, f[i].dst);
+    contend_json_double(j, NULL, f[i].bytes);
+    contend_json_double(j, NULL, f[i].msgs);
+    contend_json_arr_end(j);
+  }
+  contend_json_arr_end(j);
+  free(f);
+  contend_json_obj_begin(j, "collectives");
+  for (int q = 0; q < CONTEND_COLL_N; q++) {
+    contend_json_obj_begin(j, contend_coll_names[q]);
+    contend_json_double(j, "calls", t->coll_calls[q]);
+    contend_json_double(j, "bytes", t->coll_bytes[q]);
+    contend_json_obj_end(j);
+  }
+  contend_json_obj_end(j);
+  if (dry) {
+    f = contend_flows_sorted(&t->estimated, &n);
+    contend_json_arr_begin(j, "estimated_collective_pairs");
+    for (size_t i = 0; i < n; i++) {
+      contend_json_arr_begin(j, NULL);
+      contend_json_int(j, NULL, f[i].src);
+      contend_json_int(j, NULL, f[i].dst);
+      contend_json_double(j, NULL, f[i].bytes);
+      contend_json_double(j, NULL, f[i].msgs);
+      contend_json_arr_end(j);
+    }
+    contend_json_arr_end(j);
+    free(f);
+  } else {
+    contend_json_null(j, "estimated_collective_pairs");
+  }
+  contend_json_double(j, "compute_s", t->compute_s);
+  contend_json_obj_end(j);
+  contend_json_obj_begin(j, "io");
+  contend_json_double(j, "bytes_written", t->io_write_bytes);
+  contend_json_double(j, "bytes_read", t->io_read_bytes);
+  contend_json_double(j, "write_ops", t->io_write_ops);
+  contend_json_double(j, "read_ops", t->io_read_ops);
+  contend_json_obj_end(j);
+}
+
+static void json_motif_pass(contend_json *j, const contend_jobs_run *r, int p, int g) {
+  const contend_mres *m = &r->m[p][g];
+  const contend_minfo *mi = &r->mi[g];
+  const long R = r->jf->jobs[mi->job].repeat;
+  contend_json_obj_begin(j, pass_name(r->pass[p]));
+  json_jstat(j, "time_s", &m->time, 1.0);
+  contend_json_double(j, "slowest_rank_mean_s", slowest_mean(m->rep_max, R));
+  json_summary(j, "iteration_us", &m->iter_us, 1.0);
+  if (mi->divisor != 1)
+    json_summary(j, "latency_us", &m->iter_us, mi->divisor);
+  else
+    contend_json_null(j, "latency_us");
+  contend_json_double(j, "io_bytes", m->io_bytes);
+  contend_json_double(j, "io_bw_mib_s", io_bw_mib_s(m, R));
+  contend_json_arr_begin(j, "series");
+  for (int s = 0; s < mi->nseries; s++) {
+    contend_json_obj_begin(j, NULL);
+    contend_json_double(j, "value", mi->series_value[s]);
+    json_jstat(j, "iteration_s", &m->series[s], 1.0);
+    contend_json_double(j, "latency_us", contend_jstat_mean(&m->series[s]) * 1e6 / mi->divisor);
+    contend_json_obj_end(j);
+  }
+  contend_json_arr_end(j);
+  if (m->samples) {
+    contend_json_arr_begin(j, "samples_s");
+    for (long q = 0; q < m->nsamples; q++)
+      contend_json_double(j, NULL, m->samples[q]);
+    contend_json_arr_end(j);
+  } else {
+    contend_json_null(j, "samples_s");
+  }
+  contend_json_obj_begin(j, "verify");
+  contend_json_double(j, "checked", m->verify_checked);
+  contend_json_double(j, "errors", m->verify_errors);
+  contend_json_obj_end(j);
+  contend_json_obj_end(j);
+}
+
+static void json_ci(contend_json *j, const contend_jobs_run *r, const contend_jstat *ti,
+                    const contend_jstat *tc, const double *ri, const double *rc, long R, int g) {
+  const int pi = pass_index(r, CONTEND_PASS_ISOLATED), pc = pass_index(r, CONTEND_PASS_CONCURRENT);
+  if (pi < 0 || pc < 0) {
+    contend_json_null(j, "ci");
+    return;
+  }
+  contend_json_obj_begin(j, "ci");
+  contend_json_double(j, "mean", ratio(contend_jstat_mean(tc), contend_jstat_mean(ti)));
+  contend_json_double(j, "slowest_rank", ratio(slowest_mean(rc, R), slowest_mean(ri, R)));
+  if (g >= 0 && r->mi[g].nseries) {
+    contend_json_arr_begin(j, "series");
+    for (int s = 0; s < r->mi[g].nseries; s++)
+      contend_json_double(j, NULL,
+                          ratio(contend_jstat_mean(&r->m[pc][g].series[s]),
+                                contend_jstat_mean(&r->m[pi][g].series[s])));
+    contend_json_arr_end(j);
+  } else {
+    contend_json_null(j, "series");
+  }
+  contend_json_obj_end(j);
+}
+
+void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
+  const contend_jobfile *jf = r->jf;
+  const int pi = pass_index(r, CONTEND_PASS_ISOLATED), pc = pass_index(r, CONTEND_PASS_CONCURRENT);
+  contend_json j;
+  contend_json_init(&j, out);
+  contend_json_obj_begin(&j, NULL);
+  contend_json_str(&j, "schema", "contend-jobs");
+  contend_json_str(&j, "schema_version", CONTEND_JOBS_SCHEMA_VERSION);
+  contend_json_obj_begin(&j, "tool");
+  contend_json_str(&j, "name", "contend");
+  contend_json_str(&j, "version", CONTEND_VERSION);
+  contend_json_obj_end(&j);
+  contend_json_str(&j, "command", "jobs");
+  contend_json_arr_begin(&j, "argv");
+  for (int i = 0; i < r->argc; i++)
+    contend_json_str(&j, NULL, r->argv[i]);
+  contend_json_arr_end(&j);
+  contend_json_str(&j, "job_file", jf->path);
+  contend_json_bool(&j, "dry_run", r->dry_run);
+  if (r->dry_run) {
+    contend_json_null(&j, "started_utc");
+    contend_json_null(&j, "finished_utc");
+    contend_json_null(&j, "wall_s");
+  } else {
+    contend_json_str(&j, "started_utc", r->started_utc);
+    contend_json_str(&j, "finished_utc", r->finished_utc);
+    contend_json_double(&j, "wall_s", r->wall_s);
+  }
+  contend_json_uint(&j, "seed", r->seed);
+  contend_json_str(&j, "seed_source", r->seed_from_time ? "time" : "user");
+  contend_json_str(&j, "mode", contend_param_str(r->opts, "mode"));
+  contend_json_arr_begin(&j, "passes");
+  for (int p = 0; p < r->npasses; p++)
+    contend_json_str(&j, NULL, pass_name(r->pass[p]));
+  contend_json_arr_end(&j);
+  contend_json_obj_begin(&j, "config");
+  json_params(&j, "options", r->opts, r->seed);
+  contend_json_obj_end(&j);
+
+  contend_json_obj_begin(&j, "environment");
+  if (r->dry_run) {
+    contend_json_null(&j, "mpi_library");
+    contend_json_null(&j, "mpi_standard");
+  } else {
+    char std[16];
+    snprintf(std, sizeof std, "%d.%d", r->mpi_version, r->mpi_subversion);
+    contend_json_str(&j, "mpi_library", r->mpi_library);
+    contend_json_str(&j, "mpi_standard", std);
+  }
+  contend_json_int(&j, "ranks", r->nranks);
+  contend_json_int(&j, "nodes", r->nnodes);
+  contend_json_int(&j, "ranks_per_node_min", r->ppn_min);
+  contend_json_int(&j, "ranks_per_node_max", r->ppn_max);
+  contend_json_str(&j, "node_discovery",
+                   r->dry_run         ? "dry_run"
+                   : r->virtual_nodes ? "virtual"
+                                      : "shared_memory");
+  if (r->virtual_nodes)
+    contend_json_int(&j, "virtual_nodes", r->virtual_nodes);
+  else
+    contend_json_null(&j, "virtual_nodes");
+  contend_json_arr_begin(&j, "node_names");
+  for (int i = 0; r->node_names && i < r->nnodes; i++)
+    contend_json_str(&j, NULL, r->node_names[i] ? r->node_names[i] : "");
+  contend_json_arr_end(&j);
+  contend_json_obj_end(&j);
+
+  double vchk = 0, verr = 0;
+  contend_json_arr_begin(&j, "jobs");
+  for (int q = 0; q < jf->njobs; q++) {
+    const contend_job *job = &jf->jobs[q];
+    static const char *const kinds[] = {"list", "linear", "interleaved", "random"};
+    contend_json_obj_begin(&j, NULL);
+    contend_json_str(&j, "name", job->name);
+    contend_json_int(&j, "line", job->line);
+    contend_json_obj_begin(&j, "placement");
+    contend_json_str(&j, "kind", kinds[job->kind]);
+    contend_json_int(&j, "line", job->nodes_line);
+    if (job->kind == CONTEND_NODES_RANDOM)
+      contend_json_uint(&j, "seed", job->placement_seed);
+    else
+      contend_json_null(&j, "seed");
+    contend_json_obj_end(&j);
+    contend_json_arr_begin(&j, "nodes");
+    for (int i = 0; i < job->nnodes; i++)
+      contend_json_int(&j, NULL, job->nodes[i]);
+    contend_json_arr_end(&j);
+    contend_json_int(&j, "ranks", r->job_ranks[q]);
+    contend_json_int(&j, "repeat", job->repeat);
+    contend_traffic sum;
+    contend_traffic_init(&sum);
+    contend_json_arr_begin(&j, "motifs");
+    for (int k = 0; k < job->nmotifs; k++) {
+      const int g = r->first[q] + k;
+      const contend_minfo *mi = &r->mi[g];
+      const contend_motif *m = job->motifs[k].motif;
+      contend_traffic_merge(&sum, &mi->traffic);
+      contend_json_obj_begin(&j, NULL);
+      contend_json_str(&j, "name", m->name);
+      contend_json_str(&j, "label", m->label);
+      contend_json_int(&j, "position", k + 1);
+      contend_json_int(&j, "line", job->motifs[k].line);
+      json_params(&j, "params", &job->motifs[k].params, r->seed);
+      contend_json_int(&j, "iterations_per_invocation", mi->iterations);
+      contend_json_double(&j, "message_bytes", mi->msg_bytes);
+      contend_json_double(&j, "latency_divisor", mi->divisor);
+      if (mi->nseries) {
+        contend_json_str(&j, "series_key", mi->series_key ? mi->series_key : "series");
+        contend_json_arr_begin(&j, "series_values");
+        for (int s = 0; s < mi->nseries; s++)
+          contend_json_double(&j, NULL, mi->series_value[s]);
+        contend_json_arr_end(&j);
+      } else {
+        contend_json_null(&j, "series_key");
+        contend_json_null(&j, "series_values");
+      }
+      json_traffic(&j, &mi->traffic, r->dry_run);
+      contend_json_obj_begin(&j, "results");
+      for (int p = 0; p < r->npasses; p++) {
+        json_motif_pass(&j, r, p, g);
+        vchk += r->m[p][g].verify_checked;
+        verr += r->m[p][g].verify_errors;
+      }
+      contend_json_obj_end(&j);
+      if (pi >= 0 && pc >= 0)
+        json_ci(&j, r, &r->m[pi][g].time, &r->m[pc][g].time, r->m[pi][g].rep_max,
+                r->m[pc][g].rep_max, job->repeat, g);
+      else
+        contend_json_null(&j, "ci");
+      contend_json_obj_end(&j);
+    }
+    contend_json_arr_end(&j);
+    json_traffic(&j, &sum, r->dry_run);
+    contend_traffic_free(&sum);
+    contend_json_obj_begin(&j, "results");
+    for (int p = 0; p < r->npasses; p++) {
+      const contend_jres *jr = &r->j[p][q];
+      contend_json_obj_begin(&j, pass_name(r->pass[p]));
+      json_jstat(&j, "time_s", &jr->time, 1.0);
+      contend_json_double(&j, "slowest_rank_mean_s", slowest_mean(jr->rep_max, job->repeat));
+      contend_json_double(&j, "perform_start_s", jr->start_s < 1e299 ? jr->start_s : NAN);
+      contend_json_double(&j, "perform_end_s", jr->end_s > -1e299 ? jr->end_s : NAN);
+      contend_json_obj_end(&j);
+    }
+    contend_json_obj_end(&j);
+    if (pi >= 0 && pc >= 0)
+      json_ci(&j, r, &r->j[pi][q].time, &r->j[pc][q].time, r->j[pi][q].rep_max, r->j[pc][q].rep_max,
+              job->repeat, -1);
+    else
+      contend_json_null(&j, "ci");
+    contend_json_obj_end(&j);
+  }
+  contend_json_arr_end(&j);
+  contend_json_obj_begin(&j, "verify");
+  contend_json_bool(&j, "enabled", contend_param_bool(r->opts, "verify"));
+  contend_json_double(&j, "checked", vchk);
+  contend_json_double(&j, "errors", verr);
+  contend_json_obj_end(&j);
+  contend_json_obj_end(&j);
+}

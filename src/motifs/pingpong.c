@@ -1,0 +1,82 @@
+/* pingpong: round trips of msg_bytes between pairs of ranks (rank i and
+ * i + size/2, by default only ranks 0 and size/2): the initiator posts the
+ * receive of the reply, sends, waits; the responder receives, then
+ * replies.  Latency = round-trip time / 2, taken on the initiator (other
+ * ranks take no samples), timed over the block of iterations as a
+ * hand-written latency loop is. */
+#include "workload.h"
+
+typedef struct {
+  unsigned char *s, *r;
+  size_t bytes;
+  int active, peer, initiator;
+} state;
+
+static const contend_param_def params[] = {
+    {"iters", CONTEND_P_INT, "1000", "count", "timed round trips per invocation", 1, 1e9},
+    {"warmup", CONTEND_P_INT, "10", "count", "untimed round trips before them", 0, 1e9},
+    {"msg_bytes", CONTEND_P_INT, "8", "B", "message size", 0, 1 << 30},
+    {"pairs", CONTEND_P_STRING, "one", "", "one: ranks 0 and size/2; all: i and i + size/2", 1, 0},
+    CONTEND_PARAM_END};
+
+static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
+  return wl_pair_validate(p, nranks, err, errlen);
+}
+
+static int setup(contend_ctx *c) {
+  state *s = c->state;
+  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
+  s->active = wl_pair(contend_param_str(c->params, "pairs"), c->rank, c->size, &s->peer,
+                      &s->initiator) == 1;
+  if (s->active) {
+    s->s = contend_alloc(c, s->bytes);
+    s->r = contend_alloc(c, s->bytes);
+  }
+  c->msg_bytes = s->bytes;
+  c->metric_scale = s->active && s->initiator ? 2.0 : 0.0;
+  return 0;
+}
+
+static void prepare(contend_ctx *c) {
+  state *s = c->state;
+  if (s->active)
+    contend_pattern_fill(s->s, s->bytes, c->rank, c->iter, 0);
+}
+
+static void iterate(contend_ctx *c) {
+  state *s = c->state;
+  if (!s->active)
+    return;
+  if (s->initiator) {
+    contend_irecv(c, s->r, s->bytes, s->peer, 1);
+    contend_isend(c, s->s, s->bytes, s->peer, 0);
+    contend_waitall(c);
+  } else {
+    contend_irecv(c, s->r, s->bytes, s->peer, 0);
+    contend_waitall(c);
+    contend_isend(c, s->s, s->bytes, s->peer, 1);
+    contend_waitall(c);
+  }
+}
+
+static void check(contend_ctx *c) {
+  state *s = c->state;
+  if (s->active)
+    contend_pattern_check(c, s->r, s->bytes, s->peer, c->iter, 0);
+}
+
+const contend_motif contend_motif_pingpong = {
+    .name = "pingpong",
+    .label = "Ping-pong",
+    .help = "round trips between rank pairs; latency = round trip / 2 (usec)",
+    .role = CONTEND_ROLE_WORKLOAD,
+    .metric = CONTEND_METRIC_LAT_US,
+    .params = params,
+    .state_size = sizeof(state),
+    .setup = setup,
+    .prepare = prepare,
+    .iterate = iterate,
+    .check = check,
+    .validate = validate,
+    .flags = CONTEND_MOTIF_BLOCK_TIMING,
+};

@@ -1,0 +1,49 @@
+/* Helpers shared by the workload motifs (`contend jobs`): random
+ * distributions for compute noise, process grids and block splits. */
+#ifndef CONTEND_MOTIFS_WORKLOAD_H
+#define CONTEND_MOTIFS_WORKLOAD_H
+
+#include "contend/motif.h"
+
+/* The iteration count of a workload motif: one invocation per [REPEAT]. */
+#define WL_ITERS(def)                                                                              \
+  {                                                                                                \
+    "iters", CONTEND_P_INT, #def, "count",                                                         \
+        "iterations per invocation (one invocation per repeat)", 1, 1e9                            \
+  }
+
+/* Random streams of workload motifs: contend_rng_init(seed, WL_STREAM_*, ...). */
+enum { WL_STREAM_COMPUTE = 0x636f6d70, WL_STREAM_GRAPH = 0x67726168, WL_STREAM_SIZE = 0x73697a65 };
+
+typedef enum { WL_DIST_FIXED, WL_DIST_GAUSSIAN, WL_DIST_UNIFORM, WL_DIST_EXPONENTIAL } wl_dist;
+
+/* Parses "fixed|gaussian|normal|uniform|exponential"; returns 0 or -1. */
+int wl_parse_dist(const char *s, wl_dist *d);
+/* A standard normal deviate (Box-Muller on two uniforms of r). */
+double wl_normal(contend_rng *r);
+/* An exponential deviate of the given mean. */
+double wl_exponential(contend_rng *r, double mean);
+
+/* Cells [*start, *start + *len) of part i when n cells are split into p
+ * near-equal parts (the first n % p parts get one more). */
+void wl_split(long n, int p, int i, long *start, long *len);
+
+/* A process grid of `nranks` over `ndims` (2 or 3) dimensions for a
+ * domain of ext[] cells: dims[d] > 0 are fixed by the user, 0 are chosen
+ * to minimise the halo surface per rank.  Returns 0, or -1 with err when no
+ * grid fits (product != nranks, or more parts than cells). */
+int wl_grid(int nranks, int ndims, const long *ext, int *dims, char *err, size_t errlen);
+
+/* The value of SEED parameter key, or fallback (the run seed) when it is
+ * "time" (its default). */
+uint64_t wl_seed(const contend_params *p, const char *key, uint64_t fallback);
+
+/* Ping-pong pairs: pairs=one pairs rank 0 with rank size/2; pairs=all
+ * pairs rank i with i + size/2 (i < size/2; with an odd size the last rank
+ * idles).  Returns 1 if rank takes part (peer and whether it starts each
+ * round trip set), 0 if it idles, -1 if mode is not one|all. */
+int wl_pair(const char *mode, int rank, int size, int *peer, int *initiator);
+/* validate helper for the pairs parameter and a group of >= 2 ranks */
+int wl_pair_validate(const contend_params *p, int nranks, char *err, size_t errlen);
+
+#endif
