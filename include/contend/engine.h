@@ -59,6 +59,14 @@ typedef struct contend_io_spec {
 
 struct contend_traffic;
 
+/* One point-to-point transfer of an exchange (see exchange below). */
+typedef struct contend_xfer {
+  void *buf;
+  size_t bytes;
+  int peer, tag;
+  int send; /* 1: isend from buf; 0: irecv into buf */
+} contend_xfer;
+
 typedef struct contend_engine_ops {
   const char *name;
   void *(*alloc)(struct contend_ctx *c, size_t bytes);
@@ -66,6 +74,11 @@ typedef struct contend_engine_ops {
   void (*isend)(struct contend_ctx *c, const void *buf, size_t bytes, int peer, int tag);
   void (*irecv)(struct contend_ctx *c, void *buf, size_t bytes, int peer, int tag);
   void (*waitall)(struct contend_ctx *c);
+  /* exchange: posts the n transfers of x in order (isend or irecv each),
+   * then completes them with everything pending, as waitall does: a whole
+   * neighbour exchange in one engine call, which keeps the dispatch cost
+   * out of small-message latencies.  x stays the caller's. */
+  void (*exchange)(struct contend_ctx *c, const contend_xfer *x, int n);
   void (*put)(struct contend_ctx *c, const void *buf, size_t bytes, int peer, size_t offset);
   void (*get)(struct contend_ctx *c, void *buf, size_t bytes, int peer, size_t offset);
   void (*flush_all)(struct contend_ctx *c);

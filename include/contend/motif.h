@@ -148,7 +148,7 @@ typedef struct contend_motif {
    CONTEND_P_INT,                                                                                  \
    #nm,                                                                                            \
    "count",                                                                                        \
-   "measurements (nM); each ends with a collective timeout check",                                 \
+   "measurements (nM); the timeout is checked collectively before every round",                    \
    1,                                                                                              \
    1e12},                                                                                          \
       {"rings",                                                                                    \
@@ -181,6 +181,9 @@ static inline void contend_irecv(contend_ctx *c, void *b, size_t n, int peer, in
   c->ops->irecv(c, b, n, peer, tag);
 }
 static inline void contend_waitall(contend_ctx *c) { c->ops->waitall(c); }
+static inline void contend_exchange(contend_ctx *c, const contend_xfer *x, int n) {
+  c->ops->exchange(c, x, n);
+}
 static inline void contend_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off) {
   c->ops->put(c, b, n, peer, off);
 }

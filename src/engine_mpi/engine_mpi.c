@@ -103,6 +103,20 @@ static void e_waitall(contend_ctx *c) {
   m->nreq = 0;
 }
 
+static void e_exchange(contend_ctx *c, const contend_xfer *x, int n) {
+  mpi_impl *m = c->impl;
+  for (int i = 0; i < n; i++) {
+    MPI_Request *r = next_req(m);
+    if (x[i].send)
+      CONTEND_MPI_CHECK(
+          MPI_Isend(x[i].buf, (int)x[i].bytes, MPI_BYTE, x[i].peer, x[i].tag, m->comm, r));
+    else
+      CONTEND_MPI_CHECK(
+          MPI_Irecv(x[i].buf, (int)x[i].bytes, MPI_BYTE, x[i].peer, x[i].tag, m->comm, r));
+  }
+  e_waitall(c);
+}
+
 static void e_put(contend_ctx *c, const void *buf, size_t bytes, int peer, size_t off) {
   mpi_impl *m = c->impl;
   CONTEND_MPI_CHECK(
@@ -389,6 +403,16 @@ static void k_isend(contend_ctx *c, const void *buf, size_t bytes, int q, int ta
   e_isend(c, buf, bytes, q, tag);
 }
 
+static void k_exchange(contend_ctx *c, const contend_xfer *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (x[i].send) {
+      peer_count *p = peer(c->impl, x[i].peer);
+      p->out_bytes += (double)x[i].bytes;
+      p->out_msgs += 1;
+    }
+  e_exchange(c, x, n);
+}
+
 static void k_put(contend_ctx *c, const void *buf, size_t bytes, int q, size_t off) {
   peer_count *p = peer(c->impl, q);
   p->out_bytes += (double)bytes;
@@ -432,6 +456,7 @@ static const contend_engine_ops counting_ops = {
     .isend = k_isend,
     .irecv = e_irecv,
     .waitall = e_waitall,
+    .exchange = k_exchange,
     .put = k_put,
     .get = k_get,
     .flush_all = e_flush_all,
@@ -455,6 +480,7 @@ const contend_engine_ops contend_mpi_ops = {
     .isend = e_isend,
     .irecv = e_irecv,
     .waitall = e_waitall,
+    .exchange = e_exchange,
     .put = e_put,
     .get = e_get,
     .flush_all = e_flush_all,

@@ -73,6 +73,11 @@ static void t_isend(contend_ctx *c, const void *b, size_t n, int peer, int tag) 
   (void)tag;
   record(c, c->rank, peer, n);
 }
+static void t_exchange(contend_ctx *c, const contend_xfer *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (x[i].send)
+      record(c, c->rank, x[i].peer, x[i].bytes);
+}
 static void t_irecv(contend_ctx *c, void *b, size_t n, int peer, int tag) {
   (void)c, (void)b, (void)n, (void)peer, (void)tag; /* the sender records the flow */
 }
@@ -173,6 +178,7 @@ static const contend_engine_ops trace_ops = {
     .win_alloc = t_alloc,
     .isend = t_isend,
     .irecv = t_irecv,
+    .exchange = t_exchange,
     .waitall = t_nop,
     .put = t_put,
     .get = t_get,

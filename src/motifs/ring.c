@@ -6,6 +6,8 @@
  * two-rank ring (left == right) still matches each stream separately. */
 enum { TAG_RIGHTWARD = 0, TAG_LEFTWARD = 1 };
 
+static void fill_xfers(ring_state *s);
+
 int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat_divisor) {
   ring_state *s = c->state;
   s->kind = kind;
@@ -16,8 +18,10 @@ int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat
                 ? (int)contend_param_int(c->params, "messages")
                 : 1;
   s->sbuf = contend_alloc(c, s->bytes);
-  if (kind == RING_TWO_SIDED)
+  if (kind == RING_TWO_SIDED) {
     s->rbuf = contend_alloc(c, 2 * (size_t)s->nmsg * s->bytes);
+    s->xfer = contend_alloc(c, 4 * (size_t)s->nmsg * sizeof *s->xfer);
+  }
   if (kind == RING_GET) {
     s->rbuf = contend_alloc(c, 2 * s->bytes);
     s->win = contend_win_alloc(c, s->bytes);
@@ -33,12 +37,31 @@ int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat
   else /* bytes this rank sends per iteration: nmsg to each neighbour */
     c->metric_scale = 2.0 * s->nmsg * (double)s->bytes / (1024.0 * 1024.0);
   s->left = s->right = c->rank;
+  fill_xfers(s);
   return 0;
+}
+
+/* The transfers of one two-sided iteration with the current neighbours:
+ * all receives, then all sends. */
+static void fill_xfers(ring_state *s) {
+  if (s->kind != RING_TWO_SIDED)
+    return;
+  const size_t n = s->bytes;
+  contend_xfer *x = s->xfer;
+  for (int k = 0; k < s->nmsg; k++) {
+    *x++ = (contend_xfer){s->rbuf + (size_t)k * n, n, s->left, TAG_RIGHTWARD, 0};
+    *x++ = (contend_xfer){s->rbuf + (size_t)(s->nmsg + k) * n, n, s->right, TAG_LEFTWARD, 0};
+  }
+  for (int k = 0; k < s->nmsg; k++) {
+    *x++ = (contend_xfer){s->sbuf, n, s->left, TAG_LEFTWARD, 1};
+    *x++ = (contend_xfer){s->sbuf, n, s->right, TAG_RIGHTWARD, 1};
+  }
 }
 
 void ring_round(contend_ctx *c, contend_rng *rng) {
   ring_state *s = c->state;
   contend_ring_neighbours(c, s->natural ? NULL : rng, &s->left, &s->right);
+  fill_xfers(s);
 }
 
 void ring_prepare(contend_ctx *c) {
@@ -52,15 +75,7 @@ void ring_iterate(contend_ctx *c) {
   const size_t n = s->bytes;
   switch (s->kind) {
   case RING_TWO_SIDED:
-    for (int k = 0; k < s->nmsg; k++) {
-      contend_irecv(c, s->rbuf + (size_t)k * n, n, s->left, TAG_RIGHTWARD);
-      contend_irecv(c, s->rbuf + (size_t)(s->nmsg + k) * n, n, s->right, TAG_LEFTWARD);
-    }
-    for (int k = 0; k < s->nmsg; k++) {
-      contend_isend(c, s->sbuf, n, s->left, TAG_LEFTWARD);
-      contend_isend(c, s->sbuf, n, s->right, TAG_RIGHTWARD);
-    }
-    contend_waitall(c);
+    contend_exchange(c, s->xfer, 4 * s->nmsg);
     break;
   case RING_PUT:
     /* my slots at a neighbour: at the right one I am its left (first half) */

@@ -18,6 +18,7 @@ typedef struct ring_state {
   unsigned char *sbuf;
   unsigned char *rbuf; /* 2*nmsg receive slots: [0,nmsg) from left, then from right */
   unsigned char *win;  /* RMA window (PUT: 2*nmsg slots; GET: one message) */
+  contend_xfer *xfer;  /* TWO_SIDED: the 4*nmsg transfers of one iteration */
 } ring_state;
 
 /* Parameter tables shared by the ring canaries (GPCNeT's counts). */
