@@ -156,12 +156,15 @@ int main(int argc, char **argv) {
       const double h = median(&hand_lat[s * rounds], rounds) * 1e6;
       const double mo = median(&motif_lat[s * rounds], rounds) * 1e6;
       const int checked = c.series_value[s] <= limit;
-      const int ok = !checked || fabs(q - 1.0) <= tol;
+      /* the target bounds the motif's overhead; a motif "faster" than the
+       * hand-written loop is noise (an A/A run scatters by 2-3 %) */
+      const int ok = !checked || q <= 1.0 + tol;
       fail |= !ok;
       printf("%12.0f %14.3f %14.3f %10.4f %8s\n", c.series_value[s], h, mo, q,
              checked ? (ok ? "ok" : "FAIL") : "-");
     }
-    printf("%s: motif latency within %.0f %% of the hand-written ping-pong for sizes <= %.0f B\n",
+    printf("%s: motif latency at most %.0f %% above the hand-written ping-pong for sizes <= %.0f "
+           "B\n",
            fail ? "FAIL" : "PASS", tol * 100, limit);
   }
   MPI_Bcast(&fail, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -22,12 +22,12 @@ need mpicc.openmpi openmpi-bin libopenmpi-dev
 need python3 python3
 need ip iproute2
 need unshare util-linux
+need /usr/include/hdf5/openmpi/hdf5.h libhdf5-openmpi-dev # the HDF5 I/O back end, found at configure
 if [[ $what == test ]]; then
   need mpicc.mpich mpich libmpich-dev
   need clang-format clang-format
   need ip iproute2
   need tc iproute2
-  need /usr/include/hdf5/openmpi/hdf5.h libhdf5-openmpi-dev
   need chromium chromium
   python3 -c 'import venv, ensurepip' 2>/dev/null || pkgs+=(python3-venv)
 fi

@@ -13,8 +13,16 @@ static int world_rank(void) {
   return r;
 }
 
+static void (*g_abort_hook)(void);
+
+void contend_set_abort_hook(void (*hook)(void)) { g_abort_hook = hook; }
+
 static void die(void) __attribute__((noreturn));
 static void die(void) {
+  void (*hook)(void) = g_abort_hook;
+  g_abort_hook = NULL; /* once, even if the hook itself fails */
+  if (hook)
+    hook();
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);

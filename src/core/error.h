@@ -18,6 +18,10 @@ enum {
   CONTEND_EXIT_FAIL = 3
 };
 
+/* A function run once just before a failing rank aborts the job (e.g. to
+ * remove the files it created); NULL clears it.  Not thread-safe. */
+void contend_set_abort_hook(void (*hook)(void));
+
 void contend_mpi_fail(const char *file, int line, const char *call, int rc)
     __attribute__((noreturn));
 void contend_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

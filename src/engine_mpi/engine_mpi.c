@@ -12,7 +12,8 @@
 typedef struct mpi_impl {
   MPI_Comm comm;
   MPI_Win win;
-  void *win_mem; /* MPI_Alloc_mem; freed after the window */
+  void *win_mem;     /* MPI_Alloc_mem (freed after the window) or the window's own */
+  int win_allocated; /* win_mem came from MPI_Win_allocate */
   int have_win;
   MPI_Request *req;
   int nreq, capreq;
@@ -57,10 +58,17 @@ static void *e_win_alloc(contend_ctx *c, size_t bytes) {
   mpi_impl *m = c->impl;
   if (m->have_win)
     contend_fail("a motif asked for a second RMA window (one per context)");
-  CONTEND_MPI_CHECK(MPI_Alloc_mem((MPI_Aint)(bytes ? bytes : 8), MPI_INFO_NULL, &m->win_mem));
-  memset(m->win_mem, 0, bytes ? bytes : 8);
-  CONTEND_MPI_CHECK(
-      MPI_Win_create(m->win_mem, (MPI_Aint)bytes, 1, MPI_INFO_NULL, m->comm, &m->win));
+  if (c->size == 1) { /* Open MPI 4.1.4's MPI_Win_create fails on a one-rank communicator */
+    CONTEND_MPI_CHECK(
+        MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, m->comm, &m->win_mem, &m->win));
+    m->win_allocated = 1;
+  } else {
+    CONTEND_MPI_CHECK(MPI_Alloc_mem((MPI_Aint)(bytes ? bytes : 8), MPI_INFO_NULL, &m->win_mem));
+    CONTEND_MPI_CHECK(
+        MPI_Win_create(m->win_mem, (MPI_Aint)bytes, 1, MPI_INFO_NULL, m->comm, &m->win));
+  }
+  if (bytes)
+    memset(m->win_mem, 0, bytes);
   CONTEND_MPI_CHECK(MPI_Win_set_errhandler(m->win, MPI_ERRORS_RETURN));
   m->have_win = 1;
   CONTEND_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, m->win));
@@ -197,6 +205,7 @@ enum { NTRACK = 256 };
 static char *volatile g_tracked[NTRACK];
 
 static void track(const char *path) {
+  contend_set_abort_hook(contend_mpi_io_remove_tracked); /* also on this rank's own abort */
   for (int i = 0; i < NTRACK; i++)
     if (!g_tracked[i]) {
       g_tracked[i] = strdup(path);
@@ -560,7 +569,8 @@ void contend_mpi_ctx_close(contend_ctx *c) {
   if (m->have_win) {
     CONTEND_MPI_CHECK(MPI_Win_unlock_all(m->win));
     CONTEND_MPI_CHECK(MPI_Win_free(&m->win));
-    CONTEND_MPI_CHECK(MPI_Free_mem(m->win_mem));
+    if (!m->win_allocated)
+      CONTEND_MPI_CHECK(MPI_Free_mem(m->win_mem));
   }
   for (int i = 0; i < m->nfiles; i++) /* files a motif left open (after an error) */
     if (m->files[i].is_open) {
