@@ -68,6 +68,20 @@ int contend_param_bool(const contend_params *p, const char *key);
 const char *contend_param_str(const contend_params *p, const char *key);
 int contend_param_is_set(const contend_params *p, const char *key);
 
+/* Sets row idx from the command-line option `opt` found at argv[*a]:
+ * `val` is its "=value" part or NULL; a boolean then means true, any other
+ * type takes the next argument (and advances *a).  Returns 0 or -1 with a
+ * message. */
+int contend_params_set_arg(contend_params *p, int idx, const char *opt, const char *val, int argc,
+                           char **argv, int *a, char *err, size_t errlen);
+
+/* Writes the table's values as a JSON object named key: numbers, booleans
+ * and strings typed as declared; a SEED row as its value, or as `seed`
+ * (the run's seed) where it was "time". */
+struct contend_json;
+void contend_params_json(struct contend_json *j, const char *key, const contend_params *p,
+                         uint64_t seed);
+
 /* Writes "  --key VALUE   help [unit, default D]" lines for a table. */
 struct contend_strbuf;
 void contend_params_help(const contend_params *p, const char *prefix, struct contend_strbuf *out);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "contend/json.h"
 #include "contend/strbuf.h"
 
 static int key_eq(const char *def, const char *user) {
@@ -227,4 +228,45 @@ void contend_params_help(const contend_params *p, const char *prefix, contend_st
     else
       contend_sb_printf(out, "default %s]\n", *d->def ? d->def : "none");
   }
+}
+
+int contend_params_set_arg(contend_params *p, int idx, const char *opt, const char *val, int argc,
+                           char **argv, int *a, char *err, size_t errlen) {
+  if (!val) {
+    if (p->defs[idx].type == CONTEND_P_BOOL)
+      val = "1";
+    else if (*a + 1 < argc)
+      val = argv[++*a];
+    else {
+      snprintf(err, errlen, "%s: missing value", opt);
+      return -1;
+    }
+  }
+  return contend_params_set(p, idx, val, err, errlen);
+}
+
+void contend_params_json(contend_json *j, const char *key, const contend_params *p, uint64_t seed) {
+  contend_json_obj_begin(j, key);
+  for (size_t i = 0; i < p->n; i++) {
+    const contend_param_def *d = &p->defs[i];
+    const contend_param_value *v = &p->v[i];
+    switch (d->type) {
+    case CONTEND_P_INT:
+      contend_json_int(j, d->key, v->i);
+      break;
+    case CONTEND_P_DOUBLE:
+      contend_json_double(j, d->key, v->d);
+      break;
+    case CONTEND_P_BOOL:
+      contend_json_bool(j, d->key, (int)v->i);
+      break;
+    case CONTEND_P_STRING:
+      contend_json_str(j, d->key, v->s ? v->s : "");
+      break;
+    case CONTEND_P_SEED: /* "time" was resolved to the run's seed */
+      contend_json_uint(j, d->key, v->is_time ? seed : (uint64_t)v->i);
+      break;
+    }
+  }
+  contend_json_obj_end(j);
 }

@@ -132,17 +132,7 @@ static int parse_args(int argc, char **argv, contend_params *p, const char **fil
       snprintf(err, errlen, "unknown option '%s' (see 'contend jobs --help')", arg);
       return -1;
     }
-    if (!val) {
-      if (p->defs[idx].type == CONTEND_P_BOOL)
-        val = "1";
-      else if (a + 1 < argc)
-        val = argv[++a];
-      else {
-        snprintf(err, errlen, "%s: missing value", arg);
-        return -1;
-      }
-    }
-    if (contend_params_set(p, idx, val, err, errlen))
+    if (contend_params_set_arg(p, idx, arg, val, argc, argv, &a, err, errlen))
       return -1;
   }
   if (want_help) {

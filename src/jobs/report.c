@@ -332,32 +332,6 @@ static void json_summary(contend_json *j, const char *key, const contend_hist *h
   contend_json_obj_end(j);
 }
 
-static void json_params(contend_json *j, const char *key, const contend_params *p, uint64_t seed) {
-  contend_json_obj_begin(j, key);
-  for (size_t i = 0; i < p->n; i++) {
-    const contend_param_def *d = &p->defs[i];
-    const contend_param_value *v = &p->v[i];
-    switch (d->type) {
-    case CONTEND_P_INT:
-      contend_json_int(j, d->key, v->i);
-      break;
-    case CONTEND_P_DOUBLE:
-      contend_json_double(j, d->key, v->d);
-      break;
-    case CONTEND_P_BOOL:
-      contend_json_bool(j, d->key, (int)v->i);
-      break;
-    case CONTEND_P_STRING:
-      contend_json_str(j, d->key, v->s ? v->s : "");
-      break;
-    case CONTEND_P_SEED:
-      contend_json_uint(j, d->key, v->is_time ? seed : (uint64_t)v->i);
-      break;
-    }
-  }
-  contend_json_obj_end(j);
-}
-
 static void json_traffic(contend_json *j, const contend_traffic *t, int dry) {
   double bytes, msgs;
   contend_flows_total(&t->flows, &bytes, &msgs);
@@ -508,7 +482,7 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
     contend_json_str(&j, NULL, pass_name(r->pass[p]));
   contend_json_arr_end(&j);
   contend_json_obj_begin(&j, "config");
-  json_params(&j, "options", r->opts, r->seed);
+  contend_params_json(&j, "options", r->opts, r->seed);
   contend_json_obj_end(&j);
 
   contend_json_obj_begin(&j, "environment");
@@ -574,7 +548,7 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
       contend_json_str(&j, "label", m->label);
       contend_json_int(&j, "position", k + 1);
       contend_json_int(&j, "line", job->motifs[k].line);
-      json_params(&j, "params", &job->motifs[k].params, r->seed);
+      contend_params_json(&j, "params", &job->motifs[k].params, r->seed);
       contend_json_int(&j, "iterations_per_invocation", mi->iterations);
       contend_json_double(&j, "message_bytes", mi->msg_bytes);
       contend_json_double(&j, "latency_divisor", mi->divisor);

@@ -253,32 +253,6 @@ static void json_hist(contend_json *j, const contend_hist *h) {
   contend_json_obj_end(j);
 }
 
-static void json_params(contend_json *j, const char *key, const contend_params *p, uint64_t seed) {
-  contend_json_obj_begin(j, key);
-  for (size_t i = 0; i < p->n; i++) {
-    const contend_param_def *d = &p->defs[i];
-    const contend_param_value *v = &p->v[i];
-    switch (d->type) {
-    case CONTEND_P_INT:
-      contend_json_int(j, d->key, v->i);
-      break;
-    case CONTEND_P_DOUBLE:
-      contend_json_double(j, d->key, v->d);
-      break;
-    case CONTEND_P_BOOL:
-      contend_json_bool(j, d->key, (int)v->i);
-      break;
-    case CONTEND_P_STRING:
-      contend_json_str(j, d->key, v->s ? v->s : "");
-      break;
-    case CONTEND_P_SEED:
-      contend_json_uint(j, d->key, seed);
-      break;
-    }
-  }
-  contend_json_obj_end(j);
-}
-
 static void json_int_list(contend_json *j, const char *key, const int *v, int n) {
   contend_json_arr_begin(j, key);
   for (int i = 0; i < n; i++)
@@ -309,8 +283,8 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
   contend_json_str(&j, "seed_source", run->seed_from_time ? "time" : "user");
 
   contend_json_obj_begin(&j, "config");
-  json_params(&j, "options", &cfg->common, run->seed);
-  json_params(&j, cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network", &cfg->load, run->seed);
+  contend_params_json(&j, "options", &cfg->common, run->seed);
+  contend_params_json(&j, cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network", &cfg->load, run->seed);
   contend_json_obj_begin(&j, "tests");
   for (int i = 0; i < cfg->nmotifs; i++) {
     int used = 0;
@@ -319,7 +293,7 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
     for (int k = 0; k < cfg->ncong; k++)
       used |= cfg->cong[k] == i;
     if (used)
-      json_params(&j, contend_motifs[i]->name, &cfg->tests[i], run->seed);
+      contend_params_json(&j, contend_motifs[i]->name, &cfg->tests[i], run->seed);
   }
   contend_json_obj_end(&j);
   contend_json_obj_end(&j);
