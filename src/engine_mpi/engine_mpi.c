@@ -113,6 +113,15 @@ static void e_waitall(contend_ctx *c) {
 
 static void e_exchange(contend_ctx *c, const contend_xfer *x, int n) {
   mpi_impl *m = c->impl;
+  if (n == 1 && m->nreq == 0) { /* one transfer (a ping-pong leg): no request list */
+    MPI_Request r;
+    if (x->send)
+      CONTEND_MPI_CHECK(MPI_Isend(x->buf, (int)x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, &r));
+    else
+      CONTEND_MPI_CHECK(MPI_Irecv(x->buf, (int)x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, &r));
+    CONTEND_MPI_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    return;
+  }
   for (int i = 0; i < n; i++) {
     MPI_Request *r = next_req(m);
     if (x[i].send)
