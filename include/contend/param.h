@@ -68,6 +68,11 @@ int contend_param_bool(const contend_params *p, const char *key);
 const char *contend_param_str(const contend_params *p, const char *key);
 int contend_param_is_set(const contend_params *p, const char *key);
 
+/* Splits one command-line token: "--key[=value]" gives key (with '-' still
+ * in it) and the value or NULL; the short forms -o and -q give "output"
+ * and "quiet".  Returns 1 for an option, 0 for anything else. */
+int contend_option_split(const char *arg, char *key, size_t keylen, const char **val);
+
 /* Sets row idx from the command-line option `opt` found at argv[*a]:
  * `val` is its "=value" part or NULL; a boolean then means true, any other
  * type takes the next argument (and advances *a).  Returns 0 or -1 with a

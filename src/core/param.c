@@ -270,3 +270,20 @@ void contend_params_json(contend_json *j, const char *key, const contend_params 
   }
   contend_json_obj_end(j);
 }
+
+int contend_option_split(const char *arg, char *key, size_t keylen, const char **val) {
+  *val = NULL;
+  if (!strcmp(arg, "-o") || !strcmp(arg, "-q")) {
+    snprintf(key, keylen, "%s", arg[1] == 'o' ? "output" : "quiet");
+    return 1;
+  }
+  if (strncmp(arg, "--", 2) || !arg[2])
+    return 0;
+  snprintf(key, keylen, "%s", arg + 2);
+  char *eq = strchr(key, '=');
+  if (eq) {
+    *eq = 0;
+    *val = arg + 2 + (eq - key) + 1;
+  }
+  return 1;
+}

@@ -104,17 +104,7 @@ static int parse_args(int argc, char **argv, contend_params *p, const char **fil
     }
     char name[256];
     const char *val = NULL;
-    if (!strcmp(arg, "-o")) {
-      snprintf(name, sizeof name, "output");
-    } else if (!strcmp(arg, "-q")) {
-      snprintf(name, sizeof name, "quiet");
-    } else if (!strncmp(arg, "--", 2) && arg[2]) {
-      snprintf(name, sizeof name, "%s", arg + 2);
-      char *eq = strchr(name, '=');
-      if (eq) {
-        *eq = 0;
-        val = arg + 2 + (eq - name) + 1;
-      }
+    if (contend_option_split(arg, name, sizeof name, &val)) {
       normalize(name);
     } else if (arg[0] == '-' && arg[1]) {
       snprintf(err, errlen, "unknown option '%s' (see 'contend jobs --help')", arg);

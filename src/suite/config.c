@@ -203,18 +203,7 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
     }
     char name[256];
     const char *val = NULL;
-    if (!strcmp(arg, "-o")) {
-      snprintf(name, sizeof name, "output");
-    } else if (!strcmp(arg, "-q")) {
-      snprintf(name, sizeof name, "quiet");
-    } else if (!strncmp(arg, "--", 2) && arg[2]) {
-      snprintf(name, sizeof name, "%s", arg + 2);
-      char *eq = strchr(name, '=');
-      if (eq) {
-        *eq = 0;
-        val = arg + 2 + (eq - name) + 1;
-      }
-    } else {
+    if (!contend_option_split(arg, name, sizeof name, &val)) {
       snprintf(err, errlen, "unexpected argument '%s' (options start with --)", arg);
       return -1;
     }
