@@ -68,6 +68,9 @@ int contend_param_bool(const contend_params *p, const char *key);
 const char *contend_param_str(const contend_params *p, const char *key);
 int contend_param_is_set(const contend_params *p, const char *key);
 
+/* Rewrites '-' as '_' in place: option and test names are spelled either way. */
+void contend_key_normalize(char *s);
+
 /* Splits one command-line token: "--key[=value]" gives key (with '-' still
  * in it) and the value or NULL; the short forms -o and -q give "output"
  * and "quiet".  Returns 1 for an option, 0 for anything else. */

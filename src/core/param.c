@@ -287,3 +287,9 @@ int contend_option_split(const char *arg, char *key, size_t keylen, const char *
   }
   return 1;
 }
+
+void contend_key_normalize(char *s) {
+  for (; *s; s++)
+    if (*s == '-')
+      *s = '_';
+}

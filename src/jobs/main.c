@@ -73,12 +73,6 @@ static void help(const contend_params *p, contend_strbuf *o) {
                        "--virtual-nodes 1 --mode both -o jobs.json\n");
 }
 
-static void normalize(char *s) {
-  for (; *s; s++)
-    if (*s == '-')
-      *s = '_';
-}
-
 /* Returns 0 to run, 1 when done (help/list printed), -1 on bad input. */
 static int parse_args(int argc, char **argv, contend_params *p, const char **file, char ***defs,
                       int *ndefs, contend_strbuf *out, char *err, size_t errlen) {
@@ -105,7 +99,7 @@ static int parse_args(int argc, char **argv, contend_params *p, const char **fil
     char name[256];
     const char *val = NULL;
     if (contend_option_split(arg, name, sizeof name, &val)) {
-      normalize(name);
+      contend_key_normalize(name);
     } else if (arg[0] == '-' && arg[1]) {
       snprintf(err, errlen, "unknown option '%s' (see 'contend jobs --help')", arg);
       return -1;

@@ -60,12 +60,6 @@ static const contend_param_def load_defs[] = {
      "congestor measurements run before the canaries are released", 0, 1e6},
     CONTEND_PARAM_END};
 
-static void normalize(char *s) {
-  for (; *s; s++)
-    if (*s == '-')
-      *s = '_';
-}
-
 static int parse_list(const char *text, contend_role role, int *out, int *n, const char *opt,
                       char *err, size_t errlen) {
   char *copy = strdup(text), *save = NULL;
@@ -76,7 +70,7 @@ static int parse_list(const char *text, contend_role role, int *out, int *n, con
   for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
     while (*tok == ' ')
       tok++;
-    normalize(tok);
+    contend_key_normalize(tok);
     if (!strcmp(tok, "all")) {
       for (int i = 0; contend_motifs[i]; i++)
         if (contend_motifs[i]->role == role) {
@@ -212,7 +206,7 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
     char *dot = strchr(name, '.');
     if (dot) {
       *dot = 0;
-      normalize(name);
+      contend_key_normalize(name);
       const contend_motif *m = contend_motif_find(name);
       int mi = -1;
       for (int i = 0; m && i < cfg->nmotifs; i++)
