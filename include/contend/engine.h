@@ -79,6 +79,14 @@ typedef struct contend_engine_ops {
    * neighbour exchange in one engine call, which keeps the dispatch cost
    * out of small-message latencies.  x stays the caller's. */
   void (*exchange)(struct contend_ctx *c, const contend_xfer *x, int n);
+  /* repeat: `times` rounds of a fixed schedule of nsteps exchanges, step k
+   * being the next len[k] (>= 1) transfers of x; the same as calling
+   * exchange for each step of each round, counted as such, but with no
+   * dispatch between rounds: the tight loop of a latency kernel
+   * (ping-pong), as a hand-written one.  Nothing may be pending before the
+   * call.  x and len stay the caller's. */
+  void (*repeat)(struct contend_ctx *c, const contend_xfer *x, const int *len, int nsteps,
+                 long times);
   void (*put)(struct contend_ctx *c, const void *buf, size_t bytes, int peer, size_t offset);
   void (*get)(struct contend_ctx *c, void *buf, size_t bytes, int peer, size_t offset);
   void (*flush_all)(struct contend_ctx *c);

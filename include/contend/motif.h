@@ -139,6 +139,12 @@ typedef struct contend_motif {
    * (>= 1) share it; pure; the runner calls it at the start of each such
    * run of iterations and sets c->series before every iterate */
   int (*series_of)(const contend_ctx *c, long *same);
+  /* optional, with CONTEND_MOTIF_BLOCK_TIMING: runs iterations c->iter ..
+   * c->iter + n - 1, all of series c->series, doing exactly what n calls of
+   * iterate would; the runner calls it for a timed block (never with
+   * prepare or check) so that the motif can hand the whole block to the
+   * engine (contend_repeat) */
+  void (*iterate_block)(contend_ctx *c, long n);
 } contend_motif;
 
 /* Every motif declares its loop counts as parameters with these keys
@@ -183,6 +189,10 @@ static inline void contend_irecv(contend_ctx *c, void *b, size_t n, int peer, in
 static inline void contend_waitall(contend_ctx *c) { c->ops->waitall(c); }
 static inline void contend_exchange(contend_ctx *c, const contend_xfer *x, int n) {
   c->ops->exchange(c, x, n);
+}
+static inline void contend_repeat(contend_ctx *c, const contend_xfer *x, const int *len, int nsteps,
+                                  long times) {
+  c->ops->repeat(c, x, len, nsteps, times);
 }
 static inline void contend_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off) {
   c->ops->put(c, b, n, peer, off);

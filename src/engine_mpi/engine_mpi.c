@@ -37,11 +37,18 @@ static void *xrealloc(void *p, size_t n) {
   return q;
 }
 
+/* Motif buffers are zeroed and touched page by page here, untimed: a
+ * never-written buffer would be sent from the kernel's shared zero page
+ * (always in cache: optimistic for large messages) and the first timed
+ * iteration would take the page faults; touching also places the pages
+ * on this rank's memory (first touch). */
 static void *e_alloc(contend_ctx *c, size_t bytes) {
   mpi_impl *m = c->impl;
   void *p = calloc(1, bytes ? bytes : 1);
   if (!p)
     contend_fail("out of memory allocating %zu bytes for motif buffers", bytes);
+  for (size_t i = 0; i < bytes; i += 4096)
+    ((volatile unsigned char *)p)[i] = 0;
   if (m->nmem == m->capmem) {
     m->capmem = m->capmem ? 2 * m->capmem : 8;
     m->mem = xrealloc(m->mem, sizeof(void *) * (size_t)m->capmem);
@@ -111,27 +118,63 @@ static void e_waitall(contend_ctx *c) {
   m->nreq = 0;
 }
 
-static void e_exchange(contend_ctx *c, const contend_xfer *x, int n) {
-  mpi_impl *m = c->impl;
-  if (n == 1 && m->nreq == 0) { /* one transfer (a ping-pong leg): no request list */
-    MPI_Request r;
-    if (x->send)
-      CONTEND_MPI_CHECK(MPI_Isend(x->buf, (int)x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, &r));
-    else
-      CONTEND_MPI_CHECK(MPI_Irecv(x->buf, (int)x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, &r));
-    CONTEND_MPI_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+/* Posts one transfer on request r. */
+static inline void post(const mpi_impl *m, const contend_xfer *x, MPI_Request *r) {
+  if (x->send)
+    CONTEND_MPI_CHECK(MPI_Isend(x->buf, (int)x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, r));
+  else
+    CONTEND_MPI_CHECK(MPI_Irecv(x->buf, (int)x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, r));
+}
+
+/* One exchange of n transfers on requests r (n <= the caller's array). */
+static inline void step(const mpi_impl *m, const contend_xfer *x, int n, MPI_Request *r) {
+  for (int i = 0; i < n; i++)
+    post(m, &x[i], &r[i]);
+  if (n == 1) {
+    CONTEND_MPI_CHECK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
     return;
   }
-  for (int i = 0; i < n; i++) {
-    MPI_Request *r = next_req(m);
-    if (x[i].send)
-      CONTEND_MPI_CHECK(
-          MPI_Isend(x[i].buf, (int)x[i].bytes, MPI_BYTE, x[i].peer, x[i].tag, m->comm, r));
-    else
-      CONTEND_MPI_CHECK(
-          MPI_Irecv(x[i].buf, (int)x[i].bytes, MPI_BYTE, x[i].peer, x[i].tag, m->comm, r));
+#pragma GCC diagnostic push /* see e_waitall */
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+  CONTEND_MPI_CHECK(MPI_Waitall(n, r, MPI_STATUSES_IGNORE));
+#pragma GCC diagnostic pop
+}
+
+enum { STACK_XFERS = 8 }; /* exchanges up to this wide keep their requests on the stack */
+
+static void e_exchange(contend_ctx *c, const contend_xfer *x, int n) {
+  mpi_impl *m = c->impl;
+  if (n >= 1 && n <= STACK_XFERS && m->nreq == 0) { /* as a hand-written loop would */
+    MPI_Request r[STACK_XFERS];
+    step(m, x, n, r);
+    return;
   }
+  for (int i = 0; i < n; i++)
+    post(m, &x[i], next_req(m));
   e_waitall(c);
+}
+
+static void e_repeat(contend_ctx *c, const contend_xfer *x, const int *len, int nsteps,
+                     long times) {
+  mpi_impl *m = c->impl;
+  int widest = 0;
+  for (int k = 0; k < nsteps; k++)
+    widest = len[k] > widest ? len[k] : widest;
+  if (widest > STACK_XFERS) { /* wide steps: the general path */
+    for (long t = 0; t < times; t++)
+      for (int k = 0, o = 0; k < nsteps; o += len[k++])
+        e_exchange(c, &x[o], len[k]);
+    return;
+  }
+  MPI_Request r[STACK_XFERS];
+  if (nsteps == 1) { /* e.g. a ping-pong initiator: receive + send, then wait */
+    for (long t = 0; t < times; t++)
+      step(m, x, len[0], r);
+    return;
+  }
+  for (long t = 0; t < times; t++)
+    for (int k = 0, o = 0; k < nsteps; o += len[k++])
+      step(m, &x[o], len[k], r);
 }
 
 static void e_put(contend_ctx *c, const void *buf, size_t bytes, int peer, size_t off) {
@@ -431,6 +474,20 @@ static void k_exchange(contend_ctx *c, const contend_xfer *x, int n) {
   e_exchange(c, x, n);
 }
 
+static void k_repeat(contend_ctx *c, const contend_xfer *x, const int *len, int nsteps,
+                     long times) {
+  int n = 0;
+  for (int k = 0; k < nsteps; k++)
+    n += len[k];
+  for (int i = 0; i < n; i++) /* counted once for all rounds, not per message */
+    if (x[i].send) {
+      peer_count *p = peer(c->impl, x[i].peer);
+      p->out_bytes += (double)x[i].bytes * (double)times;
+      p->out_msgs += (double)times;
+    }
+  e_repeat(c, x, len, nsteps, times);
+}
+
 static void k_put(contend_ctx *c, const void *buf, size_t bytes, int q, size_t off) {
   peer_count *p = peer(c->impl, q);
   p->out_bytes += (double)bytes;
@@ -475,6 +532,7 @@ static const contend_engine_ops counting_ops = {
     .irecv = e_irecv,
     .waitall = e_waitall,
     .exchange = k_exchange,
+    .repeat = k_repeat,
     .put = k_put,
     .get = k_get,
     .flush_all = e_flush_all,
@@ -499,6 +557,7 @@ const contend_engine_ops contend_mpi_ops = {
     .irecv = e_irecv,
     .waitall = e_waitall,
     .exchange = e_exchange,
+    .repeat = e_repeat,
     .put = e_put,
     .get = e_get,
     .flush_all = e_flush_all,

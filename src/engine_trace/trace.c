@@ -78,6 +78,14 @@ static void t_exchange(contend_ctx *c, const contend_xfer *x, int n) {
     if (x[i].send)
       record(c, c->rank, x[i].peer, x[i].bytes);
 }
+static void t_repeat(contend_ctx *c, const contend_xfer *x, const int *len, int nsteps,
+                     long times) {
+  int n = 0;
+  for (int k = 0; k < nsteps; k++)
+    n += len[k];
+  for (long t = 0; t < times; t++) /* message by message, as exchange records them */
+    t_exchange(c, x, n);
+}
 static void t_irecv(contend_ctx *c, void *b, size_t n, int peer, int tag) {
   (void)c, (void)b, (void)n, (void)peer, (void)tag; /* the sender records the flow */
 }
@@ -179,6 +187,7 @@ static const contend_engine_ops trace_ops = {
     .isend = t_isend,
     .irecv = t_irecv,
     .exchange = t_exchange,
+    .repeat = t_repeat,
     .waitall = t_nop,
     .put = t_put,
     .get = t_get,

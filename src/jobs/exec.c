@@ -42,9 +42,14 @@ static double ring_blocks(contend_ctx *c, const contend_motif *m, long base, lon
     c->series = s;
     const long first = c->iter;
     const double t0 = timed && s >= 0 ? x->clock() : 0;
-    for (long k = 0; k < n; k++) {
-      c->iter = first + k;
-      m->iterate(c);
+    if (m->iterate_block) {
+      m->iterate_block(c, n);
+      c->iter = first + n - 1;
+    } else {
+      for (long k = 0; k < n; k++) {
+        c->iter = first + k;
+        m->iterate(c);
+      }
     }
     if (timed && s >= 0) {
       const double dt = x->clock() - t0;

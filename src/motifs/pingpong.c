@@ -43,20 +43,13 @@ static void prepare(contend_ctx *c) {
     contend_pattern_fill(s->s, s->bytes, c->rank, c->iter, 0);
 }
 
-static void iterate(contend_ctx *c) {
+static void iterate_block(contend_ctx *c, long n) {
   state *s = c->state;
-  if (!s->active)
-    return;
-  if (s->initiator) {
-    /* one engine call per direction keeps dispatch out of the latency */
-    const contend_xfer x[2] = {{s->r, s->bytes, s->peer, 1, 0}, {s->s, s->bytes, s->peer, 0, 1}};
-    contend_exchange(c, x, 2);
-  } else {
-    const contend_xfer in = {s->r, s->bytes, s->peer, 0, 0}, out = {s->s, s->bytes, s->peer, 1, 1};
-    contend_exchange(c, &in, 1);
-    contend_exchange(c, &out, 1);
-  }
+  if (s->active)
+    wl_pingpong(c, s->s, s->r, s->bytes, s->peer, s->initiator, n);
 }
+
+static void iterate(contend_ctx *c) { iterate_block(c, 1); }
 
 static void check(contend_ctx *c) {
   state *s = c->state;
@@ -78,4 +71,5 @@ const contend_motif contend_motif_pingpong = {
     .check = check,
     .validate = validate,
     .flags = CONTEND_MOTIF_BLOCK_TIMING,
+    .iterate_block = iterate_block,
 };

@@ -113,21 +113,15 @@ static void prepare(contend_ctx *c) {
     contend_pattern_fill(s->s, (size_t)s->size[size_of(s, c->iter)], c->rank, c->iter, 0);
 }
 
-static void iterate(contend_ctx *c) {
+/* All n iterations from c->iter on have the size of c->iter (one series
+ * run, or a single iteration). */
+static void iterate_block(contend_ctx *c, long n) {
   state *s = c->state;
-  if (!s->active)
-    return;
-  const size_t n = (size_t)s->size[c->series >= 0 ? c->series : size_of(s, c->iter)];
-  if (s->initiator) {
-    /* one engine call per direction keeps dispatch out of the latency */
-    const contend_xfer x[2] = {{s->r, n, s->peer, 1, 0}, {s->s, n, s->peer, 0, 1}};
-    contend_exchange(c, x, 2);
-  } else {
-    const contend_xfer in = {s->r, n, s->peer, 0, 0}, out = {s->s, n, s->peer, 1, 1};
-    contend_exchange(c, &in, 1);
-    contend_exchange(c, &out, 1);
-  }
+  if (s->active)
+    wl_pingpong(c, s->s, s->r, (size_t)s->size[size_of(s, c->iter)], s->peer, s->initiator, n);
 }
+
+static void iterate(contend_ctx *c) { iterate_block(c, 1); }
 
 static void check(contend_ctx *c) {
   state *s = c->state;
@@ -151,4 +145,5 @@ const contend_motif contend_motif_pingpong_sweep = {
     .flags = CONTEND_MOTIF_BLOCK_TIMING,
     .series_key = "message_bytes",
     .series_of = series_of,
+    .iterate_block = iterate_block,
 };

@@ -130,6 +130,19 @@ int wl_pair(const char *mode, int rank, int size, int *peer, int *initiator) {
   return 0;
 }
 
+void wl_pingpong(contend_ctx *c, void *sbuf, void *rbuf, size_t bytes, int peer, int initiator,
+                 long times) {
+  /* {buf, bytes, peer, tag, send}: pings carry tag 0, replies tag 1 */
+  static const int together[1] = {2}, in_turn[2] = {1, 1};
+  if (initiator) {
+    const contend_xfer x[2] = {{rbuf, bytes, peer, 1, 0}, {sbuf, bytes, peer, 0, 1}};
+    contend_repeat(c, x, together, 1, times);
+  } else {
+    const contend_xfer x[2] = {{rbuf, bytes, peer, 0, 0}, {sbuf, bytes, peer, 1, 1}};
+    contend_repeat(c, x, in_turn, 2, times);
+  }
+}
+
 int wl_pair_validate(const contend_params *p, int nranks, char *err, size_t errlen) {
   int peer, init;
   if (wl_pair(contend_param_str(p, "pairs"), 0, 2, &peer, &init) < 0) {

@@ -45,5 +45,11 @@ uint64_t wl_seed(const contend_params *p, const char *key, uint64_t fallback);
 int wl_pair(const char *mode, int rank, int size, int *peer, int *initiator);
 /* validate helper for the pairs parameter and a group of >= 2 ranks */
 int wl_pair_validate(const contend_params *p, int nranks, char *err, size_t errlen);
+/* `times` round trips of `bytes` with peer, in one engine call
+ * (contend_repeat): the initiator posts the receive of the reply (tag 1),
+ * sends from sbuf (tag 0) and waits for both; the responder receives into
+ * rbuf, then replies from sbuf. */
+void wl_pingpong(contend_ctx *c, void *sbuf, void *rbuf, size_t bytes, int peer, int initiator,
+                 long times);
 
 #endif

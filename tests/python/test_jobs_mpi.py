@@ -308,22 +308,59 @@ def test_compute_durations_follow_the_distribution(mpirun, tmp_path):
     assert stats.kstest(gauss, "uniform", args=(1e-3, 6e-3)).pvalue < 1e-3
 
 
+def test_blocked_pingpong_counts_match_the_trace_engine(mpirun, tmp_path):
+    """Without --verify the ping-pong motifs hand whole timed blocks to the
+    engine (one repeat call per block, counted once for the block): the
+    messages and bytes per node pair must still be exactly those of the
+    trace engine, which counts message by message."""
+    job = tmp_path / "pp.job"
+    job.write_text(
+        "[JOB_NAME] pp\n[NID_LIST] 0-1\n[REPEAT] 3\n"
+        "[MOTIF] pingpong msg_bytes=100 iters=37 warmup=3 pairs=all\n"
+        "[MOTIF] pingpong_sweep max_bytes=16KiB reps=5 reps_large=2 large_bytes=1KiB skip=2\n"
+    )
+    dry = dry_run(tmp_path, job, 2, 2, "--seed", "5")
+    real, _ = real_run(mpirun, tmp_path, job, 4, 2, "--seed", "5")
+    assert_same_traffic(dry, real)
+    pp, sweep = real["jobs"][0]["motifs"]
+    # 2 pairs, 3 repeats x (3 + 37) round trips, both directions, all inter-node
+    msgs = sum(p[3] for p in pp["traffic"]["pairs"])
+    assert msgs == 2 * 3 * 40 * 2
+    lat = [s["latency_us"] for s in sweep["results"]["concurrent"]["series"]]
+    assert len(lat) == 16 and all(v > 0 for v in lat)  # 0 B, 1 B .. 16 KiB
+
+
 def test_pingpong_sweep_bench_reports_ratios():
-    """The bench runs (2 ranks) and prints a ratio per size and PASS/FAIL;
-    the 5 % target itself is checked by running bench/pingpong_sweep on a
-    quiet machine."""
+    """The bench runs (2 ranks) and prints, per size, both latencies and the
+    median ratio of adjacent blocks, then PASS/FAIL; the 5 % target itself
+    is checked by running bench/pingpong_sweep (a loaded machine can put
+    either side many times off)."""
     r = run_bounded(
-        [ROOT / "bench" / "pingpong_sweep", "--rounds", "3", "--max-bytes", "1024"]
-        + ["--reps", "200", "--skip", "10"],
+        [ROOT / "bench" / "pingpong_sweep", "--pairs", "5", "--pairs-large", "3"]
+        + ["--max-bytes", "4096", "--limit-bytes", "1024", "--reps", "50", "--reps-large", "5"]
+        + ["--skip", "5", "--sweeps", "1"],
         timeout=120,
         env={**ENV, "CONTEND_BUILD": str(BUILD)},
     )
+    num = r"([\d.]+|nan)"
     rows = re.findall(
-        r"^\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(ok|FAIL|-)$", r.stdout, re.MULTILINE
+        rf"^\s+(\d+)\s+(\d+)\s+(\d+)\s+{num}\s+{num}\s+{num}\s+{num}\s+(ok|FAIL|-)$",
+        r.stdout,
+        re.MULTILINE,
     )
-    assert [int(x[0]) for x in rows] == [0] + [2**k for k in range(11)], r.stdout + r.stderr
-    # a positive, finite ratio per size (the 5 % target needs a quiet machine:
-    # a loaded one can put either side many times off)
-    assert all(0.0 < float(x[3]) < 100 for x in rows), r.stdout
+    assert [int(x[0]) for x in rows] == [0] + [2**k for k in range(13)], r.stdout + r.stderr
+    assert [(int(x[1]), int(x[2])) for x in rows] == [(5, 50)] * 12 + [(3, 5)] * 2
+    for size, _, _, hand, motif, sweep, ratio, check in rows:
+        assert 0 < float(hand) and 0 < float(motif) and 0 < float(sweep), r.stdout
+        assert 0.0 < float(ratio) < 100, r.stdout
+        # checked sizes are those <= --limit-bytes; the verdict follows the ratio
+        assert check == ("-" if int(size) > 1024 else "ok" if float(ratio) <= 1.05 else "FAIL")
     last = r.stdout.strip().splitlines()[-1]
     assert last.startswith(("PASS:", "FAIL:")) and r.returncode == (last.startswith("FAIL:"))
+    assert last.startswith("FAIL:") == any(x[7] == "FAIL" for x in rows)
+    bad = run_bounded(
+        [ROOT / "bench" / "pingpong_sweep", "--pairs", "0"],
+        timeout=60,
+        env={**ENV, "CONTEND_BUILD": str(BUILD)},
+    )
+    assert bad.returncode == 2 and "--pairs" in bad.stderr
