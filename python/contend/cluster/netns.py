@@ -143,7 +143,8 @@ def set_sysctl(namespace: str, key: str, value: str) -> bool:
     return proc.returncode == 0
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process pid exists and is not a zombie."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -174,7 +175,7 @@ def terminate_namespace_processes(namespaces: Sequence[str], grace: float = 3.0)
         return sorted(set(pids))
 
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 2.0), (signal.SIGKILL, 2.0)):
-        pids = [p for p in collect() if _alive(p)]
+        pids = [p for p in collect() if pid_alive(p)]
         if not pids:
             break
         for pid in pids:
@@ -184,7 +185,7 @@ def terminate_namespace_processes(namespaces: Sequence[str], grace: float = 3.0)
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + wait
-        while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        while time.monotonic() < deadline and any(pid_alive(p) for p in pids):
             time.sleep(0.05)
     return len(signalled)
 

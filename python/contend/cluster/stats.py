@@ -24,6 +24,7 @@ import time
 from typing import Callable, TextIO
 
 from .errors import UsageError
+from .netns import pid_alive
 from .shaping import COUNTERS, QdiscReader
 from .units import format_bytes, format_rate
 
@@ -99,20 +100,6 @@ def delta_rows(first: list, last: list) -> list:
     return out
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
 def one_shot(desc: dict, out: TextIO = sys.stdout) -> None:
     """Print the counters of every shaped link of ``desc`` once, as a table."""
     sampler = LinkSampler(desc)
@@ -148,7 +135,7 @@ def time_series(
         raise UsageError("--sample-interval must be positive")
     if duration is not None and duration <= 0:
         raise UsageError("--duration must be positive")
-    if until_pid is not None and not _pid_alive(until_pid):
+    if until_pid is not None and not pid_alive(until_pid):
         raise UsageError(f"--until-pid {until_pid}: no such process")
     tmp = None
     if csv_path:
@@ -197,7 +184,7 @@ def time_series(
                 break
             if duration is not None and t >= duration - 1e-9:
                 break
-            if until_pid is not None and not _pid_alive(until_pid):
+            if until_pid is not None and not pid_alive(until_pid):
                 break
             next_t += interval
             if duration is not None:
@@ -207,7 +194,7 @@ def time_series(
                 if left <= 0:
                     break
                 time.sleep(min(left, 0.1))
-                if until_pid is not None and not _pid_alive(until_pid):
+                if until_pid is not None and not pid_alive(until_pid):
                     break
     finally:
         sampler.close()
