@@ -332,15 +332,11 @@ static void json_summary(contend_json *j, const char *key, const contend_hist *h
   contend_json_obj_end(j);
 }
 
-static void json_traffic(contend_json *j, const contend_traffic *t, int dry) {
-  double bytes, msgs;
-  contend_flows_total(&t->flows, &bytes, &msgs);
-  contend_json_obj_begin(j, "traffic");
-  contend_json_double(j, "messages", msgs);
-  contend_json_double(j, "bytes", bytes);
+/* key: [[src node, dst node, bytes, messages], ...], sorted by src, dst. */
+static void json_pairs(contend_json *j, const char *key, const contend_flowmap *m) {
   size_t n;
-  contend_flow *f = contend_flows_sorted(&t->flows, &n);
-  contend_json_arr_begin(j, "pairs");
+  contend_flow *f = contend_flows_sorted(m, &n);
+  contend_json_arr_begin(j, key);
   for (size_t i = 0; i < n; i++) {
     contend_json_arr_begin(j, NULL);
     contend_json_int(j, NULL, f[i].src);
@@ -351,6 +347,15 @@ static void json_traffic(contend_json *j, const contend_traffic *t, int dry) {
   }
   contend_json_arr_end(j);
   free(f);
+}
+
+static void json_traffic(contend_json *j, const contend_traffic *t, int dry) {
+  double bytes, msgs;
+  contend_flows_total(&t->flows, &bytes, &msgs);
+  contend_json_obj_begin(j, "traffic");
+  contend_json_double(j, "messages", msgs);
+  contend_json_double(j, "bytes", bytes);
+  json_pairs(j, "pairs", &t->flows);
   contend_json_obj_begin(j, "collectives");
   for (int q = 0; q < CONTEND_COLL_N; q++) {
     contend_json_obj_begin(j, contend_coll_names[q]);
@@ -360,18 +365,7 @@ static void json_traffic(contend_json *j, const contend_traffic *t, int dry) {
   }
   contend_json_obj_end(j);
   if (dry) {
-    f = contend_flows_sorted(&t->estimated, &n);
-    contend_json_arr_begin(j, "estimated_collective_pairs");
-    for (size_t i = 0; i < n; i++) {
-      contend_json_arr_begin(j, NULL);
-      contend_json_int(j, NULL, f[i].src);
-      contend_json_int(j, NULL, f[i].dst);
-      contend_json_double(j, NULL, f[i].bytes);
-      contend_json_double(j, NULL, f[i].msgs);
-      contend_json_arr_end(j);
-    }
-    contend_json_arr_end(j);
-    free(f);
+    json_pairs(j, "estimated_collective_pairs", &t->estimated);
   } else {
     contend_json_null(j, "estimated_collective_pairs");
   }
