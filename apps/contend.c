@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,9 @@ static void usage(FILE *f) {
              "Run measuring commands under MPI, e.g.:\n"
              "  mpirun -n 64 contend load -o results.json\n"
              "  mpirun -n 12 --oversubscribe contend load --virtual-nodes 1 --timeout 2\n");
+  fprintf(f, "\nEngines (--engine NAME on network, load and jobs):\n");
+  for (int i = 0; contend_engines[i]; i++)
+    fprintf(f, "  %-9s %s\n", contend_engines[i]->name, contend_engines[i]->help);
 }
 
 /* Rank in the job before MPI_Init, from the launcher's environment, so
@@ -149,18 +151,7 @@ int main(int argc, char **argv) {
     contend_config_free(&cfg);
     return rc > 0 ? 0 : 2;
   }
-  int status;
-  if (contend_param_bool(&cfg.common, "dry_run")) {
-    status = contend_dry_run(&cfg, &out, err, sizeof err);
-    if (out.s)
-      fputs(out.s, stdout);
-    if (status)
-      fprintf(stderr, "contend %s: error: %s\n", cmd, err);
-  } else {
-    MPI_Init(&argc, &argv);
-    status = contend_mpi_main(&cfg);
-    MPI_Finalize();
-  }
+  int status = contend_suite_main(&cfg, &argc, &argv);
   contend_sb_free(&out);
   contend_config_free(&cfg);
   return status;

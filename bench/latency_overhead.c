@@ -1,6 +1,6 @@
 /* bench/latency_overhead: contend's isolated 8-byte random-ring latency
- * (the rr_lat motif through the MPI engine and the canary runner, exactly
- * as `contend network` runs it) against a hand-written
+ * (the rr_lat motif through the MPI engine, the control plane and the
+ * canary measurement loop, exactly as `contend network` runs them) against a hand-written
  * Irecv/Irecv/Isend/Isend/Waitall loop timed the same way, interleaved in
  * one run on 2 ranks (2 nodes of 1 rank).  Prints the ratio of the medians
  * of the trials; target <= 1.05.  usage: mpirun -n 2 latency_overhead [TRIALS] */
@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "../src/core/error.h"
-#include "../src/engine_mpi/runner.h"
+#include "../src/suite/measure.h"
+#include "contend/world.h"
+
+extern const contend_engine contend_engine_mpi;
 
 enum { ITERS = 200, WARMUP = 200, ROUNDS = 40 };
 
@@ -43,18 +46,19 @@ static void hand_round(MPI_Comm comm, contend_hist *h) {
 /* One trial: ROUNDS alternations of a hand-written round and a contend
  * round (one measurement of one ring through the canary runner), so both
  * see the same machine conditions.  Returns the two means and medians. */
-static void trial(MPI_Comm comm, contend_ctx *c, const contend_motif *m, int flip, double out[4]) {
+static void trial(MPI_Comm comm, contend_group *world, contend_ctx *c, const contend_motif *m,
+                  int flip, double out[4]) {
   contend_hist hand;
   contend_result r;
   contend_hist_reset(&hand);
   contend_result_init(&r, m, CONTEND_PHASE_ISOLATED, -1);
-  contend_run_opts o = {.timeout_s = 1e9, .test_id = 0, .phase = "bench"};
+  contend_measure_opts o = {.timeout_s = 1e9, .test_id = 0, .phase = "bench"};
   for (int k = 0; k < ROUNDS; k++) {
     if ((k + flip) % 2) {
       hand_round(comm, &hand);
-      contend_run_canary(c, m, comm, &o, &r);
+      contend_measure_canary(c, m, world, &o, &r);
     } else {
-      contend_run_canary(c, m, comm, &o, &r);
+      contend_measure_canary(c, m, world, &o, &r);
       hand_round(comm, &hand);
     }
   }
@@ -74,15 +78,11 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int rank, size, trials = argc > 1 ? atoi(argv[1]) : 15;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+static int bench(contend_group *world, void *arg) {
+  const int trials = *(int *)arg, rank = world->rank, size = world->size;
   if (size != 2 || trials < 1) {
     if (rank == 0)
       fprintf(stderr, "usage: mpirun -n 2 latency_overhead [TRIALS>=1]\n");
-    MPI_Finalize();
     return 2;
   }
   const contend_motif *m = contend_motif_find("rr_lat");
@@ -98,26 +98,26 @@ int main(int argc, char **argv) {
     contend_params_set(&p, contend_params_find(&p, set[i].k), text, err, sizeof err);
   }
   contend_ctx c;
-  if (contend_mpi_ctx_open(&c, m, &p, MPI_COMM_WORLD, rank, 12345))
+  if (world->ops->ctx_open(&c, m, &p, world, rank, 12345, NULL))
     contend_fail("setup failed");
   double *mean_ratio = malloc(sizeof(double) * (size_t)trials);
   double *p50_ratio = malloc(sizeof(double) * (size_t)trials);
   double v[4];
-  trial(MPI_COMM_WORLD, &c, m, 0, v); /* warm-up of both paths */
+  trial(MPI_COMM_WORLD, world, &c, m, 0, v); /* warm-up of both paths */
   if (rank == 0)
     printf("8-byte random-ring latency, 2 nodes x 1 rank; %d trials, each %d alternating rounds "
            "of %d timed iterations per side\n%6s %12s %12s %12s %12s %8s %8s\n",
            trials, ROUNDS, ITERS, "trial", "hand_mean_us", "ours_mean_us", "hand_p50_us",
            "ours_p50_us", "mean_x", "p50_x");
   for (int t = 0; t < trials; t++) {
-    trial(MPI_COMM_WORLD, &c, m, t % 2, v);
+    trial(MPI_COMM_WORLD, world, &c, m, t % 2, v);
     mean_ratio[t] = v[1] / v[0];
     p50_ratio[t] = v[3] / v[2];
     if (rank == 0)
       printf("%6d %12.4f %12.4f %12.4f %12.4f %8.4f %8.4f\n", t, v[0], v[1], v[2], v[3],
              mean_ratio[t], p50_ratio[t]);
   }
-  contend_mpi_ctx_close(&c);
+  world->ops->ctx_close(&c);
   if (rank == 0) {
     double mr = median(mean_ratio, trials), pr = median(p50_ratio, trials);
     printf("ratio contend/hand-written, median over trials: mean latency %.4f, median latency "
@@ -128,6 +128,11 @@ int main(int argc, char **argv) {
   free(mean_ratio);
   free(p50_ratio);
   contend_params_free(&p);
-  MPI_Finalize();
   return 0;
+}
+
+int main(int argc, char **argv) {
+  int trials = argc > 1 ? atoi(argv[1]) : 15;
+  contend_launch l = {.argc = &argc, .argv = &argv};
+  return contend_engine_mpi.launch(&l, bench, &trials);
 }

@@ -22,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/engine_mpi/engine_mpi.h"
+#include "contend/world.h"
 #include "../src/jobs/jobs.h"
+
+extern const contend_engine contend_engine_mpi;
 
 enum { MAXS = 40 };
 
@@ -40,7 +42,6 @@ static void on_sample(void *arg, int series, double s, long count) {
   }
 }
 
-static double wtime(void) { return MPI_Wtime(); }
 
 /* Hand-written ping-pong of n bytes: skip untimed + reps timed round
  * trips; returns the one-way latency (s) on rank 0. */
@@ -95,9 +96,12 @@ static void set(contend_params *p, const char *key, const char *value, int rank)
   }
 }
 
+/* The MPI engine's world group of this process (set by the body). */
+static contend_group *g_world;
+
 static void ctx_open(contend_ctx *c, const contend_motif *m, contend_params *p, int rank) {
   contend_ctx tmpl = {.job_name = "bench", .run_id = "bench", .stream = contend_jobs_stream(0, 0)};
-  if (contend_mpi_ctx_open_job(c, m, p, MPI_COMM_WORLD, rank, 1, &tmpl))
+  if (g_world->ops->ctx_open(c, m, p, g_world, rank, 1, &tmpl))
     MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
@@ -107,21 +111,27 @@ static void motif_run(contend_ctx *c, const contend_motif *m, contend_traffic *t
                       double *lat) {
   acc a;
   memset(&a, 0, sizeof a);
-  contend_job_exec ex = {.clock = wtime, .traffic = tr, .sample = on_sample, .arg = &a};
+  contend_job_exec ex = {.clock = g_world, .traffic = tr, .sample = on_sample, .arg = &a};
   contend_job_invoke(c, m, rep, &ex);
   for (int s = 0; s < c->nseries && s < MAXS; s++)
     lat[s] = a.n[s] > 0 && c->metric_scale > 0 ? a.sum[s] / a.n[s] / c->metric_scale : 0;
 }
 
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+typedef struct args {
+  int argc;
+  char **argv;
+} args;
+
+static int bench_body(contend_group *world, void *arg) {
+  const int argc = ((args *)arg)->argc;
+  char **argv = ((args *)arg)->argv;
+  g_world = world;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size != 2) {
     if (rank == 0)
       fprintf(stderr, "pingpong_sweep: run on exactly 2 ranks\n");
-    MPI_Finalize();
     return 2;
   }
   const int pairs = atoi(arg_value(argc, argv, "--pairs", "101"));
@@ -137,7 +147,6 @@ int main(int argc, char **argv) {
     if (rank == 0)
       fprintf(stderr, "pingpong_sweep: --pairs, --pairs-large, --reps, --reps-large must be >= 1,"
                       " --sweeps >= 0\n");
-    MPI_Finalize();
     return 2;
   }
 
@@ -173,7 +182,7 @@ int main(int argc, char **argv) {
         if (sweep_lat[s] < best_sweep[s])
           best_sweep[s] = sweep_lat[s];
     }
-    contend_mpi_ctx_close(&c);
+    g_world->ops->ctx_close(&c);
   }
   if (ns < 1 || ns > MAXS)
     MPI_Abort(MPI_COMM_WORLD, 3);
@@ -226,7 +235,7 @@ int main(int argc, char **argv) {
       ml[k] = lat[0];
       ratio[k] = ml[k] / hl[k];
     }
-    contend_mpi_ctx_close(&c);
+    g_world->ops->ctx_close(&c);
     free(sb);
     free(rb);
     med_ratio[s] = median(ratio, np);
@@ -255,6 +264,11 @@ int main(int argc, char **argv) {
   free(ratio);
   free(hl);
   free(ml);
-  MPI_Finalize();
   return fail;
+}
+
+int main(int argc, char **argv) {
+  args a = {argc, argv};
+  contend_launch l = {.argc = &argc, .argv = &argv};
+  return contend_engine_mpi.launch(&l, bench_body, &a);
 }

@@ -23,6 +23,7 @@ need python3 python3
 need ip iproute2
 need unshare util-linux
 need /usr/include/hdf5/openmpi/hdf5.h libhdf5-openmpi-dev # the HDF5 I/O back end, found at configure
+need /usr/include/boost/context/detail/fcontext.hpp libboost-context-dev # user-level contexts of the in-process engines
 if [[ $what == test ]]; then
   need mpicc.mpich mpich libmpich-dev
   need clang-format clang-format

@@ -1,15 +1,10 @@
-/* contend: error reporting.
- *
- * CONTEND_MPI_CHECK(call): every MPI call goes through it.  Communicators
- * and windows are set to MPI_ERRORS_RETURN, so a failing call returns here
- * and the run aborts cleanly with file, line, rank and call (exit 3).
+/* contend: error reporting and exit statuses (no MPI: the engine that runs
+ * the ranks registers how to name the failing rank and how to end the run).
  *
  * Exit statuses: 0 success; 1 --verify found corrupted data; 2 bad input
  * (usage, values, too few nodes, unwritable output); 3 runtime failure. */
 #ifndef CONTEND_ERROR_H
 #define CONTEND_ERROR_H
-
-#include <mpi.h>
 
 enum {
   CONTEND_EXIT_OK = 0,
@@ -18,19 +13,24 @@ enum {
   CONTEND_EXIT_FAIL = 3
 };
 
-/* A function run once just before a failing rank aborts the job (e.g. to
+/* A function run once just before a failing rank aborts the run (e.g. to
  * remove the files it created); NULL clears it.  Not thread-safe. */
 void contend_set_abort_hook(void (*hook)(void));
 
-void contend_mpi_fail(const char *file, int line, const char *call, int rc)
-    __attribute__((noreturn));
+/* Set by the engine that runs the ranks: rank() names the calling rank in
+ * messages (-1: unknown), end(status) ends the whole run (MPI_Abort, or
+ * exit for engines that play every rank in one process).  NULLs restore
+ * the defaults (rank -1, exit). */
+void contend_set_fail_handler(int (*rank)(void), void (*end)(int status));
+
+/* Prints "contend: rank R: message" and ends the run with status 3. */
 void contend_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
-#define CONTEND_MPI_CHECK(call)                                                                    \
-  do {                                                                                             \
-    int contend_rc_ = (call);                                                                      \
-    if (contend_rc_ != MPI_SUCCESS)                                                                \
-      contend_mpi_fail(__FILE__, __LINE__, #call, contend_rc_);                                    \
-  } while (0)
+/* The rank named in messages (the registered rank(), or -1). */
+int contend_fail_rank(void);
+
+/* Runs the abort hook (once) and ends the run with status 3 (after a
+ * message the caller printed itself). */
+void contend_die(void) __attribute__((noreturn));
 
 #endif

@@ -16,6 +16,7 @@
 #include "contend/stats.h"
 #include "contend/strbuf.h"
 #include "contend/traffic.h"
+#include "contend/world.h"
 
 #define CONTEND_JOBS_SCHEMA_VERSION "1.0"
 #define CONTEND_JOB_NAME_MAX 64
@@ -90,7 +91,7 @@ void contend_jobs_list(contend_strbuf *out);
 /* ---- one invocation of a motif (engine-neutral) ------------------------- */
 
 typedef struct contend_job_exec {
-  double (*clock)(void); /* seconds; NULL: untimed (trace engine) */
+  const contend_group *clock; /* whose clock times iterations; NULL: untimed */
   int verify;            /* run prepare/check (check always for ALWAYS_CHECK motifs) */
   long verify_inject;
   contend_traffic *traffic; /* attached while iterations run (not prepare/check); may be NULL */
@@ -171,11 +172,9 @@ typedef struct contend_jobs_run {
   contend_minfo *mi;
   contend_mres *m[2]; /* [pass][nm] */
   contend_jres *j[2]; /* [pass][njobs] */
-  char mpi_library[256];
-  int mpi_version, mpi_subversion;
+  const struct contend_envelope *env; /* seed, library, times, node names (rank 0) */
   char started_utc[32], finished_utc[32];
   double wall_s;
-  char **node_names; /* [nnodes] or NULL */
   int argc;
   char **argv;
   char run_id[64];
@@ -199,15 +198,30 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out);
 /* ---- entry points ----------------------------------------------------- */
 
 /* `contend jobs ...` (argv[0] = "jobs").  print: this process prints
- * help and usage errors (the launcher's rank 0).  Parses before any MPI
- * work; runs MPI_Init/MPI_Finalize itself for a real run.  Returns the
- * exit status. */
+ * help and usage errors (the launcher's rank 0).  Parses before the
+ * engine starts, then launches the orchestrator on the engine chosen
+ * (--engine, --dry-run).  Returns the exit status. */
 int contend_jobs_main(int argc, char **argv, int print);
 
-/* Dry run on the trace engine (placement and validation done).  Fills r
- * and returns 0, or an exit status with err. */
-int contend_jobs_dry(contend_jobs_run *r, int ppn, char *err, size_t errlen);
-/* Real run on MPI (after MPI_Init).  Returns the exit status. */
-int contend_jobs_mpi(contend_jobfile *jf, const contend_params *opts, int argc, char **argv);
+/* What the orchestrator needs (all owned by the caller). */
+typedef struct contend_jobs_args {
+  contend_jobfile *jf;
+  const contend_params *opts; /* the jobs option table (run options + jobs rows) */
+  int argc;
+  char **argv;
+  /* when not NULL: rank 0's results are moved here instead of freed (the
+   * caller frees them with contend_jobs_run_free); for tests */
+  contend_jobs_run *keep;
+} contend_jobs_args;
+
+/* The orchestrator (collective over world; arg: contend_jobs_args): the one
+ * code path of every engine.  Returns the exit status. */
+int contend_jobs_body(contend_group *world, void *arg);
+/* Validates the engine options and launches the orchestrator. */
+int contend_jobs_launch(contend_jobs_args *a, int *argc, char ***argv);
+
+/* The jobs option table (src/jobs/main.c): the run options followed by the
+ * jobs rows; malloc'd, the caller frees it after the params that use it. */
+contend_param_def *contend_jobs_option_defs(void);
 
 #endif

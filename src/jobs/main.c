@@ -2,43 +2,29 @@
  * (trace engine, no MPI) or the real run (MPI).  Everything the user
  * typed, the job file included, is checked before MPI starts; errors are
  * printed once (by the launcher's rank 0) with exit status 2. */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/error.h"
+#include "../run/envelope.h"
 #include "../suite/suite.h"
 #include "contend/json.h"
 #include "jobs.h"
 
-static const contend_param_def opt_defs[] = {
+/* The rows of `jobs` only; the run options shared with `network` and
+ * `load` come first (src/run/options.c). */
+static const contend_param_def jobs_defs[] = {
     {"mode", CONTEND_P_STRING, "concurrent", "",
      "concurrent: all jobs at once; isolated: each job alone, in turn; both: isolated, then "
      "concurrent, and the Congestion Impact CI = t_concurrent / t_isolated",
      1, 0},
-    {"seed", CONTEND_P_SEED, "time", "",
-     "seed of every random choice (placement, compute noise, graphs, rings); printed, recorded", 1,
-     0},
-    {"output", CONTEND_P_STRING, "", "path",
-     "write the JSON results here (-o; written to a temporary name, then renamed)", 1, 0},
-    {"verify", CONTEND_P_BOOL, "0", "", "check the payload of every message (untimed)", 1, 0},
-    {"verify_inject", CONTEND_P_INT, "0", "count",
-     "testing aid: corrupt one received byte every N checks (shows verification catches it)", 0,
-     1e12},
-    {"virtual_nodes", CONTEND_P_INT, "0", "ranks",
-     "group K consecutive ranks as one node (0: one node per host)", 0, 1e6},
     {"samples", CONTEND_P_INT, "0", "count",
      "record up to N iteration times per rank and motif in the JSON (samples_s)", 0, 1e7},
-    {"watchdog", CONTEND_P_DOUBLE, "3600", "s",
-     "abort a run that takes longer than this, removing its files (0: never)", 0, 1e9},
-    {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
     {"list", CONTEND_P_BOOL, "0", "", "list the motifs and their parameters, then exit", 1, 0},
-    {"dry_run", CONTEND_P_BOOL, "0", "",
-     "run the jobs on the trace engine in this process (no MPI): traffic and I/O volume", 1, 0},
-    {"nodes", CONTEND_P_INT, "0", "count", "with --dry-run: number of nodes to plan for", 0, 1e7},
-    {"ranks_per_node", CONTEND_P_INT, "1", "count", "with --dry-run: ranks per node", 1, 1e5},
     CONTEND_PARAM_END};
+
+contend_param_def *contend_jobs_option_defs(void) { return contend_run_defs_with(jobs_defs); }
 
 static void help(const contend_params *p, contend_strbuf *o) {
   contend_sb_printf(
@@ -136,69 +122,9 @@ static int parse_args(int argc, char **argv, contend_params *p, const char **fil
     snprintf(err, errlen, "missing the job file (contend jobs FILE; see --help)");
     return -1;
   }
-  const int dry = contend_param_bool(p, "dry_run");
-  if (!dry && contend_param_is_set(p, "nodes")) {
-    snprintf(err, errlen,
-             "--nodes only applies with --dry-run (a real run takes its nodes from "
-             "MPI)");
+  if (!contend_run_engine(p, err, errlen))
     return -1;
-  }
-  if (dry && contend_param_int(p, "nodes") < 1) {
-    snprintf(err, errlen, "--dry-run needs --nodes N (and optionally --ranks-per-node P)");
-    return -1;
-  }
-  if (contend_param_is_set(p, "output") && !*contend_param_str(p, "output")) {
-    snprintf(err, errlen, "-o/--output: empty path");
-    return -1;
-  }
   return 0;
-}
-
-static int dry_run(contend_jobfile *jf, const contend_params *p, int argc, char **argv, char *err,
-                   size_t errlen) {
-  const int nn = (int)contend_param_int(p, "nodes");
-  const int ppn = (int)contend_param_int(p, "ranks_per_node");
-  const contend_param_value *sv = &p->v[contend_params_find(p, "seed")];
-  const uint64_t seed = sv->is_time ? 0 : (uint64_t)sv->i;
-  const char *output = contend_param_str(p, "output");
-  if (*output && contend_check_writable(output, err, errlen))
-    return CONTEND_EXIT_USAGE;
-  if (contend_jobs_place(jf, nn, seed, err, errlen))
-    return CONTEND_EXIT_USAGE;
-  contend_jobs_run r;
-  contend_jobs_run_init(&r, jf, 0);
-  r.dry_run = 1;
-  r.opts = p;
-  r.seed = seed;
-  r.seed_from_time = sv->is_time;
-  r.nnodes = nn;
-  r.nranks = nn * ppn;
-  r.ppn_min = r.ppn_max = ppn;
-  r.argc = argc;
-  r.argv = argv;
-  snprintf(r.run_id, sizeof r.run_id, "dry");
-  for (int j = 0; j < jf->njobs; j++)
-    r.job_ranks[j] = jf->jobs[j].nnodes * ppn;
-  int rc = contend_jobs_validate(jf, r.job_ranks, err, errlen) ? CONTEND_EXIT_USAGE : 0;
-  if (!rc)
-    rc = contend_jobs_dry(&r, ppn, err, errlen);
-  if (!rc) {
-    contend_strbuf text = {0}, json = {0};
-    contend_jobs_report_table(&r, &text);
-    fputs(text.s, stdout);
-    fflush(stdout);
-    if (*output) {
-      contend_jobs_report_json(&r, &json);
-      if (contend_write_file_atomic(output, json.s, json.len, err, errlen))
-        rc = CONTEND_EXIT_FAIL;
-      else
-        printf("\n  plan written to %s\n", output);
-    }
-    contend_sb_free(&text);
-    contend_sb_free(&json);
-  }
-  contend_jobs_run_free(&r);
-  return rc;
 }
 
 int contend_jobs_main(int argc, char **argv, int print) {
@@ -208,7 +134,8 @@ int contend_jobs_main(int argc, char **argv, int print) {
   char **defs = NULL;
   int ndefs = 0;
   const char *file = NULL;
-  if (contend_params_init(&p, opt_defs, "", err, sizeof err)) {
+  contend_param_def *optdefs = contend_jobs_option_defs();
+  if (contend_params_init(&p, optdefs, "", err, sizeof err)) {
     fprintf(stderr, "contend jobs: %s\n", err);
     return CONTEND_EXIT_FAIL;
   }
@@ -222,6 +149,7 @@ int contend_jobs_main(int argc, char **argv, int print) {
     }
     contend_sb_free(&out);
     contend_params_free(&p);
+    free(optdefs);
     free(defs);
     return rc > 0 ? CONTEND_EXIT_OK : CONTEND_EXIT_USAGE;
   }
@@ -231,21 +159,15 @@ int contend_jobs_main(int argc, char **argv, int print) {
       fprintf(stderr, "contend jobs: error: %s\n", err);
     contend_jobfile_free(&jf);
     contend_params_free(&p);
+    free(optdefs);
     free(defs);
     return CONTEND_EXIT_USAGE;
   }
-  int status;
-  if (contend_param_bool(&p, "dry_run")) {
-    status = dry_run(&jf, &p, argc, argv, err, sizeof err);
-    if (status)
-      fprintf(stderr, "contend jobs: error: %s\n", err);
-  } else {
-    MPI_Init(&argc, &argv);
-    status = contend_jobs_mpi(&jf, &p, argc, argv);
-    MPI_Finalize();
-  }
+  contend_jobs_args args = {.jf = &jf, .opts = &p, .argc = argc, .argv = argv};
+  int status = contend_jobs_launch(&args, &argc, &argv);
   contend_jobfile_free(&jf);
   contend_params_free(&p);
+    free(optdefs);
   free(defs);
   return status;
 }

@@ -8,6 +8,7 @@
 
 #include "../suite/suite.h"
 #include "contend/json.h"
+#include "../run/envelope.h"
 #include "jobs.h"
 
 static const char *pass_name(contend_pass_kind k) {
@@ -114,7 +115,7 @@ static void header(const contend_jobs_run *r, contend_strbuf *o) {
                         r->ppn_min, r->ppn_max);
     contend_sb_printf(o, "  seed %llu (%s), %s (MPI %d.%d)\n", (unsigned long long)r->seed,
                       r->seed_from_time ? "from the clock; rerun with --seed to repeat" : "given",
-                      r->mpi_library, r->mpi_version, r->mpi_subversion);
+                      r->env->library, r->env->lib_version, r->env->lib_subversion);
   }
   for (int j = 0; j < jf->njobs; j++) {
     const contend_job *job = &jf->jobs[j];
@@ -446,30 +447,9 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
   contend_json j;
   contend_json_init(&j, out);
   contend_json_obj_begin(&j, NULL);
-  contend_json_str(&j, "schema", "contend-jobs");
-  contend_json_str(&j, "schema_version", CONTEND_JOBS_SCHEMA_VERSION);
-  contend_json_obj_begin(&j, "tool");
-  contend_json_str(&j, "name", "contend");
-  contend_json_str(&j, "version", CONTEND_VERSION);
-  contend_json_obj_end(&j);
-  contend_json_str(&j, "command", "jobs");
-  contend_json_arr_begin(&j, "argv");
-  for (int i = 0; i < r->argc; i++)
-    contend_json_str(&j, NULL, r->argv[i]);
-  contend_json_arr_end(&j);
+  contend_envelope_json_head(&j, r->env, "contend-jobs", CONTEND_JOBS_SCHEMA_VERSION);
   contend_json_str(&j, "job_file", jf->path);
   contend_json_bool(&j, "dry_run", r->dry_run);
-  if (r->dry_run) {
-    contend_json_null(&j, "started_utc");
-    contend_json_null(&j, "finished_utc");
-    contend_json_null(&j, "wall_s");
-  } else {
-    contend_json_str(&j, "started_utc", r->started_utc);
-    contend_json_str(&j, "finished_utc", r->finished_utc);
-    contend_json_double(&j, "wall_s", r->wall_s);
-  }
-  contend_json_uint(&j, "seed", r->seed);
-  contend_json_str(&j, "seed_source", r->seed_from_time ? "time" : "user");
   contend_json_str(&j, "mode", contend_param_str(r->opts, "mode"));
   contend_json_arr_begin(&j, "passes");
   for (int p = 0; p < r->npasses; p++)
@@ -480,31 +460,7 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
   contend_json_obj_end(&j);
 
   contend_json_obj_begin(&j, "environment");
-  if (r->dry_run) {
-    contend_json_null(&j, "mpi_library");
-    contend_json_null(&j, "mpi_standard");
-  } else {
-    char std[16];
-    snprintf(std, sizeof std, "%d.%d", r->mpi_version, r->mpi_subversion);
-    contend_json_str(&j, "mpi_library", r->mpi_library);
-    contend_json_str(&j, "mpi_standard", std);
-  }
-  contend_json_int(&j, "ranks", r->nranks);
-  contend_json_int(&j, "nodes", r->nnodes);
-  contend_json_int(&j, "ranks_per_node_min", r->ppn_min);
-  contend_json_int(&j, "ranks_per_node_max", r->ppn_max);
-  contend_json_str(&j, "node_discovery",
-                   r->dry_run         ? "dry_run"
-                   : r->virtual_nodes ? "virtual"
-                                      : "shared_memory");
-  if (r->virtual_nodes)
-    contend_json_int(&j, "virtual_nodes", r->virtual_nodes);
-  else
-    contend_json_null(&j, "virtual_nodes");
-  contend_json_arr_begin(&j, "node_names");
-  for (int i = 0; r->node_names && i < r->nnodes; i++)
-    contend_json_str(&j, NULL, r->node_names[i] ? r->node_names[i] : "");
-  contend_json_arr_end(&j);
+  contend_envelope_json_environment(&j, r->env);
   contend_json_obj_end(&j);
 
   double vchk = 0, verr = 0;

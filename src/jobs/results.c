@@ -1,4 +1,5 @@
 /* The result arrays of a jobs run (jobs.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,10 +69,6 @@ void contend_jobs_run_free(contend_jobs_run *r) {
   free(r->mi);
   free(r->first);
   free(r->job_ranks);
-  if (r->node_names)
-    for (int i = 0; i < r->nnodes; i++)
-      free(r->node_names[i]);
-  free(r->node_names);
   memset(r, 0, sizeof *r);
 }
 
@@ -86,4 +83,27 @@ void contend_jobs_run_series(contend_jobs_run *r) {
       for (int s = 0; s < n; s++)
         contend_jstat_reset(&r->m[p][g].series[s]);
     }
+}
+
+void contend_jstat_reset(contend_jstat *s) {
+  s->n = s->sum = s->sumsq = 0;
+  s->min = INFINITY;
+  s->max = -INFINITY;
+}
+
+void contend_jstat_add(contend_jstat *s, double v) {
+  s->n += 1;
+  s->sum += v;
+  s->sumsq += v * v;
+  s->min = v < s->min ? v : s->min;
+  s->max = v > s->max ? v : s->max;
+}
+
+double contend_jstat_mean(const contend_jstat *s) { return s->n > 0 ? s->sum / s->n : NAN; }
+
+double contend_jstat_stddev(const contend_jstat *s) {
+  if (s->n < 2)
+    return s->n == 1 ? 0 : NAN;
+  double var = (s->sumsq - s->sum * s->sum / s->n) / (s->n - 1);
+  return var > 0 ? sqrt(var) : 0;
 }

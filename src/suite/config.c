@@ -5,22 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../run/envelope.h"
 #include "suite.h"
 
-static const contend_param_def common_defs[] = {
-    {"virtual_nodes", CONTEND_P_INT, "0", "ranks",
-     "group K consecutive ranks as one node (0: one node per host, via "
-     "MPI_Comm_split_type)",
-     0, 1e6},
-    {"seed", CONTEND_P_SEED, "time", "",
-     "seed of every random choice (node split, rings); printed and recorded", 1, 0},
+/* The suite's own rows; the run options shared with `jobs` come first
+ * (src/run/options.c). */
+static const contend_param_def suite_defs[] = {
     {"timeout", CONTEND_P_DOUBLE, "10", "s",
      "a test stops taking new measurements after this time (decided collectively)", 1e-3, 1e7},
-    {"output", CONTEND_P_STRING, "", "path",
-     "write the JSON results here (-o; written to a temporary name, then renamed)", 1, 0},
-    {"verify", CONTEND_P_BOOL, "0", "", "check the payload of every received message", 1, 0},
-    {"verify_inject", CONTEND_P_INT, "0", "count",
-     "testing aid: corrupt one received byte every N checks (shows --verify catches it)", 0, 1e12},
     {"measurements", CONTEND_P_INT, "-1", "count",
      "set nM of every test (-1: each test's own default, see --TEST.measurements)", -1, 1e12},
     {"rings", CONTEND_P_INT, "-1", "count", "set nR of every test (-1: each test's default)", -1,
@@ -29,13 +21,6 @@ static const contend_param_def common_defs[] = {
      1e9},
     {"warmup", CONTEND_P_INT, "-1", "count",
      "set the warm-up iterations of every test (-1: each test's default)", -1, 1e9},
-    {"watchdog", CONTEND_P_DOUBLE, "0", "s",
-     "abort a phase that runs longer than this (0: 10 x timeout + 120 s)", 0, 1e9},
-    {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
-    {"dry_run", CONTEND_P_BOOL, "0", "",
-     "plan the run in one process without MPI and print who talks to whom", 1, 0},
-    {"nodes", CONTEND_P_INT, "0", "count", "with --dry-run: number of nodes to plan for", 0, 1e7},
-    {"ranks_per_node", CONTEND_P_INT, "1", "count", "with --dry-run: ranks per node", 1, 1e5},
     CONTEND_PARAM_END};
 
 static const contend_param_def network_defs[] = {
@@ -122,6 +107,8 @@ void contend_config_free(contend_config *cfg) {
       contend_params_free(&cfg->tests[i]);
   free(cfg->tests);
   cfg->tests = NULL;
+  free(cfg->common_defs);
+  cfg->common_defs = NULL;
 }
 
 void contend_config_help(const contend_config *cfg, contend_strbuf *out) {
@@ -179,7 +166,8 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
   cfg->argv = argv;
   while (contend_motifs[cfg->nmotifs])
     cfg->nmotifs++;
-  if (contend_params_init(&cfg->common, common_defs, "", err, errlen) ||
+  cfg->common_defs = contend_run_defs_with(suite_defs);
+  if (contend_params_init(&cfg->common, cfg->common_defs, "", err, errlen) ||
       contend_params_init(&cfg->load, cmd == CONTEND_CMD_LOAD ? load_defs : network_defs, "", err,
                           errlen))
     return -1;
@@ -272,19 +260,8 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
       parse_list(contend_param_str(&cfg->load, "congestors"), CONTEND_ROLE_CONGESTOR, cfg->cong,
                  &cfg->ncong, "--congestors", err, errlen))
     return -1;
-  int dry = contend_param_bool(&cfg->common, "dry_run");
-  if (!dry && contend_param_is_set(&cfg->common, "nodes")) {
-    snprintf(err, errlen,
-             "--nodes only applies with --dry-run (a real run takes its nodes from MPI)");
+  cfg->engine = contend_run_engine(&cfg->common, err, errlen);
+  if (!cfg->engine)
     return -1;
-  }
-  if (dry && contend_param_int(&cfg->common, "nodes") < 1) {
-    snprintf(err, errlen, "--dry-run needs --nodes N (and optionally --ranks-per-node P)");
-    return -1;
-  }
-  if (contend_param_is_set(&cfg->common, "output") && !*contend_param_str(&cfg->common, "output")) {
-    snprintf(err, errlen, "-o/--output: empty path");
-    return -1;
-  }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "contend/json.h"
+#include "../run/envelope.h"
 #include "suite.h"
 
 double contend_impact(const contend_motif *m, double isolated, double congested) {
@@ -117,15 +118,15 @@ void contend_report_table(const contend_run *run, contend_strbuf *o) {
   const int load = cfg->cmd == CONTEND_CMD_LOAD;
   contend_sb_printf(o, "contend %s: %s\n", CONTEND_VERSION,
                     load ? "network load test (canaries vs. congestors)" : "network tests");
-  if (run->ppn_min == run->ppn_max)
-    contend_sb_printf(o, "  %d ranks, %d nodes, %d ranks per node%s\n", run->nranks,
-                      run->plan.nnodes, run->ppn_min, run->virtual_nodes ? " (virtual nodes)" : "");
+  if (run->env->nodes.ppn_min == run->env->nodes.ppn_max)
+    contend_sb_printf(o, "  %d ranks, %d nodes, %d ranks per node%s\n", run->env->nranks,
+                      run->plan.nnodes, run->env->nodes.ppn_min, run->env->virtual_nodes ? " (virtual nodes)" : "");
   else
-    contend_sb_printf(o, "  %d ranks, %d nodes, %d-%d ranks per node\n", run->nranks,
-                      run->plan.nnodes, run->ppn_min, run->ppn_max);
-  contend_sb_printf(o, "  seed %llu (%s), %s (MPI %d.%d)\n", (unsigned long long)run->seed,
-                    run->seed_from_time ? "from the clock; rerun with --seed to repeat" : "given",
-                    run->mpi_library, run->mpi_version, run->mpi_subversion);
+    contend_sb_printf(o, "  %d ranks, %d nodes, %d-%d ranks per node\n", run->env->nranks,
+                      run->plan.nnodes, run->env->nodes.ppn_min, run->env->nodes.ppn_max);
+  contend_sb_printf(o, "  seed %llu (%s), %s (MPI %d.%d)\n", (unsigned long long)run->env->seed,
+                    run->env->seed_from_time ? "from the clock; rerun with --seed to repeat" : "given",
+                    run->env->library, run->env->lib_version, run->env->lib_subversion);
   if (load) {
     contend_sb_printf(o, "  nodes: canaries %d", run->plan.group_nodes[0]);
     for (int k = 0; k < cfg->ncong; k++)
@@ -196,7 +197,7 @@ void contend_report_table(const contend_run *run, contend_strbuf *o) {
       break;
     }
   contend_sb_printf(o, "  Wall time %.1f s; peak memory per rank %.1f MiB (max), %.1f MiB (mean)\n",
-                    run->wall_s, run->peak_rss_mib_max, run->peak_rss_mib_mean);
+                    run->env->wall_s, run->env->peak_rss_mib_max, run->env->peak_rss_mib_mean);
 }
 
 static const char *phase_name(contend_phase ph) {
@@ -265,26 +266,11 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
   contend_json j;
   contend_json_init(&j, out);
   contend_json_obj_begin(&j, NULL);
-  contend_json_str(&j, "schema", "contend-results");
-  contend_json_str(&j, "schema_version", CONTEND_SCHEMA_VERSION);
-  contend_json_obj_begin(&j, "tool");
-  contend_json_str(&j, "name", "contend");
-  contend_json_str(&j, "version", CONTEND_VERSION);
-  contend_json_obj_end(&j);
-  contend_json_str(&j, "command", cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network");
-  contend_json_arr_begin(&j, "argv");
-  for (int i = 0; i < cfg->argc; i++)
-    contend_json_str(&j, NULL, cfg->argv[i]);
-  contend_json_arr_end(&j);
-  contend_json_str(&j, "started_utc", run->started_utc);
-  contend_json_str(&j, "finished_utc", run->finished_utc);
-  contend_json_double(&j, "wall_s", run->wall_s);
-  contend_json_uint(&j, "seed", run->seed);
-  contend_json_str(&j, "seed_source", run->seed_from_time ? "time" : "user");
+  contend_envelope_json_head(&j, run->env, "contend-results", CONTEND_SCHEMA_VERSION);
 
   contend_json_obj_begin(&j, "config");
-  contend_params_json(&j, "options", &cfg->common, run->seed);
-  contend_params_json(&j, cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network", &cfg->load, run->seed);
+  contend_params_json(&j, "options", &cfg->common, run->env->seed);
+  contend_params_json(&j, cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network", &cfg->load, run->env->seed);
   contend_json_obj_begin(&j, "tests");
   for (int i = 0; i < cfg->nmotifs; i++) {
     int used = 0;
@@ -293,31 +279,13 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
     for (int k = 0; k < cfg->ncong; k++)
       used |= cfg->cong[k] == i;
     if (used)
-      contend_params_json(&j, contend_motifs[i]->name, &cfg->tests[i], run->seed);
+      contend_params_json(&j, contend_motifs[i]->name, &cfg->tests[i], run->env->seed);
   }
   contend_json_obj_end(&j);
   contend_json_obj_end(&j);
 
   contend_json_obj_begin(&j, "environment");
-  contend_json_str(&j, "mpi_library", run->mpi_library);
-  char std[16];
-  snprintf(std, sizeof std, "%d.%d", run->mpi_version, run->mpi_subversion);
-  contend_json_str(&j, "mpi_standard", std);
-  contend_json_int(&j, "ranks", run->nranks);
-  contend_json_int(&j, "nodes", run->plan.nnodes);
-  contend_json_int(&j, "ranks_per_node_min", run->ppn_min);
-  contend_json_int(&j, "ranks_per_node_max", run->ppn_max);
-  contend_json_double(&j, "peak_rss_mib_max", run->peak_rss_mib_max);
-  contend_json_double(&j, "peak_rss_mib_mean", run->peak_rss_mib_mean);
-  contend_json_str(&j, "node_discovery", run->virtual_nodes ? "virtual" : "shared_memory");
-  if (run->virtual_nodes)
-    contend_json_int(&j, "virtual_nodes", run->virtual_nodes);
-  else
-    contend_json_null(&j, "virtual_nodes");
-  contend_json_arr_begin(&j, "node_names");
-  for (int i = 0; run->node_names && i < run->plan.nnodes; i++)
-    contend_json_str(&j, NULL, run->node_names[i]);
-  contend_json_arr_end(&j);
+  contend_envelope_json_environment(&j, run->env);
   contend_json_obj_end(&j);
 
   contend_json_obj_begin(&j, "placement");

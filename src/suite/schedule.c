@@ -1,204 +1,150 @@
-/* The schedule of a real run on MPI: node discovery, split, phases,
- * reduction of the results to rank 0, output. */
-#include <math.h>
-#include <signal.h>
+/* The schedule of `network` and `load` (GPCNeT semantics), engine-neutral:
+ * node split, sub-groups, the phases (canaries alone, congestors alone,
+ * canaries under load), then the reduction and the output.  Every engine
+ * runs this one code path: MPI for measurements, the trace engine for
+ * dry runs (the plan is the traffic of the first timed iteration). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/time.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../core/error.h"
-#include "../core/nodes.h"
-#include "../engine_mpi/runner.h"
-#include "contend/json.h"
+#include "../run/envelope.h"
+#include "measure.h"
 #include "suite.h"
 
-static volatile sig_atomic_t g_watch_phase;
-static double g_watch_seconds;
+typedef struct phase_ctx {
+  const contend_config *cfg;
+  contend_run *run;
+  contend_envelope *env;
+  contend_group *world, *group, *sub;
+  contend_group *cong_all; /* every congestor rank (serial window creation) */
+  int group_id, my_node, local_rank, ppn_max;
+  int nphases, phase_no;
+  double watchdog_s;
+} phase_ctx;
 
-static void on_alarm(int sig) {
-  (void)sig;
-  static const char msg[] =
-      "contend: watchdog: a phase ran past --watchdog (the MPI library or the network stopped "
-      "making progress); aborting\n";
-  ssize_t w = write(2, msg, sizeof msg - 1);
-  (void)w;
-  MPI_Abort(MPI_COMM_WORLD, CONTEND_EXIT_FAIL);
+static void phase_begin(phase_ctx *p, const char *what, const contend_motif *m) {
+  p->phase_no++;
+  contend_progress(p->env, p->world, "%d/%d %s%s%s", p->phase_no, p->nphases, what, m ? " " : "",
+                   m ? m->name : "");
+  p->world->ops->watchdog(p->world, p->watchdog_s,
+                          "contend: watchdog: a phase ran past --watchdog (the MPI library or the "
+                          "network stopped making progress); aborting\n");
 }
 
-static void watchdog_arm(void) {
-  if (g_watch_seconds <= 0)
-    return;
-  struct itimerval it = {{0, 0}, {(time_t)g_watch_seconds, 0}};
-  setitimer(ITIMER_REAL, &it, NULL);
+static contend_measure_opts measure_opts(const phase_ctx *p, int test_id, const char *phase,
+                                         int result) {
+  contend_measure_opts o = {
+      .timeout_s = contend_param_double(&p->cfg->common, "timeout"),
+      .verify = contend_param_bool(&p->cfg->common, "verify"),
+      .verify_inject = (long)contend_param_int(&p->cfg->common, "verify_inject"),
+      .test_id = test_id,
+      .progress = p->env->progress,
+      .phase = phase,
+      .plan_only = p->env->dry_run,
+      .first = p->run->traffic ? &p->run->traffic[result] : NULL,
+  };
+  return o;
 }
 
-static void watchdog_disarm(void) {
-  struct itimerval it = {{0, 0}, {0, 0}};
-  setitimer(ITIMER_REAL, &it, NULL);
-}
-
-static void utc_now(char *buf, size_t len) {
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-void contend_run_layout(contend_run *run) {
-  const contend_config *cfg = run->cfg;
-  int n = 0, cap = 2 * cfg->ncanary + cfg->ncong * (1 + cfg->ncanary) + 1;
-  run->results = calloc((size_t)cap, sizeof *run->results);
-  if (!run->results)
-    contend_fail("out of memory");
-  const int load = cfg->cmd == CONTEND_CMD_LOAD;
-  const int cong_only = load && contend_param_bool(&cfg->load, "congestor_only");
-  const int cong_base = load && (cong_only || contend_param_bool(&cfg->load, "congestor_baseline"));
-  if (!cong_only)
-    for (int t = 0; t < cfg->ncanary; t++)
-      contend_result_init(&run->results[n++], contend_motifs[cfg->canary[t]],
-                          CONTEND_PHASE_ISOLATED, -1);
-  if (cong_base)
-    for (int k = 0; k < cfg->ncong; k++)
-      contend_result_init(&run->results[n++], contend_motifs[cfg->cong[k]],
-                          CONTEND_PHASE_CONGESTOR_ALONE, -1);
-  if (load && !cong_only) {
-    for (int t = 0; t < cfg->ncanary; t++)
-      contend_result_init(&run->results[n++], contend_motifs[cfg->canary[t]],
-                          CONTEND_PHASE_CONGESTED, -1);
-    for (int t = 0; t < cfg->ncanary; t++)
-      for (int k = 0; k < cfg->ncong; k++)
-        contend_result_init(&run->results[n++], contend_motifs[cfg->cong[k]],
-                            CONTEND_PHASE_CONGESTOR_LOADING, t);
+/* Opens the context of motif mi on this rank's sub-group, one sub-group
+ * at a time: the sub-communicators of one split share a context id, and
+ * Open MPI 4.1's osc/rdma names the shared-memory file of a window after
+ * it, so windows created at the same moment on one host collide.
+ * Canaries take turns over the canary group, congestors over all
+ * congestor groups (collective over that group). */
+static void open_ctx(phase_ctx *p, contend_ctx *c, int mi) {
+  const int canary = p->group_id == 0;
+  contend_group *over = canary ? p->group : p->cong_all;
+  const int slot = (canary ? 0 : p->group_id - 1) * p->ppn_max + p->local_rank;
+  const int nslots = (canary ? 1 : p->cfg->ncong) * p->ppn_max;
+  int rc = 0;
+  for (int s = 0; s < nslots; s++) {
+    if (s == slot)
+      rc = p->world->ops->ctx_open(c, contend_motifs[mi], &p->cfg->tests[mi], p->sub, p->my_node,
+                                   p->env->seed, NULL);
+    contend_gbarrier(over);
   }
-  run->nresults = n;
+  if (rc)
+    contend_fail("setup of test '%s' failed%s%s", contend_motifs[mi]->name, *c->error ? ": " : "",
+                 c->error);
 }
 
-int contend_result_index(const contend_run *run, int motif_index, contend_phase ph, int during) {
-  for (int i = 0; i < run->nresults; i++)
-    if (run->results[i].motif == contend_motifs[motif_index] && run->results[i].phase == ph &&
-        run->results[i].during == during)
-      return i;
-  return -1;
+static contend_result *result_of(phase_ctx *p, int mi, contend_phase ph, int during, int *index) {
+  *index = contend_result_index(p->run, mi, ph, during);
+  return &p->run->results[*index];
 }
 
-/* Merges every rank's results into rank 0's (collective over world). */
-static void reduce_results(contend_run *run, MPI_Comm world, int rank) {
-  const int n = run->nresults, NB = CONTEND_HIST_NBUCKETS;
-  const size_t nu = (size_t)n * 2 * (NB + 1);
-  uint64_t *u = malloc(sizeof(uint64_t) * nu);
-  double *sum = malloc(sizeof(double) * (size_t)n * 7);
-  double *mn = malloc(sizeof(double) * (size_t)n * 2);
-  double *mx = malloc(sizeof(double) * (size_t)n * 6);
-  if (!u || !sum || !mn || !mx)
-    contend_fail("out of memory");
-  for (int i = 0; i < n; i++) {
-    contend_result *r = &run->results[i];
-    const contend_hist *h[2] = {&r->fine, &r->bulk};
-    for (int k = 0; k < 2; k++) {
-      uint64_t *d = u + ((size_t)i * 2 + k) * (NB + 1);
-      memcpy(d, h[k]->bucket, sizeof(uint64_t) * NB);
-      d[NB] = h[k]->count;
-      sum[i * 7 + 2 * k] = h[k]->sum;
-      sum[i * 7 + 2 * k + 1] = h[k]->sumsq;
-      mn[i * 2 + k] = h[k]->min;
-      mx[i * 6 + k] = h[k]->max;
-    }
-    sum[i * 7 + 4] = r->ranks;
-    sum[i * 7 + 5] = r->verify_errors;
-    sum[i * 7 + 6] = r->verify_checked;
-    mx[i * 6 + 2] = r->measurements;
-    mx[i * 6 + 3] = r->timed_out;
-    mx[i * 6 + 4] = r->msg_bytes;
-    mx[i * 6 + 5] = r->elapsed_s;
+static void run_canary_phase(phase_ctx *p, int t, contend_phase ph) {
+  const int mi = p->cfg->canary[t];
+  const int congested = ph == CONTEND_PHASE_CONGESTED;
+  int ri;
+  contend_result *r = result_of(p, mi, ph, -1, &ri);
+  contend_measure_opts o = measure_opts(p, mi, congested ? "congested" : "isolated ", ri);
+  contend_ctx c;
+  open_ctx(p, &c, mi);
+  if (congested) { /* released once the congestors are warm */
+    contend_signal *rel = contend_signal_post(p->world);
+    contend_signal_wait(p->world, rel, 0);
+    contend_signal_free(p->world, rel);
   }
-  void *ip = MPI_IN_PLACE;
-  CONTEND_MPI_CHECK(MPI_Reduce(rank ? u : ip, u, (int)nu, MPI_UINT64_T, MPI_SUM, 0, world));
-  CONTEND_MPI_CHECK(MPI_Reduce(rank ? sum : ip, sum, n * 7, MPI_DOUBLE, MPI_SUM, 0, world));
-  CONTEND_MPI_CHECK(MPI_Reduce(rank ? mn : ip, mn, n * 2, MPI_DOUBLE, MPI_MIN, 0, world));
-  CONTEND_MPI_CHECK(MPI_Reduce(rank ? mx : ip, mx, n * 6, MPI_DOUBLE, MPI_MAX, 0, world));
-  if (rank == 0)
-    for (int i = 0; i < n; i++) {
-      contend_result *r = &run->results[i];
-      contend_hist *h[2] = {&r->fine, &r->bulk};
-      for (int k = 0; k < 2; k++) {
-        uint64_t *d = u + ((size_t)i * 2 + k) * (NB + 1);
-        memcpy(h[k]->bucket, d, sizeof(uint64_t) * NB);
-        h[k]->count = d[NB];
-        h[k]->sum = sum[i * 7 + 2 * k];
-        h[k]->sumsq = sum[i * 7 + 2 * k + 1];
-        h[k]->min = mn[i * 2 + k];
-        h[k]->max = mx[i * 6 + k];
-      }
-      r->ranks = sum[i * 7 + 4];
-      r->verify_errors = sum[i * 7 + 5];
-      r->verify_checked = sum[i * 7 + 6];
-      r->measurements = mx[i * 6 + 2];
-      r->timed_out = mx[i * 6 + 3];
-      r->msg_bytes = mx[i * 6 + 4];
-      r->elapsed_s = mx[i * 6 + 5];
-    }
-  free(u);
-  free(sum);
-  free(mn);
-  free(mx);
+  contend_measure_canary(&c, contend_motifs[mi], p->group, &o, r);
+  p->world->ops->ctx_close(&c);
+  if (congested) { /* tell the congestors we are done */
+    contend_signal *done = contend_signal_post(p->world);
+    contend_signal_wait(p->world, done, 0);
+    contend_signal_free(p->world, done);
+  }
 }
 
-/* Gathers one processor name per node to rank 0 (node order). */
-static void gather_node_names(contend_run *run, const contend_nodes *nodes, MPI_Comm world,
-                              int rank, int size) {
-  enum { W = 64 };
-  char mine[W] = "";
-  char full[MPI_MAX_PROCESSOR_NAME];
-  int len = 0;
-  CONTEND_MPI_CHECK(MPI_Get_processor_name(full, &len));
-  snprintf(mine, W, "%.63s", full);
-  char *all = rank == 0 ? malloc((size_t)size * W) : NULL;
-  if (rank == 0 && !all)
-    contend_fail("out of memory");
-  CONTEND_MPI_CHECK(MPI_Gather(mine, W, MPI_CHAR, all, W, MPI_CHAR, 0, world));
-  if (rank == 0) {
-    run->node_names = calloc((size_t)nodes->nnodes, sizeof(char *));
-    for (int r = size - 1; r >= 0; r--) { /* lowest rank of each node wins */
-      int nd = nodes->node_of_rank[r];
-      free(run->node_names[nd]);
-      run->node_names[nd] = strndup(all + (size_t)r * W, W);
-    }
-  }
-  free(all);
+/* Congestor ranks during canary t's congested phase: warm up, then load
+ * the network until the canaries say they are done. */
+static void run_loading(phase_ctx *p, contend_ctx *cc, int my_cong, int t) {
+  const contend_motif *m = contend_motifs[my_cong];
+  int ri;
+  contend_result *r = result_of(p, my_cong, CONTEND_PHASE_CONGESTOR_LOADING, t, &ri);
+  contend_measure_opts o = measure_opts(p, my_cong, "congestor", ri);
+  contend_measure_opts warm = o;
+  warm.first = NULL;
+  contend_measure_congestor(cc, m, p->sub,
+                            (long)contend_param_int(&p->cfg->load, "congestor_warmup"), NULL,
+                            NULL, NULL, &warm, NULL);
+  contend_signal *rel = contend_signal_post(p->world);
+  contend_signal *done = contend_signal_post(p->world);
+  contend_measure_congestor(cc, m, p->sub, 0, p->world, done, rel, &o, r);
+  contend_signal_wait(p->world, rel, 0);
+  contend_signal_wait(p->world, done, 0);
+  contend_signal_free(p->world, rel);
+  contend_signal_free(p->world, done);
 }
 
 /* Records, at rank 0, the size and the number of distinct nodes of every
- * sub-communicator: the check that all measured traffic leaves the node. */
-static void survey_subcomms(contend_run *run, MPI_Comm world, MPI_Comm sub, int group,
-                            int local_rank, int my_node, int rank, int size) {
-  int row[5] = {0, group, local_rank, 0, 0}; /* is_root, group, local rank, ranks, nodes */
-  if (sub != MPI_COMM_NULL) {
-    int srank, ssize;
-    CONTEND_MPI_CHECK(MPI_Comm_rank(sub, &srank));
-    CONTEND_MPI_CHECK(MPI_Comm_size(sub, &ssize));
-    int *nodes = malloc(sizeof(int) * (size_t)ssize);
+ * sub-group: the check that all measured traffic leaves the node. */
+static void survey_subgroups(phase_ctx *p) {
+  contend_run *run = p->run;
+  int row[5] = {0, p->group_id, p->local_rank, 0, 0}; /* is_root, group, local rank, ranks, nodes */
+  if (p->sub) {
+    const int n = p->sub->size;
+    int *nodes = malloc(sizeof(int) * (size_t)n);
     if (!nodes)
       contend_fail("out of memory");
-    CONTEND_MPI_CHECK(MPI_Allgather(&my_node, 1, MPI_INT, nodes, 1, MPI_INT, sub));
+    contend_gallgather(p->sub, &p->my_node, sizeof(int), nodes);
     int distinct = 0;
-    for (int i = 0; i < ssize; i++) {
+    for (int i = 0; i < n; i++) {
       int seen = 0;
       for (int j = 0; j < i; j++)
         seen |= nodes[j] == nodes[i];
       distinct += !seen;
     }
     free(nodes);
-    row[0] = srank == 0;
-    row[3] = ssize;
+    row[0] = p->sub->rank == 0;
+    row[3] = n;
     row[4] = distinct;
   }
-  int *all = rank == 0 ? malloc(sizeof(int) * 5 * (size_t)size) : NULL;
-  CONTEND_MPI_CHECK(MPI_Gather(row, 5, MPI_INT, all, 5, MPI_INT, 0, world));
-  if (rank != 0)
+  const int size = p->world->size;
+  int *all = p->world->rank == 0 ? malloc(sizeof(int) * 5 * (size_t)size) : NULL;
+  contend_ggather(p->world, row, sizeof row, all);
+  if (p->world->rank != 0)
     return;
   run->subcomms = malloc(sizeof *run->subcomms * (size_t)size);
   if (!all || !run->subcomms)
@@ -212,276 +158,153 @@ static void survey_subcomms(contend_run *run, MPI_Comm world, MPI_Comm sub, int 
   free(all);
 }
 
-typedef struct phase_ctx {
-  const contend_config *cfg;
-  contend_run *run;
-  MPI_Comm world, group_comm, sub_comm;
-  MPI_Comm cong_comm; /* every congestor rank (serial window creation) */
-  int rank, group, my_node, local_rank, ppn_max;
-  int progress;
-  int nphases, phase_no;
-} phase_ctx;
-
-static void phase_banner(phase_ctx *p, const char *what, const contend_motif *m) {
-  p->phase_no++;
-  if (p->rank == 0 && p->progress)
-    fprintf(stderr, "[contend] %d/%d %s%s%s\n", p->phase_no, p->nphases, what, m ? " " : "",
-            m ? m->name : "");
-}
-
-static contend_run_opts run_opts(const phase_ctx *p, int test_id, const char *phase) {
-  contend_run_opts o = {
-      .timeout_s = contend_param_double(&p->cfg->common, "timeout"),
-      .verify = contend_param_bool(&p->cfg->common, "verify"),
-      .verify_inject = (long)contend_param_int(&p->cfg->common, "verify_inject"),
-      .test_id = test_id,
-      .progress = p->progress,
-      .phase = phase,
-  };
-  return o;
-}
-
-/* Canaries open one sub-communicator at a time over the canary group;
- * congestors over all congestor groups (see contend_mpi_ctx_open_serial). */
-static void open_ctx(phase_ctx *p, contend_ctx *c, int mi) {
-  const int canary = p->group == 0;
-  MPI_Comm over = canary ? p->group_comm : p->cong_comm;
-  int slot = (canary ? 0 : p->group - 1) * p->ppn_max + p->local_rank;
-  int nslots = (canary ? 1 : p->cfg->ncong) * p->ppn_max;
-  if (contend_mpi_ctx_open_serial(c, contend_motifs[mi], &p->cfg->tests[mi], p->sub_comm,
-                                  p->my_node, p->run->seed, over, slot, nslots))
-    contend_fail("setup of test '%s' failed", contend_motifs[mi]->name);
-}
-
-static void run_canary_phase(phase_ctx *p, int t, contend_phase ph) {
-  const int mi = p->cfg->canary[t];
-  contend_ctx c;
-  contend_run_opts o = run_opts(p, mi, ph == CONTEND_PHASE_ISOLATED ? "isolated " : "congested");
-  contend_result *r = &p->run->results[contend_result_index(p->run, mi, ph, -1)];
-  open_ctx(p, &c, mi);
-  if (ph == CONTEND_PHASE_CONGESTED) { /* released once the congestors are warm */
-    MPI_Request rel;
-    CONTEND_MPI_CHECK(MPI_Ibarrier(p->world, &rel));
-    CONTEND_MPI_CHECK(MPI_Wait(&rel, MPI_STATUS_IGNORE));
+/* The phases: canaries alone, congestors alone, canaries under load. */
+static void run_phases(phase_ctx *p) {
+  const contend_config *cfg = p->cfg;
+  const int load = cfg->cmd == CONTEND_CMD_LOAD;
+  const int cong_only = load && contend_param_bool(&cfg->load, "congestor_only");
+  const int cong_base = load && !cong_only && contend_param_bool(&cfg->load, "congestor_baseline");
+  /* congestor k of this rank (its group is 1 + k) */
+  const int my_cong = p->group_id >= 1 ? cfg->cong[p->group_id - 1] : -1;
+  if (!cong_only) /* 1. canaries alone */
+    for (int t = 0; t < cfg->ncanary; t++) {
+      phase_begin(p, "isolated", contend_motifs[cfg->canary[t]]);
+      contend_gbarrier(p->world);
+      if (p->group_id == 0)
+        run_canary_phase(p, t, CONTEND_PHASE_ISOLATED);
+      contend_gbarrier(p->world);
+    }
+  if (!load)
+    return;
+  contend_ctx cc;
+  int cc_open = 0;
+  if (cong_only || cong_base) { /* 2. congestors alone */
+    phase_begin(p, "congestors alone", NULL);
+    if (my_cong >= 0) {
+      open_ctx(p, &cc, my_cong);
+      cc_open = 1;
+      int ri;
+      contend_result *r = result_of(p, my_cong, CONTEND_PHASE_CONGESTOR_ALONE, -1, &ri);
+      contend_measure_opts o = measure_opts(p, my_cong, "congestor", ri);
+      long nm = (long)contend_param_int(&cfg->tests[my_cong], "measurements");
+      contend_measure_congestor(&cc, contend_motifs[my_cong], p->sub, o.plan_only ? 1 : nm, NULL,
+                                NULL, NULL, &o, r);
+    }
+    contend_gbarrier(p->world);
   }
-  contend_run_canary(&c, contend_motifs[mi], p->group_comm, &o, r);
-  contend_mpi_ctx_close(&c);
-  if (ph == CONTEND_PHASE_CONGESTED) { /* tell the congestors we are done */
-    MPI_Request done;
-    CONTEND_MPI_CHECK(MPI_Ibarrier(p->world, &done));
-    CONTEND_MPI_CHECK(MPI_Wait(&done, MPI_STATUS_IGNORE));
+  if (!cong_only && !cc_open && my_cong >= 0) { /* before any canary window exists */
+    open_ctx(p, &cc, my_cong);
+    cc_open = 1;
   }
+  if (!cong_only) /* 3. canaries while the congestors load the network */
+    for (int t = 0; t < cfg->ncanary; t++) {
+      phase_begin(p, "congested", contend_motifs[cfg->canary[t]]);
+      contend_gbarrier(p->world);
+      if (p->group_id == 0) {
+        run_canary_phase(p, t, CONTEND_PHASE_CONGESTED);
+      } else if (my_cong >= 0) {
+        run_loading(p, &cc, my_cong, t);
+      } else { /* idle node: still takes part in the handshake */
+        contend_signal *rq[2] = {contend_signal_post(p->world), contend_signal_post(p->world)};
+        for (int k = 0; k < 2; k++) {
+          contend_signal_wait(p->world, rq[k], 0);
+          contend_signal_free(p->world, rq[k]);
+        }
+      }
+      contend_gbarrier(p->world);
+    }
+  if (cc_open)
+    p->world->ops->ctx_close(&cc);
 }
 
-int contend_mpi_main(const contend_config *cfg) {
-  MPI_Comm world = MPI_COMM_WORLD;
-  int rank = 0, size = 1;
-  char err[1024] = "";
-  CONTEND_MPI_CHECK(MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN));
-  CONTEND_MPI_CHECK(MPI_Comm_rank(world, &rank));
-  CONTEND_MPI_CHECK(MPI_Comm_size(world, &size));
-  const double t_start = MPI_Wtime();
-  const char *output = contend_param_str(&cfg->common, "output");
+int contend_suite_body(contend_group *world, void *arg) {
+  const contend_config *cfg = arg;
   const char *cmdname = cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network";
-
-  /* bad input detected on one rank is reported once and ends every rank */
-  int bad = 0;
-  if (rank == 0 && *output && contend_check_writable(output, err, sizeof err))
-    bad = 1;
-  CONTEND_MPI_CHECK(MPI_Bcast(&bad, 1, MPI_INT, 0, world));
-  if (bad) {
-    if (rank == 0)
-      fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
-    return CONTEND_EXIT_USAGE;
+  contend_envelope env;
+  int status = contend_envelope_begin(&env, world, &cfg->common, cmdname, cfg->argc, cfg->argv);
+  if (status) {
+    contend_envelope_free(&env);
+    return status;
   }
-
-  contend_nodes nodes;
-  if (contend_nodes_discover(world, (int)contend_param_int(&cfg->common, "virtual_nodes"), &nodes,
-                             err, sizeof err)) {
-    if (rank == 0)
-      fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
-    return CONTEND_EXIT_USAGE;
-  }
-
   contend_run run;
   memset(&run, 0, sizeof run);
   run.cfg = cfg;
-  const contend_param_value *sv = &cfg->common.v[contend_params_find(&cfg->common, "seed")];
-  run.seed_from_time = sv->is_time;
-  uint64_t seed = (uint64_t)sv->i;
-  if (sv->is_time) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    seed = ((uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec) % 1000000000000ULL;
-  }
-  CONTEND_MPI_CHECK(MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, world));
-  run.seed = seed;
-  if (contend_plan_make(cfg, nodes.nnodes, seed, &run.plan, err, sizeof err)) {
-    if (rank == 0)
-      fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
-    contend_nodes_free(&nodes);
+  run.env = &env;
+  char err[1024];
+  if (contend_plan_make(cfg, env.nodes.nnodes, env.seed, &run.plan, err, sizeof err)) {
+    contend_envelope_error(&env, world, err);
+    contend_envelope_free(&env);
     return CONTEND_EXIT_USAGE;
   }
-  run.nranks = size;
-  run.ppn_min = nodes.ppn_min;
-  run.ppn_max = nodes.ppn_max;
-  run.virtual_nodes = (int)contend_param_int(&cfg->common, "virtual_nodes");
-  /* MPICH's version string runs to several KiB: keep its first line */
-  static char libver[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(libver, &len);
-  libver[strcspn(libver, "\n,")] = 0;
-  snprintf(run.mpi_library, sizeof run.mpi_library, "%.255s", libver);
-  MPI_Get_version(&run.mpi_version, &run.mpi_subversion);
-  if (rank == 0)
-    utc_now(run.started_utc, sizeof run.started_utc);
-  gather_node_names(&run, &nodes, world, rank, size);
   contend_run_layout(&run);
+  if (env.dry_run) {
+    run.traffic = calloc((size_t)run.nresults + 1, sizeof *run.traffic);
+    if (!run.traffic)
+      contend_fail("out of memory");
+    for (int i = 0; i < run.nresults; i++)
+      contend_traffic_init(&run.traffic[i]);
+  }
 
-  phase_ctx p = {.cfg = cfg, .run = &run, .world = world, .rank = rank};
-  p.my_node = nodes.my_node;
-  p.local_rank = nodes.local_rank;
-  p.ppn_max = nodes.ppn_max;
-  p.group = run.plan.group_of_node[nodes.my_node];
-  p.progress = !contend_param_bool(&cfg->common, "quiet");
-  CONTEND_MPI_CHECK(
-      MPI_Comm_split(world, p.group < 0 ? MPI_UNDEFINED : p.group, rank, &p.group_comm));
-  if (p.group_comm != MPI_COMM_NULL)
-    CONTEND_MPI_CHECK(MPI_Comm_split(p.group_comm, nodes.local_rank, nodes.my_node, &p.sub_comm));
-  else
-    p.sub_comm = MPI_COMM_NULL;
-  CONTEND_MPI_CHECK(MPI_Comm_split(world, p.group >= 1 ? 1 : MPI_UNDEFINED, rank, &p.cong_comm));
-  survey_subcomms(&run, world, p.sub_comm, p.group, nodes.local_rank, nodes.my_node, rank, size);
+  phase_ctx p = {.cfg = cfg, .run = &run, .env = &env, .world = world};
+  p.my_node = env.nodes.my_node;
+  p.local_rank = env.nodes.local_rank;
+  p.ppn_max = env.nodes.ppn_max;
+  p.group_id = run.plan.group_of_node[env.nodes.my_node];
+  p.group = contend_split(world, p.group_id < 0 ? -1 : p.group_id, world->rank);
+  p.sub = p.group ? contend_split(p.group, env.nodes.local_rank, env.nodes.my_node) : NULL;
+  p.cong_all = contend_split(world, p.group_id >= 1 ? 1 : -1, world->rank);
+  survey_subgroups(&p);
 
   const int load = cfg->cmd == CONTEND_CMD_LOAD;
   const int cong_only = load && contend_param_bool(&cfg->load, "congestor_only");
   const int cong_base = load && !cong_only && contend_param_bool(&cfg->load, "congestor_baseline");
   p.nphases = cong_only ? 1 : cfg->ncanary * (load ? 2 : 1) + cong_base;
-  const double timeout = contend_param_double(&cfg->common, "timeout");
-  g_watch_seconds = contend_param_double(&cfg->common, "watchdog");
-  if (g_watch_seconds <= 0)
-    g_watch_seconds = 10 * timeout + 120;
-  signal(SIGALRM, on_alarm);
+  p.watchdog_s = contend_envelope_watchdog(
+      &cfg->common, 10 * contend_param_double(&cfg->common, "timeout") + 120);
+  contend_progress(&env, world, "%s%s: %d ranks, %d nodes, seed %llu", cmdname,
+                   env.dry_run ? " (dry run, trace engine)" : "", world->size, env.nodes.nnodes,
+                   (unsigned long long)env.seed);
 
-  if (rank == 0 && p.progress)
-    fprintf(stderr, "[contend] %s: %d ranks, %d nodes, seed %llu\n", cmdname, size, nodes.nnodes,
-            (unsigned long long)seed);
+  run_phases(&p);
+  world->ops->watchdog(world, 0, NULL);
 
-  /* congestor k of this rank (its group is 1 + k) */
-  const int my_cong = p.group >= 1 ? cfg->cong[p.group - 1] : -1;
-  if (!cong_only) /* 1. canaries alone */
-    for (int t = 0; t < cfg->ncanary; t++) {
-      phase_banner(&p, "isolated", contend_motifs[cfg->canary[t]]);
-      watchdog_arm();
-      CONTEND_MPI_CHECK(MPI_Barrier(world));
-      if (p.group == 0)
-        run_canary_phase(&p, t, CONTEND_PHASE_ISOLATED);
-      CONTEND_MPI_CHECK(MPI_Barrier(world));
-    }
-  if (load) {
-    contend_ctx cc;
-    int cc_open = 0;
-    if (cong_only || cong_base) { /* 2. congestors alone */
-      phase_banner(&p, "congestors alone", NULL);
-      watchdog_arm();
-      if (my_cong >= 0) {
-        open_ctx(&p, &cc, my_cong);
-        cc_open = 1;
-        contend_run_opts o = run_opts(&p, my_cong, "congestor");
-        contend_result *r =
-            &run.results[contend_result_index(&run, my_cong, CONTEND_PHASE_CONGESTOR_ALONE, -1)];
-        contend_run_congestor(&cc, contend_motifs[my_cong],
-                              (long)contend_param_int(&cfg->tests[my_cong], "measurements"), NULL,
-                              NULL, &o, r);
-      }
-      CONTEND_MPI_CHECK(MPI_Barrier(world));
-    }
-    if (!cong_only && !cc_open && my_cong >= 0) { /* before any canary window exists */
-      open_ctx(&p, &cc, my_cong);
-      cc_open = 1;
-    }
-    if (!cong_only) /* 3. canaries while the congestors load the network */
-      for (int t = 0; t < cfg->ncanary; t++) {
-        phase_banner(&p, "congested", contend_motifs[cfg->canary[t]]);
-        watchdog_arm();
-        CONTEND_MPI_CHECK(MPI_Barrier(world));
-        if (p.group == 0) {
-          run_canary_phase(&p, t, CONTEND_PHASE_CONGESTED);
-        } else if (my_cong >= 0) {
-          contend_run_opts o = run_opts(&p, my_cong, "congestor");
-          contend_run_congestor(&cc, contend_motifs[my_cong],
-                                (long)contend_param_int(&cfg->load, "congestor_warmup"), NULL, NULL,
-                                &o, NULL);
-          MPI_Request rel, done;
-          CONTEND_MPI_CHECK(MPI_Ibarrier(world, &rel));
-          CONTEND_MPI_CHECK(MPI_Ibarrier(world, &done));
-          contend_result *r =
-              &run.results[contend_result_index(&run, my_cong, CONTEND_PHASE_CONGESTOR_LOADING, t)];
-          contend_run_congestor(&cc, contend_motifs[my_cong], 0, &done, &rel, &o, r);
-          CONTEND_MPI_CHECK(MPI_Wait(&rel, MPI_STATUS_IGNORE));
-          CONTEND_MPI_CHECK(MPI_Wait(&done, MPI_STATUS_IGNORE));
-        } else { /* idle node: still takes part in the handshake */
-          MPI_Request rq[2];
-          CONTEND_MPI_CHECK(MPI_Ibarrier(world, &rq[0]));
-          CONTEND_MPI_CHECK(MPI_Ibarrier(world, &rq[1]));
-          CONTEND_MPI_CHECK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
-          CONTEND_MPI_CHECK(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
-        }
-        CONTEND_MPI_CHECK(MPI_Barrier(world));
-      }
-    if (cc_open)
-      contend_mpi_ctx_close(&cc);
-  }
-  watchdog_disarm();
-
-  reduce_results(&run, world, rank);
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  double rss = (double)ru.ru_maxrss / 1024.0, rss_max = 0, rss_sum = 0; /* KiB -> MiB */
-  CONTEND_MPI_CHECK(MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, world));
-  CONTEND_MPI_CHECK(MPI_Reduce(&rss, &rss_sum, 1, MPI_DOUBLE, MPI_SUM, 0, world));
-  run.peak_rss_mib_max = rss_max;
-  run.peak_rss_mib_mean = rss_sum / size;
-  run.wall_s = MPI_Wtime() - t_start;
-  int status = CONTEND_EXIT_OK;
-  if (rank == 0) {
-    utc_now(run.finished_utc, sizeof run.finished_utc);
-    contend_strbuf table = {0}, json = {0};
-    contend_report_table(&run, &table);
-    fputs(table.s, stdout);
-    fflush(stdout);
-    double verr = 0;
-    for (int i = 0; i < run.nresults; i++)
-      verr += run.results[i].verify_errors;
-    if (verr > 0) {
-      fprintf(stderr, "contend %s: error: --verify found %.0f corrupted message(s)\n", cmdname,
-              verr);
-      status = CONTEND_EXIT_VERIFY;
-    }
-    if (*output) {
+  contend_run_reduce(&run, world);
+  contend_envelope_finish(&env, world);
+  contend_strbuf table = {0}, json = {0};
+  double verr = 0;
+  if (world->rank == 0) {
+    if (env.dry_run) {
+      contend_report_plan(&run, &table, &json);
+    } else {
+      contend_report_table(&run, &table);
       contend_report_json(&run, &json);
-      if (contend_write_file_atomic(output, json.s, json.len, err, sizeof err)) {
-        fprintf(stderr, "contend %s: error: %s\n", cmdname, err);
-        status = CONTEND_EXIT_FAIL;
-      } else if (p.progress) {
-        fprintf(stderr, "[contend] results written to %s\n", output);
-      }
+      for (int i = 0; i < run.nresults; i++)
+        verr += run.results[i].verify_errors;
     }
-    contend_sb_free(&table);
-    contend_sb_free(&json);
   }
-  CONTEND_MPI_CHECK(MPI_Bcast(&status, 1, MPI_INT, 0, world));
-  if (p.sub_comm != MPI_COMM_NULL)
-    MPI_Comm_free(&p.sub_comm);
-  if (p.group_comm != MPI_COMM_NULL)
-    MPI_Comm_free(&p.group_comm);
-  if (run.node_names)
-    for (int i = 0; i < nodes.nnodes; i++)
-      free(run.node_names[i]);
-  free(run.node_names);
+  status = contend_envelope_output(&env, world, &cfg->common, &table, &json, verr, "message(s)");
+  contend_sb_free(&table);
+  contend_sb_free(&json);
+  contend_group_free(p.sub);
+  contend_group_free(p.group);
+  contend_group_free(p.cong_all);
+  if (run.traffic)
+    for (int i = 0; i < run.nresults; i++)
+      contend_traffic_free(&run.traffic[i]);
+  free(run.traffic);
   free(run.subcomms);
   free(run.results);
   contend_plan_free(&run.plan);
-  contend_nodes_free(&nodes);
+  contend_envelope_free(&env);
   return status;
+}
+
+int contend_suite_main(const contend_config *cfg, int *argc, char ***argv) {
+  contend_launch l = {
+      .argc = argc,
+      .argv = argv,
+      .nodes = (int)contend_param_int(&cfg->common, "nodes"),
+      .ranks_per_node = (int)contend_param_int(&cfg->common, "ranks_per_node"),
+  };
+  return cfg->engine->launch(&l, contend_suite_body, (void *)cfg);
 }

@@ -8,8 +8,10 @@
 #include "contend/param.h"
 #include "contend/result.h"
 #include "contend/strbuf.h"
+#include "contend/traffic.h"
+#include "contend/world.h"
 
-#define CONTEND_VERSION "0.1.0"
+#include "contend/version.h"
 #define CONTEND_SCHEMA_VERSION "1.0"
 #define CONTEND_MAX_LIST 16
 
@@ -18,7 +20,9 @@ typedef enum { CONTEND_CMD_NETWORK, CONTEND_CMD_LOAD } contend_command;
 /* Everything a run needs that comes from the command line. */
 typedef struct contend_config {
   contend_command cmd;
-  contend_params common; /* options of every measuring command */
+  contend_params common; /* run options (src/run/options.c) + the suite's own */
+  contend_param_def *common_defs; /* the joined table behind common (owned) */
+  const contend_engine *engine;   /* chosen by --engine / --dry-run */
   contend_params load;   /* options of `load` only */
   contend_params *tests; /* one table per registered motif, registry order */
   int nmotifs;
@@ -50,23 +54,17 @@ void contend_plan_free(contend_plan *plan);
 /* The results list, in a fixed order derived from the configuration. */
 typedef struct contend_run {
   const contend_config *cfg;
-  uint64_t seed;
-  int seed_from_time;
+  const struct contend_envelope *env; /* seed, nodes, library, times, memory */
   contend_plan plan;
-  int nranks, ppn_min, ppn_max;
-  int virtual_nodes;
-  char **node_names; /* nnodes entries (rank 0 only) */
-  char mpi_library[256];
-  int mpi_version, mpi_subversion;
-  char started_utc[32], finished_utc[32];
-  double wall_s;
   contend_result *results;
   int nresults;
+  /* dry runs (trace engine): per result, the steps of the first timed
+   * iteration of every rank (gathered at rank 0); NULL otherwise */
+  contend_traffic *traffic;
   /* one row per sub-communicator (rank 0 only): group, local rank, ranks,
    * distinct nodes among them (must equal ranks: one rank per node) */
   int (*subcomms)[4];
   int nsubcomms;
-  double peak_rss_mib_max, peak_rss_mib_mean; /* over ranks, at the end */
 } contend_run;
 
 /* Builds run->results for the configuration (same list on every rank). */
@@ -81,12 +79,21 @@ void contend_report_json(const contend_run *run, contend_strbuf *out);
  * latency congested/isolated, bandwidth isolated/congested. */
 double contend_impact(const contend_motif *m, double isolated, double congested);
 
-/* Dry run: plans the run for nnodes x ppn in one process with the trace
- * engine and prints traffic per test.  Returns an exit status. */
-int contend_dry_run(const contend_config *cfg, contend_strbuf *out, char *err, size_t errlen);
+/* Dry-run view of a run on the trace engine: the node split and, per
+ * test, the traffic of one timed iteration (text and contend-plan JSON). */
+void contend_report_plan(const contend_run *run, contend_strbuf *text, contend_strbuf *json);
 
-/* Real run on MPI (after MPI_Init).  Returns an exit status; on rank 0
- * prints the table and writes the JSON file. */
-int contend_mpi_main(const contend_config *cfg);
+/* Reduces every rank's results into rank 0's (collective over world);
+ * with run->traffic, gathers the recorded steps too. */
+void contend_run_reduce(contend_run *run, contend_group *world);
+
+/* The schedule of `network` and `load` (collective over world; arg is the
+ * contend_config): the one code path of every engine.  Returns the exit
+ * status. */
+int contend_suite_body(contend_group *world, void *cfg);
+
+/* Validates the engine options and launches the schedule on the chosen
+ * engine.  Returns the exit status. */
+int contend_suite_main(const contend_config *cfg, int *argc, char ***argv);
 
 #endif

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/engine_trace/trace.h"
 #include "../../src/jobs/jobs.h"
 #include "../../src/motifs/workload.h"
 #include "contend/traffic.h"
@@ -216,11 +215,25 @@ static void test_trace_halo(void) {
   CHECK(parse(&jf, "[JOB_NAME] h\n[NID_LIST] 0-3\n[REPEAT] 2\n"
                    "[MOTIF] halo2d nx=10 ny=6 px=2 iters=3 elem_bytes=8 depth=1\n") == 0);
   CHECK(contend_jobs_place(&jf, 4, 1, err, sizeof err) == 0);
+  /* the orchestrator itself, on the trace engine (a dry run) */
+  contend_param_def *defs = contend_jobs_option_defs();
+  contend_params opts;
+  CHECK(contend_params_init(&opts, defs, "", err, sizeof err) == 0);
+  CHECK(contend_params_set(&opts, contend_params_find(&opts, "dry_run"), "1", err, sizeof err) ==
+        0);
+  CHECK(contend_params_set(&opts, contend_params_find(&opts, "nodes"), "4", err, sizeof err) == 0);
+  CHECK(contend_params_set(&opts, contend_params_find(&opts, "seed"), "1", err, sizeof err) == 0);
   contend_jobs_run r;
-  contend_jobs_run_init(&r, &jf, 0);
-  r.dry_run = 1;
-  snprintf(r.run_id, sizeof r.run_id, "t");
-  CHECK(contend_jobs_dry(&r, 1, err, sizeof err) == 0);
+  memset(&r, 0, sizeof r);
+  char *argv[] = {"jobs", NULL};
+  int argc = 1;
+  char **av = argv;
+  contend_jobs_args args = {.jf = &jf, .opts = &opts, .argc = 1, .argv = argv, .keep = &r};
+  FILE *saved = stdout; /* the dry run prints its plan: keep the test output short */
+  stdout = fopen("/dev/null", "w");
+  CHECK(contend_jobs_launch(&args, &argc, &av) == 0);
+  fclose(stdout);
+  stdout = saved;
   const contend_traffic *t = &r.mi[0].traffic;
   /* grid 2 x 2 (px = 2 for the wider domain): lx = 5, ly = 3; x faces 3 x 8 B, y faces 5 x 8 B */
   double bytes, msgs;
@@ -229,6 +242,8 @@ static void test_trace_halo(void) {
   CHECK(bytes == 2 * 3 * (4 * 24 + 4 * 40));
   CHECK(t->flows.n == 8);
   contend_jobs_run_free(&r);
+  contend_params_free(&opts);
+  free(defs);
   contend_jobfile_free(&jf);
   long ext[3] = {4000, 4000, 4000};
   int dims[3] = {0, 0, 0};

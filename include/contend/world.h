@@ -1,0 +1,190 @@
+/* contend: the control plane.
+ *
+ * Everything above the motifs (the GPCNeT schedule, the jobs orchestrator,
+ * the measurement driver, the run envelope) talks to the machine only
+ * through this interface: the engine's clock, groups of ranks, control
+ * collectives, a non-blocking signal, node discovery, and the motif
+ * contexts.  The same schedule therefore runs on real MPI (one process per
+ * rank), on the trace engine (every rank a user-level context in one
+ * process, dry runs) and on the simulated fabric.
+ *
+ * A contend_group is one rank's handle on a set of ranks.  It has two
+ * channels: a control channel, used by every call below, and a measured
+ * channel on which motif contexts run (ctx_open).  Engines keep them apart
+ * (MPI: two communicators), so control traffic never mixes with measured
+ * traffic and a PMPI throttle can tell them apart.
+ *
+ * Contracts:
+ * - Calls marked collective must be made by every rank of the group, in
+ *   the same order.  Blocking calls park the calling rank until complete.
+ * - Groups, signals and gathered buffers are owned by the caller once
+ *   returned: group_free (collective), signal_free, free().
+ * - Errors inside the engine abort the run (contend_fail); the calls do
+ *   not return error codes except where stated.
+ */
+#ifndef CONTEND_WORLD_H
+#define CONTEND_WORLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "contend/engine.h"
+#include "contend/motif.h"
+
+struct contend_world_ops;
+
+typedef struct contend_group {
+  const struct contend_world_ops *ops;
+  int rank, size; /* this rank in the group; the group's size */
+  /* this rank's clock in seconds (engine time: wall clock on MPI,
+   * simulated time on the simulator); a plain function so the driver's
+   * per-iteration reads cost what MPI_Wtime costs */
+  double (*now)(void);
+  void *impl; /* engine-private */
+} contend_group;
+
+typedef struct contend_signal contend_signal; /* engine-private */
+
+/* Which ranks share a node.  Nodes are numbered by the lowest world rank
+ * they hold.  node_of_rank has world-size entries (contend_nodes_free). */
+typedef struct contend_nodes {
+  int nnodes;
+  int my_node;
+  int local_rank, local_size;
+  int ppn_min, ppn_max;
+  int *node_of_rank;
+} contend_nodes;
+
+void contend_nodes_free(contend_nodes *n);
+
+typedef struct contend_world_ops {
+  const char *engine; /* "mpi", "trace", ... */
+  /* collective over g: the ranks with the same color >= 0 form a group,
+   * ordered by key then by rank in g; color < 0 returns NULL */
+  contend_group *(*split)(contend_group *g, int color, int key);
+  void (*group_free)(contend_group *g); /* collective over g; NULL is fine */
+  void (*barrier)(contend_group *g);
+  /* in place; every rank gets the result */
+  void (*allreduce)(contend_group *g, void *buf, int count, contend_dtype dt, contend_op op);
+  /* in place; the result at rank 0 (buf unchanged elsewhere) */
+  void (*reduce)(contend_group *g, void *buf, int count, contend_dtype dt, contend_op op);
+  void (*bcast)(contend_group *g, void *buf, size_t bytes); /* from rank 0 */
+  /* bytes from every rank, in rank order: into all (size x bytes) at rank
+   * 0 only (all may be NULL elsewhere) / at every rank */
+  void (*gather)(contend_group *g, const void *mine, size_t bytes, void *all);
+  void (*allgather)(contend_group *g, const void *mine, size_t bytes, void *all);
+  /* variable sizes: rank 0 gets a malloc'd concatenation in rank order
+   * (the caller frees it; never NULL at rank 0, even when empty) and, if
+   * counts != NULL, each rank's byte count (size entries); other ranks
+   * get NULL */
+  void *(*gatherv)(contend_group *g, const void *mine, size_t bytes, size_t *counts);
+  /* Non-blocking barrier: post is collective (every rank posts once);
+   * test returns 1 once every rank has posted, without blocking (on
+   * in-process engines it lets other ranks run); wait blocks until then
+   * (idle != 0: give the CPU away between polls, for a rank that may wait
+   * long on a shared host).  free after completion; g is the group the
+   * signal was posted on. */
+  contend_signal *(*signal_post)(contend_group *g);
+  int (*signal_test)(contend_group *g, contend_signal *s);
+  void (*signal_wait)(contend_group *g, contend_signal *s, int idle);
+  void (*signal_free)(contend_group *g, contend_signal *s);
+  /* Node discovery, collective over the world group.  virtual_nodes K > 0:
+   * K consecutive ranks form a node (engines that define their own nodes
+   * may ignore it).  Returns 0, or -1 with a message (the same on every
+   * rank) for bad input. */
+  int (*nodes)(contend_group *world, int virtual_nodes, contend_nodes *out, char *err,
+               size_t errlen);
+  /* this rank's host name and the communication library (first line) */
+  void (*host_name)(contend_group *g, char *buf, size_t len);
+  void (*library)(contend_group *g, char *buf, size_t len, int *version, int *subversion);
+  /* Opens a motif context on g's measured channel (collective over g):
+   * fills rank/size/node_of (my_node of every rank, gathered on the
+   * control channel), ops, params, seed, the job fields from *job when not
+   * NULL, allocates the motif state and calls setup.  Returns 0, or -1 on
+   * every rank of g if setup failed on any (the reason in the failing
+   * rank's c->error).  The context must be closed even then. */
+  int (*ctx_open)(contend_ctx *c, const contend_motif *m, const contend_params *p, contend_group *g,
+                  int my_node, uint64_t seed, const contend_ctx *job);
+  /* Frees the motif's engine memory, window (collective over the
+   * context's group) and state. */
+  void (*ctx_close)(contend_ctx *c);
+  /* Watchdog: seconds > 0 arms (or re-arms) a limit on this rank's
+   * clock; when it expires the run prints msg, removes the files the I/O
+   * motifs created and aborts with exit status 3.  0 disarms. */
+  void (*watchdog)(contend_group *world, double seconds, const char *msg);
+  /* Peak resident memory of this process in MiB (the trace and simulated
+   * engines report the process's, shared by all their ranks). */
+  double (*peak_rss_mib)(contend_group *g);
+} contend_world_ops;
+
+/* What a launch needs from the command line. */
+typedef struct contend_launch {
+  int *argc;
+  char ***argv;
+  int nodes, ranks_per_node; /* engines that play every rank in one process */
+} contend_launch;
+
+/* The body of a run: called once per rank with its world group; returns
+ * the rank's exit status (the run's status is rank 0's). */
+typedef int (*contend_body)(contend_group *world, void *arg);
+
+/* An engine, registered by name (src/run/engines.c). */
+typedef struct contend_engine {
+  const char *name;
+  const char *help;      /* one line, for --help */
+  int in_process;        /* 1: plays every rank in this process (needs --nodes) */
+  /* Runs body on every rank and returns the run's exit status.  MPI:
+   * initializes MPI, runs body in this process, finalizes.  In-process
+   * engines: every rank of nodes x ranks_per_node. */
+  int (*launch)(const contend_launch *l, contend_body body, void *arg);
+} contend_engine;
+
+extern const contend_engine *const contend_engines[]; /* NULL-terminated */
+const contend_engine *contend_engine_find(const char *name);
+
+/* Wrappers: what the run layer uses. */
+static inline double contend_now(const contend_group *g) { return g->now(); }
+static inline contend_group *contend_split(contend_group *g, int color, int key) {
+  return g->ops->split(g, color, key);
+}
+static inline void contend_group_free(contend_group *g) {
+  if (g)
+    g->ops->group_free(g);
+}
+static inline void contend_gbarrier(contend_group *g) { g->ops->barrier(g); }
+static inline void contend_gallreduce(contend_group *g, void *buf, int count, contend_dtype dt,
+                                      contend_op op) {
+  g->ops->allreduce(g, buf, count, dt, op);
+}
+static inline void contend_greduce(contend_group *g, void *buf, int count, contend_dtype dt,
+                                   contend_op op) {
+  g->ops->reduce(g, buf, count, dt, op);
+}
+static inline void contend_gbcast(contend_group *g, void *buf, size_t bytes) {
+  g->ops->bcast(g, buf, bytes);
+}
+static inline void contend_ggather(contend_group *g, const void *mine, size_t bytes, void *all) {
+  g->ops->gather(g, mine, bytes, all);
+}
+static inline void contend_gallgather(contend_group *g, const void *mine, size_t bytes,
+                                      void *all) {
+  g->ops->allgather(g, mine, bytes, all);
+}
+static inline void *contend_ggatherv(contend_group *g, const void *mine, size_t bytes,
+                                     size_t *counts) {
+  return g->ops->gatherv(g, mine, bytes, counts);
+}
+static inline contend_signal *contend_signal_post(contend_group *g) {
+  return g->ops->signal_post(g);
+}
+static inline int contend_signal_test(contend_group *g, contend_signal *s) {
+  return g->ops->signal_test(g, s);
+}
+static inline void contend_signal_wait(contend_group *g, contend_signal *s, int idle) {
+  g->ops->signal_wait(g, s, idle);
+}
+static inline void contend_signal_free(contend_group *g, contend_signal *s) {
+  g->ops->signal_free(g, s);
+}
+
+#endif

@@ -1,0 +1,160 @@
+/* The measurement driver (see driver.h): rounds, warm-up, timed
+ * iterations or blocks, series, verification, traffic attachment. */
+#include "driver.h"
+
+static inline void attach(contend_ctx *c, contend_traffic *t) {
+  if (t)
+    c->ops->count(c, t);
+}
+static inline void detach(contend_ctx *c, contend_traffic *t) {
+  if (t)
+    c->ops->count(c, NULL);
+}
+
+/* Block timing: each run of consecutive iterations of one series is timed
+ * as a whole, one clock read before and one after.  Untimed ranks of such
+ * a motif (the ping-pong responder) run the same tight loop: they are on
+ * the critical path of every round trip.  Returns the timed sum; *span as
+ * contend_drive.after. */
+static double run_blocks(contend_ctx *c, const contend_motif *m, const contend_drive *d, long base,
+                         int timed, double *span) {
+  const long warmup = d->warmup, iters = d->iters;
+  double total = 0, first = -1, last = 0;
+  for (long i = -warmup; i < iters;) {
+    long n;
+    int s;
+    c->iter = base + i + warmup;
+    if (i < 0) { /* warm-up */
+      s = -1;
+      n = -i;
+    } else if (m->series_of) {
+      s = m->series_of(c, &n);
+    } else {
+      s = 0;
+      n = iters - i;
+    }
+    if (n < 1 || n > iters - i)
+      n = iters - i > 0 ? iters - i : 1;
+    c->series = s;
+    const long it0 = c->iter;
+    const int t = timed && s >= 0;
+    const double t0 = t ? d->clock->now() : 0;
+    if (m->iterate_block) {
+      m->iterate_block(c, n);
+      c->iter = it0 + n - 1;
+    } else {
+      for (long k = 0; k < n; k++) {
+        c->iter = it0 + k;
+        m->iterate(c);
+      }
+    }
+    if (t) {
+      const double t1 = d->clock->now(), dt = t1 - t0;
+      if (first < 0)
+        first = t0;
+      last = t1;
+      total += dt;
+      if (d->sample)
+        d->sample(d->arg, s, dt / (double)n, n);
+    }
+    i += n;
+  }
+  *span = first >= 0 ? last - first : 0;
+  return total;
+}
+
+/* One round of iterations timed one by one.  plan: attach d->first
+ * during the first timed iteration. */
+static double run_iterations(contend_ctx *c, const contend_motif *m, const contend_drive *d,
+                             long base, int timed, int prepare, int check, int plan,
+                             double *span) {
+  long same = 0; /* iterations left in the current series run (series_of) */
+  int cur = 0;
+  double total = 0, first = 0, last = 0;
+  for (long i = -d->warmup; i < d->iters; i++) {
+    c->iter = base + i + d->warmup;
+    if (i < 0) {
+      c->series = -1;
+    } else if (m->series_of) {
+      if (same <= 0)
+        cur = m->series_of(c, &same);
+      c->series = cur;
+      same--;
+    } else {
+      c->series = 0;
+    }
+    if (prepare) {
+      detach(c, d->traffic);
+      m->prepare(c);
+      attach(c, d->traffic);
+    }
+    const int t = timed && i >= 0 && c->series >= 0;
+    const int rec = plan && i == 0;
+    if (rec)
+      attach(c, d->first);
+    const double t0 = t ? d->clock->now() : 0;
+    m->iterate(c);
+    const double t1 = t ? d->clock->now() : 0;
+    if (rec)
+      detach(c, d->first);
+    if (check) {
+      detach(c, d->traffic);
+      m->check(c);
+      attach(c, d->traffic);
+    }
+    if (t) {
+      if (i == 0)
+        first = t0;
+      last = t1;
+      total += t1 - t0;
+      if (d->sample)
+        d->sample(d->arg, c->series, t1 - t0, 1);
+    }
+  }
+  *span = last - first;
+  return total;
+}
+
+contend_drive_done contend_drive_run(contend_ctx *c, const contend_motif *m, const contend_drive *d) {
+  contend_drive_done done = {0, 0, 0, 0};
+  const int check = m->check && (d->verify || (m->flags & CONTEND_MOTIF_ALWAYS_CHECK));
+  const int prepare = m->prepare && d->verify;
+  const int blocks = (m->flags & CONTEND_MOTIF_BLOCK_TIMING) && !check && !prepare;
+  int plan = d->first != NULL && d->traffic == NULL;
+  c->verify_inject = d->verify_inject;
+  for (long mi = 0; mi < d->measurements; mi++) {
+    for (long r = 0; r < d->rounds; r++) {
+      int sampled = 1;
+      if (d->before && d->before(d->arg, mi, r, &sampled)) {
+        done.stopped = 1;
+        return done;
+      }
+      const long k = mi * d->rounds + r; /* round of this call */
+      c->round = d->round_offset + k;
+      if (m->round) { /* the same stream on every rank of the group */
+        contend_rng rng;
+        contend_rng_init(&rng, c->seed, d->rng_kind, d->rng_id, d->rng_first + (uint64_t)mi,
+                         (uint64_t)r);
+        m->round(c, &rng);
+      }
+      const int timed = sampled && c->metric_scale > 0 && d->clock;
+      const long base = k * (d->warmup + d->iters);
+      double span = 0;
+      attach(c, d->traffic);
+      if (blocks)
+        done.timed_s += run_blocks(c, m, d, base, timed, &span);
+      else
+        done.timed_s +=
+            run_iterations(c, m, d, base, timed, prepare, check, plan && sampled, &span);
+      detach(c, d->traffic);
+      if (sampled) {
+        plan = 0;
+        done.sampled++;
+      }
+      if (timed && d->after)
+        d->after(d->arg, span, d->iters);
+      done.measurements = mi + 1;
+    }
+  }
+  return done;
+}

@@ -1,0 +1,88 @@
+/* The run envelope shared by `network`, `load` and `jobs` on every engine:
+ * checks before measuring (output writable, node discovery), the seed
+ * (from the clock unless given, broadcast so every rank uses rank 0's),
+ * UTC start/finish, node names and library gathered to rank 0, the
+ * watchdog, peak memory, writing the results (table on stdout, JSON to a
+ * temporary name then renamed), and the JSON header and environment
+ * written the same way for every command. */
+#ifndef CONTEND_ENVELOPE_H
+#define CONTEND_ENVELOPE_H
+
+#include <stdint.h>
+
+#include "contend/json.h"
+#include "contend/param.h"
+#include "contend/strbuf.h"
+#include "contend/world.h"
+
+typedef struct contend_envelope {
+  const char *command; /* "network", "load", "jobs" */
+  const char *engine;  /* engine name */
+  int dry_run;         /* in-process trace engine: a plan, not measurements */
+  uint64_t seed;
+  int seed_from_time;
+  contend_nodes nodes;
+  int nranks, virtual_nodes;
+  char library[256]; /* the communication library (first line) */
+  int lib_version, lib_subversion;
+  char **node_names; /* [nodes.nnodes], rank 0 only */
+  char started_utc[32], finished_utc[32];
+  double t_start, wall_s;
+  double peak_rss_mib_max, peak_rss_mib_mean;
+  int argc;
+  char **argv;
+  int progress; /* progress lines on stderr (rank 0) */
+} contend_envelope;
+
+/* Collective over world.  Reads the run options (seed, output,
+ * virtual_nodes, quiet, dry_run) from opts; checks the output path,
+ * discovers the nodes, fixes the seed, gathers names.  Returns 0, or
+ * CONTEND_EXIT_USAGE after rank 0 printed one message (every rank returns
+ * the same).  On success the caller ends with contend_envelope_end. */
+int contend_envelope_begin(contend_envelope *e, contend_group *world, const contend_params *opts,
+                           const char *command, int argc, char **argv);
+
+/* Collective over world: peak memory, wall time, finish time. */
+void contend_envelope_finish(contend_envelope *e, contend_group *world);
+
+/* Rank 0: prints table, reports verify errors (status 1) and writes json
+ * to the -o path of opts (status 3 if that fails).  Then, collective:
+ * every rank returns rank 0's status. */
+int contend_envelope_output(contend_envelope *e, contend_group *world, const contend_params *opts,
+                            const contend_strbuf *table, const contend_strbuf *json,
+                            double verify_errors, const char *what_corrupted);
+
+void contend_envelope_free(contend_envelope *e);
+
+/* Prints "contend COMMAND: error: msg" at rank 0 of world. */
+void contend_envelope_error(const contend_envelope *e, contend_group *world, const char *msg);
+
+/* "[contend] ..." progress line on stderr (rank 0 of world, unless quiet). */
+void contend_progress(const contend_envelope *e, contend_group *world, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The watchdog limit for a phase: --watchdog, or when 0 the default given. */
+double contend_envelope_watchdog(const contend_params *opts, double automatic_s);
+
+/* JSON: the header keys every results file starts with (schema,
+ * schema_version, tool, command, argv, engine, started/finished_utc,
+ * wall_s (null in dry runs), seed, seed_source) ... */
+void contend_envelope_json_head(contend_json *j, const contend_envelope *e, const char *schema,
+                                const char *schema_version);
+/* ... and the members of the "environment" object (the caller opens and
+ * closes it): library, ranks, nodes, ranks per node, memory, node
+ * discovery, virtual nodes, node names. */
+void contend_envelope_json_environment(contend_json *j, const contend_envelope *e);
+
+/* The shared run options (src/run/options.c): one row each, for every
+ * measuring command.  contend_run_defs_with returns them followed by the
+ * command's own rows, malloc'd (the caller frees it after the params that
+ * use it).  NULL extra: the run options alone. */
+extern const contend_param_def contend_run_option_defs[];
+contend_param_def *contend_run_defs_with(const contend_param_def *extra);
+
+/* Validates --engine/--dry-run/--nodes/--ranks-per-node together and
+ * returns the engine to launch, or NULL with a message. */
+const contend_engine *contend_run_engine(const contend_params *opts, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,94 @@
+/* The run options shared by `network`, `load` and `jobs`: declared once
+ * here (key, type, default, unit, help), and their joint validation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "envelope.h"
+
+const contend_param_def contend_run_option_defs[] = {
+    {"engine", CONTEND_P_STRING, "mpi", "",
+     "what runs the ranks: mpi (real MPI, under mpirun or srun) or trace (every rank in this "
+     "process, no MPI: who sends how much to whom; what --dry-run selects)",
+     1, 0},
+    {"virtual_nodes", CONTEND_P_INT, "0", "ranks",
+     "group K consecutive ranks as one node (0: one node per host, via "
+     "MPI_Comm_split_type)",
+     0, 1e6},
+    {"seed", CONTEND_P_SEED, "time", "",
+     "seed of every random choice (node split, placement, rings, compute noise); printed and "
+     "recorded",
+     1, 0},
+    {"output", CONTEND_P_STRING, "", "path",
+     "write the JSON results here (-o; written to a temporary name, then renamed)", 1, 0},
+    {"verify", CONTEND_P_BOOL, "0", "", "check the payload of every received message (untimed)",
+     1, 0},
+    {"verify_inject", CONTEND_P_INT, "0", "count",
+     "testing aid: corrupt one received byte every N checks (shows --verify catches it)", 0, 1e12},
+    {"watchdog", CONTEND_P_DOUBLE, "0", "s",
+     "abort a phase that runs longer than this, removing the files the run created (0: "
+     "automatic: 10 x timeout + 120 s per phase for network and load, 3600 s for jobs)",
+     0, 1e9},
+    {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
+    {"dry_run", CONTEND_P_BOOL, "0", "",
+     "plan the run: the trace engine plays every rank in this process (no MPI) and reports who "
+     "talks to whom (same as --engine trace)",
+     1, 0},
+    {"nodes", CONTEND_P_INT, "0", "count",
+     "with --dry-run (in-process engines): number of nodes to plan for", 0, 1e7},
+    {"ranks_per_node", CONTEND_P_INT, "1", "count",
+     "with --dry-run (in-process engines): ranks per node", 1, 1e5},
+    CONTEND_PARAM_END};
+
+static size_t count_defs(const contend_param_def *d) {
+  size_t n = 0;
+  while (d && d[n].key)
+    n++;
+  return n;
+}
+
+contend_param_def *contend_run_defs_with(const contend_param_def *extra) {
+  const size_t a = count_defs(contend_run_option_defs), b = count_defs(extra);
+  contend_param_def *d = malloc(sizeof *d * (a + b + 1));
+  if (!d)
+    contend_fail("out of memory");
+  memcpy(d, contend_run_option_defs, sizeof *d * a);
+  if (b)
+    memcpy(d + a, extra, sizeof *d * b);
+  d[a + b] = (contend_param_def)CONTEND_PARAM_END;
+  return d;
+}
+
+const contend_engine *contend_run_engine(const contend_params *opts, char *err, size_t errlen) {
+  const char *name = contend_param_str(opts, "engine");
+  const int dry = contend_param_bool(opts, "dry_run");
+  if (dry) {
+    if (contend_param_is_set(opts, "engine") && strcmp(name, "trace")) {
+      snprintf(err, errlen, "--dry-run runs on the trace engine: drop --engine %s", name);
+      return NULL;
+    }
+    name = "trace";
+  }
+  const contend_engine *e = contend_engine_find(name);
+  if (!e) {
+    int n = snprintf(err, errlen, "--engine: unknown engine '%s'; valid:", name);
+    for (int i = 0; contend_engines[i] && n > 0 && (size_t)n < errlen; i++)
+      n += snprintf(err + n, errlen - (size_t)n, "%s %s", i ? "," : "", contend_engines[i]->name);
+    return NULL;
+  }
+  if (!e->in_process && contend_param_is_set(opts, "nodes")) {
+    snprintf(err, errlen,
+             "--nodes only applies with --dry-run (a real run takes its nodes from MPI)");
+    return NULL;
+  }
+  if (e->in_process && contend_param_int(opts, "nodes") < 1) {
+    snprintf(err, errlen, "--dry-run needs --nodes N (and optionally --ranks-per-node P)");
+    return NULL;
+  }
+  if (contend_param_is_set(opts, "output") && !*contend_param_str(opts, "output")) {
+    snprintf(err, errlen, "-o/--output: empty path");
+    return NULL;
+  }
+  return e;
+}

@@ -1,0 +1,166 @@
+/* Canary and congestor measurement policies (see measure.h). */
+#include "measure.h"
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "../run/driver.h"
+
+void contend_result_init(contend_result *r, const contend_motif *m, contend_phase ph, int during) {
+  r->motif = m;
+  r->phase = ph;
+  r->during = during;
+  contend_hist_reset(&r->fine);
+  contend_hist_reset(&r->bulk);
+  r->measurements = r->timed_out = r->msg_bytes = r->elapsed_s = 0;
+  r->ranks = r->verify_errors = r->verify_checked = 0;
+}
+
+/* Samples into a result: fine = every timed iteration, bulk = per round
+ * the mean over its iterations. */
+typedef struct sink {
+  const contend_motif *m;
+  contend_ctx *c;
+  contend_result *out;
+  /* canary */
+  contend_group *sync;
+  const contend_measure_opts *o;
+  long nm;
+  double start, last_print;
+  int timed_out;
+  /* congestor */
+  contend_group *own, *sig_group;
+  contend_signal *stop, *release;
+  long max_measurements;
+  int released;
+} sink;
+
+static void on_sample(void *arg, int series, double s, long count) {
+  sink *k = arg;
+  (void)series;
+  const double v = contend_metric_value(k->m, k->c, s);
+  for (long q = 0; q < count; q++)
+    contend_hist_add(&k->out->fine, v);
+}
+
+static void on_round(void *arg, double span, long iters) {
+  sink *k = arg;
+  contend_hist_add(&k->out->bulk, contend_metric_value(k->m, k->c, span / (double)iters));
+}
+
+static void finish(contend_ctx *c, contend_result *out, long done, int timed_out, double elapsed) {
+  if (!out)
+    return;
+  out->measurements = (double)done;
+  out->timed_out = timed_out;
+  out->msg_bytes = (double)c->msg_bytes;
+  out->elapsed_s = elapsed;
+  out->ranks = c->metric_scale > 0 ? 1 : 0;
+  out->verify_errors = (double)c->verify_errors;
+  out->verify_checked = (double)c->verify_checked;
+}
+
+static void loop_counts(contend_drive *d, const contend_ctx *c, const contend_measure_opts *o) {
+  d->rounds = (long)contend_param_int(c->params, "rings");
+  d->iters = (long)contend_param_int(c->params, "iters");
+  d->warmup = (long)contend_param_int(c->params, "warmup");
+  if (o->plan_only)
+    d->rounds = d->iters = 1, d->warmup = 0;
+}
+
+/* The timeout is decided before every round (GPCNeT: every measurement),
+ * so a slow network overruns it by one round, not by nR of them. */
+static int canary_before(void *arg, long mi, long r, int *sampled) {
+  sink *k = arg;
+  (void)sampled;
+  double el = contend_now(k->sync) - k->start;
+  contend_gallreduce(k->sync, &el, 1, CONTEND_DT_DOUBLE, CONTEND_OP_MAX);
+  if ((mi > 0 || r > 0) && el > k->o->timeout_s) {
+    k->timed_out = 1;
+    return 1;
+  }
+  if (k->o->progress && k->sync->rank == 0 && el - (k->last_print - k->start) >= 2.0) {
+    fprintf(stderr, "[contend] %s %-22s measurement %ld/%ld  %.1f s of %.1f s timeout\n",
+            k->o->phase, k->m->name, mi, k->nm, el, k->o->timeout_s);
+    k->last_print = k->start + el;
+  }
+  return 0;
+}
+
+void contend_measure_canary(contend_ctx *c, const contend_motif *m, contend_group *sync,
+                            const contend_measure_opts *o, contend_result *out) {
+  sink k = {.m = m, .c = c, .out = out, .sync = sync, .o = o};
+  k.nm = o->plan_only ? 1 : (long)contend_param_int(c->params, "measurements");
+  k.start = k.last_print = contend_now(sync);
+  contend_drive d = {
+      .clock = sync,
+      .measurements = k.nm,
+      .verify = o->verify,
+      .verify_inject = o->verify_inject,
+      .rng_kind = 2,
+      .rng_id = (uint64_t)o->test_id,
+      .first = o->first,
+      .before = canary_before,
+      .sample = on_sample,
+      .after = on_round,
+      .arg = &k,
+  };
+  loop_counts(&d, c, o);
+  contend_drive_done done = contend_drive_run(c, m, &d);
+  finish(c, out, done.measurements, k.timed_out, contend_now(sync) - k.start);
+}
+
+static int congestor_before(void *arg, long mi, long r, int *sampled) {
+  sink *k = arg;
+  (void)r;
+  int flag = 0;
+  if (k->stop)
+    flag = contend_signal_test(k->sig_group, k->stop);
+  else if (mi >= k->max_measurements)
+    flag = 1;
+  else if (contend_now(k->own) - k->start > k->o->timeout_s && mi > 0)
+    flag = 2;
+  /* every rank of the congestor stops after the same measurement */
+  int64_t f = flag;
+  contend_gallreduce(k->own, &f, 1, CONTEND_DT_INT64, CONTEND_OP_MAX);
+  if (f) {
+    k->timed_out = f == 2;
+    return 1;
+  }
+  if (!k->released)
+    k->released = contend_signal_test(k->sig_group, k->release);
+  *sampled = k->out && k->released;
+  return 0;
+}
+
+void contend_measure_congestor(contend_ctx *c, const contend_motif *m, contend_group *own,
+                               long max_measurements, contend_group *sig_group,
+                               contend_signal *stop, contend_signal *release,
+                               const contend_measure_opts *o, contend_result *out) {
+  sink k = {.m = m,
+            .c = c,
+            .out = out,
+            .o = o,
+            .own = own,
+            .sig_group = sig_group,
+            .stop = stop,
+            .release = release,
+            .max_measurements = max_measurements,
+            .released = release == NULL};
+  k.start = contend_now(own);
+  contend_drive d = {
+      .clock = own,
+      .measurements = LONG_MAX,
+      .verify = o->verify,
+      .verify_inject = o->verify_inject,
+      .first = out ? o->first : NULL,
+      .before = congestor_before,
+      .sample = out ? on_sample : NULL,
+      .after = out ? on_round : NULL,
+      .arg = &k,
+  };
+  loop_counts(&d, c, o);
+  d.rounds = 1; /* a congestor's measurement is one round */
+  contend_drive_done done = contend_drive_run(c, m, &d);
+  finish(c, out, done.sampled, k.timed_out, contend_now(own) - k.start);
+}
