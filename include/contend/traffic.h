@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "contend/engine.h"
+
 typedef struct contend_flow {
   int src, dst; /* node ids */
   double bytes, msgs;
@@ -57,6 +59,17 @@ void contend_traffic_merge(contend_traffic *into, const contend_traffic *from);
 contend_flow *contend_flows_sorted(const contend_flowmap *m, size_t *n);
 /* Totals of a map. */
 void contend_flows_total(const contend_flowmap *m, double *bytes, double *msgs);
+
+/* Bytes of one element of dt (1 for CONTEND_DT_BYTE, 8 otherwise). */
+size_t contend_dtype_bytes(contend_dtype dt);
+/* Counts one collective call of kind k by one rank contributing `bytes`:
+ * coll_calls[k] += 1, coll_bytes[k] += bytes.  The one rule for `bytes`,
+ * what the motif asked for (every engine uses it):
+ *   barrier:   0
+ *   allreduce: count x contend_dtype_bytes(dt)
+ *   alltoall:  bytes_per_peer x (group size - 1)
+ * t == NULL (nothing attached) does nothing. */
+void contend_traffic_coll(contend_traffic *t, contend_coll_kind k, double bytes);
 
 /* Flat form for MPI reductions/gathers: the scalar counters (coll calls,
  * coll bytes, I/O, compute) as CONTEND_TRAFFIC_NSCALARS doubles. */

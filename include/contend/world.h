@@ -21,6 +21,8 @@
  *   returned: group_free (collective), signal_free, free().
  * - Errors inside the engine abort the run (contend_fail); the calls do
  *   not return error codes except where stated.
+ * - The world group handed to a body is the engine's: the body never frees
+ *   it.  Reductions of CONTEND_DT_BYTE are on unsigned 8-bit integers.
  */
 #ifndef CONTEND_WORLD_H
 #define CONTEND_WORLD_H

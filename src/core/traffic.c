@@ -111,6 +111,15 @@ void contend_flows_total(const contend_flowmap *m, double *bytes, double *msgs) 
     }
 }
 
+size_t contend_dtype_bytes(contend_dtype dt) { return dt == CONTEND_DT_BYTE ? 1 : 8; }
+
+void contend_traffic_coll(contend_traffic *t, contend_coll_kind k, double bytes) {
+  if (!t)
+    return;
+  t->coll_calls[k] += 1;
+  t->coll_bytes[k] += bytes;
+}
+
 void contend_traffic_scalars(const contend_traffic *t, double *out) {
   int k = 0;
   for (int i = 0; i < CONTEND_COLL_N; i++)

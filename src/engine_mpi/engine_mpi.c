@@ -1,3 +1,6 @@
+/* The MPI engine's motif operations (contend_engine_ops): motif steps as
+ * real MPI calls on the context's measured communicator, the same steps
+ * counted into a traffic accumulator, and the context's life cycle. */
 #include "engine_mpi.h"
 
 #include <stdio.h>
@@ -5,12 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/error.h"
 #include "contend/traffic.h"
 #include "io_backend.h"
+#include "mpi_check.h"
 
 typedef struct mpi_impl {
-  MPI_Comm comm;
+  MPI_Comm comm; /* measured: every motif step */
+  MPI_Comm ctl;  /* control: the engine's own agreements (see engine_mpi.h) */
   MPI_Win win;
   void *win_mem;     /* MPI_Alloc_mem (freed after the window) or the window's own */
   int win_allocated; /* win_mem came from MPI_Win_allocate */
@@ -205,32 +209,35 @@ static void e_barrier(contend_ctx *c) {
     CONTEND_MPI_CHECK(MPI_Win_sync(m->win));
 }
 
-static MPI_Datatype dtype(contend_dtype d) {
-  switch (d) {
+MPI_Datatype contend_mpi_dtype(contend_dtype dt) {
+  switch (dt) {
   case CONTEND_DT_INT64:
     return MPI_INT64_T;
   case CONTEND_DT_DOUBLE:
     return MPI_DOUBLE;
-  default:
-    return MPI_BYTE;
+  case CONTEND_DT_BYTE:
+    break;
   }
+  return MPI_UINT8_T;
 }
 
-static MPI_Op op(contend_op o) {
+MPI_Op contend_mpi_op(contend_op o) {
   switch (o) {
   case CONTEND_OP_MIN:
     return MPI_MIN;
   case CONTEND_OP_MAX:
     return MPI_MAX;
-  default:
-    return MPI_SUM;
+  case CONTEND_OP_SUM:
+    break;
   }
+  return MPI_SUM;
 }
 
 static void e_allreduce(contend_ctx *c, const void *s, void *r, int count, contend_dtype dt,
                         contend_op o) {
   mpi_impl *m = c->impl;
-  CONTEND_MPI_CHECK(MPI_Allreduce(s, r, count, dtype(dt), op(o), m->comm));
+  CONTEND_MPI_CHECK(
+      MPI_Allreduce(s, r, count, contend_mpi_dtype(dt), contend_mpi_op(o), m->comm));
 }
 
 static void e_alltoall(contend_ctx *c, const void *s, void *r, size_t per_peer) {
@@ -329,9 +336,10 @@ static int e_file_open(contend_ctx *c, const contend_io_spec *s) {
   }
   if (ok && owner)
     track(s->path);
-  /* one answer for the group: a failed open anywhere fails it everywhere */
+  /* one answer for the group (on the control communicator): a failed
+   * open anywhere fails it everywhere */
   int all = ok;
-  CONTEND_MPI_CHECK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, m->comm));
+  CONTEND_MPI_CHECK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, m->ctl));
   if (!all) {
     if (ok) {
       char e[256];
@@ -402,14 +410,14 @@ static void e_file_remove(contend_ctx *c, const contend_io_spec *s) {
   char err[256];
   CONTEND_MPI_CHECK(MPI_Comm_rank(m->comm, &rank));
   if (s->shared) /* everyone has closed it before rank 0 deletes it */
-    CONTEND_MPI_CHECK(MPI_Barrier(m->comm));
+    CONTEND_MPI_CHECK(MPI_Barrier(m->ctl));
   if (be && (!s->shared || rank == 0)) {
     untrack(s->path);
     if (be->remove(s->path, err, sizeof err))
       io_fail(c, "remove", err);
   }
   if (s->shared)
-    CONTEND_MPI_CHECK(MPI_Barrier(m->comm));
+    CONTEND_MPI_CHECK(MPI_Barrier(m->ctl));
 }
 
 /* ---- traffic accounting: the same steps, counted ------------------------ */
@@ -504,23 +512,21 @@ static void k_get(contend_ctx *c, void *buf, size_t bytes, int q, size_t off) {
 
 static void k_barrier(contend_ctx *c) {
   mpi_impl *m = c->impl;
-  m->traffic->coll_calls[CONTEND_COLL_BARRIER] += 1;
+  contend_traffic_coll(m->traffic, CONTEND_COLL_BARRIER, 0);
   e_barrier(c);
 }
 
 static void k_allreduce(contend_ctx *c, const void *s, void *r, int count, contend_dtype dt,
                         contend_op o) {
   mpi_impl *m = c->impl;
-  m->traffic->coll_calls[CONTEND_COLL_ALLREDUCE] += 1;
-  m->traffic->coll_bytes[CONTEND_COLL_ALLREDUCE] +=
-      (double)count * (dt == CONTEND_DT_BYTE ? 1.0 : 8.0);
+  contend_traffic_coll(m->traffic, CONTEND_COLL_ALLREDUCE,
+                       (double)count * (double)contend_dtype_bytes(dt));
   e_allreduce(c, s, r, count, dt, o);
 }
 
 static void k_alltoall(contend_ctx *c, const void *s, void *r, size_t per_peer) {
   mpi_impl *m = c->impl;
-  m->traffic->coll_calls[CONTEND_COLL_ALLTOALL] += 1;
-  m->traffic->coll_bytes[CONTEND_COLL_ALLTOALL] += (double)per_peer * (c->size - 1);
+  contend_traffic_coll(m->traffic, CONTEND_COLL_ALLTOALL, (double)per_peer * (c->size - 1));
   e_alltoall(c, s, r, per_peer);
 }
 
@@ -574,8 +580,9 @@ const contend_engine_ops contend_mpi_ops = {
     .count = e_count,
 };
 
-static int ctx_open(contend_ctx *c, const contend_motif *mo, const contend_params *p, MPI_Comm comm,
-                    int my_node, uint64_t seed, const contend_ctx *job) {
+int contend_mpi_ctx_open(contend_ctx *c, const contend_motif *mo, const contend_params *p,
+                         MPI_Comm data, MPI_Comm ctl, int my_node, uint64_t seed,
+                         const contend_ctx *job) {
   memset(c, 0, sizeof *c);
   if (job) {
     c->job_name = job->job_name;
@@ -587,13 +594,14 @@ static int ctx_open(contend_ctx *c, const contend_motif *mo, const contend_param
   mpi_impl *m = calloc(1, sizeof *m);
   if (!m)
     contend_fail("out of memory");
-  m->comm = comm;
-  CONTEND_MPI_CHECK(MPI_Comm_rank(comm, &c->rank));
-  CONTEND_MPI_CHECK(MPI_Comm_size(comm, &c->size));
+  m->comm = data;
+  m->ctl = ctl;
+  CONTEND_MPI_CHECK(MPI_Comm_rank(data, &c->rank));
+  CONTEND_MPI_CHECK(MPI_Comm_size(data, &c->size));
   m->node_of = malloc(sizeof(int) * (size_t)c->size);
   if (!m->node_of)
     contend_fail("out of memory");
-  CONTEND_MPI_CHECK(MPI_Allgather(&my_node, 1, MPI_INT, m->node_of, 1, MPI_INT, comm));
+  CONTEND_MPI_CHECK(MPI_Allgather(&my_node, 1, MPI_INT, m->node_of, 1, MPI_INT, ctl));
   c->node_of = m->node_of;
   c->impl = m;
   c->ops = &contend_mpi_ops;
@@ -604,30 +612,8 @@ static int ctx_open(contend_ctx *c, const contend_motif *mo, const contend_param
     contend_fail("out of memory");
   int rc = mo->setup ? mo->setup(c) : 0;
   /* a failed setup on any rank fails it everywhere */
-  CONTEND_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, comm));
-  return rc;
-}
-
-int contend_mpi_ctx_open(contend_ctx *c, const contend_motif *mo, const contend_params *p,
-                         MPI_Comm comm, int my_node, uint64_t seed) {
-  return ctx_open(c, mo, p, comm, my_node, seed, NULL);
-}
-
-int contend_mpi_ctx_open_job(contend_ctx *c, const contend_motif *mo, const contend_params *p,
-                             MPI_Comm comm, int my_node, uint64_t seed, const contend_ctx *job) {
-  return ctx_open(c, mo, p, comm, my_node, seed, job);
-}
-
-int contend_mpi_ctx_open_serial(contend_ctx *c, const contend_motif *mo, const contend_params *p,
-                                MPI_Comm comm, int my_node, uint64_t seed, MPI_Comm over, int slot,
-                                int nslots) {
-  int rc = 0;
-  for (int s = 0; s < nslots; s++) {
-    if (s == slot)
-      rc = contend_mpi_ctx_open(c, mo, p, comm, my_node, seed);
-    CONTEND_MPI_CHECK(MPI_Barrier(over));
-  }
-  return rc;
+  CONTEND_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, ctl));
+  return rc < 0 ? -1 : 0;
 }
 
 void contend_mpi_ctx_close(contend_ctx *c) {
@@ -661,5 +647,3 @@ void contend_mpi_ctx_close(contend_ctx *c) {
   c->impl = NULL;
   c->state = NULL;
 }
-
-MPI_Comm contend_mpi_ctx_comm(const contend_ctx *c) { return ((const mpi_impl *)c->impl)->comm; }

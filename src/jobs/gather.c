@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../run/traffic_gather.h"
 #include "orch.h"
 
 /* Motif facts known after setup (same on every rank afterwards). */
@@ -238,51 +239,18 @@ void contend_jobs_reduce_pass(contend_jobs_rank *x, int p) {
 /* Gathers every rank's traffic of the last pass into r->mi[].traffic at
  * rank 0 (collective over world). */
 void contend_jobs_gather_traffic(contend_jobs_rank *x) {
-  contend_jobs_run *r = x->r;
-  /* flows: (g, src, dst, bytes, msgs) */
-  size_t nf = 0;
-  for (int g = 0; g < r->nm; g++)
-    nf += x->tr[g].flows.n;
-  double *mine = malloc(sizeof(double) * 5 * (nf ? nf : 1));
-  if (!mine)
-    contend_fail("out of memory");
-  size_t o = 0;
-  for (int g = 0; g < r->nm; g++) {
-    size_t n;
-    contend_flow *f = contend_flows_sorted(&x->tr[g].flows, &n);
-    for (size_t i = 0; i < n; i++) {
-      mine[o++] = g;
-      mine[o++] = f[i].src;
-      mine[o++] = f[i].dst;
-      mine[o++] = f[i].bytes;
-      mine[o++] = f[i].msgs;
-    }
-    free(f);
+  contend_traffic *into = NULL;
+  if (x->world->rank == 0) {
+    into = calloc((size_t)x->r->nm + 1, sizeof *into);
+    if (!into)
+      contend_fail("out of memory");
   }
-  size_t *counts = x->world->rank == 0 ? malloc(sizeof(size_t) * (size_t)x->world->size) : NULL;
-  double *all = contend_ggatherv(x->world, mine, sizeof(double) * o, counts);
-  size_t total = 0;
+  contend_traffic_gather(x->world, x->tr, into, x->r->nm);
   if (x->world->rank == 0)
-    for (int q = 0; q < x->world->size; q++)
-      total += counts[q] / sizeof(double);
-  if (x->world->rank == 0)
-    for (size_t i = 0; i + 4 < total; i += 5)
-      contend_flow_add(&r->mi[(int)all[i]].traffic.flows, (int)all[i + 1], (int)all[i + 2],
-                       all[i + 3], all[i + 4]);
-  free(all);
-  free(mine);
-  free(counts);
-  /* scalars */
-  const int K = CONTEND_TRAFFIC_NSCALARS;
-  double *sc = calloc((size_t)r->nm * K + 1, sizeof(double));
-  if (!sc)
-    contend_fail("out of memory");
-  for (int g = 0; g < r->nm; g++)
-    contend_traffic_scalars(&x->tr[g], sc + (size_t)g * K);
-  contend_greduce(x->world, sc, r->nm * K, CONTEND_DT_DOUBLE, CONTEND_OP_SUM);
-  if (x->world->rank == 0)
-    for (int g = 0; g < r->nm; g++)
-      contend_traffic_add_scalars(&r->mi[g].traffic, sc + (size_t)g * K);
-  free(sc);
+    for (int g = 0; g < x->r->nm; g++) {
+      contend_traffic_merge(&x->r->mi[g].traffic, &into[g]);
+      contend_traffic_free(&into[g]);
+    }
+  free(into);
 }
 

@@ -1,11 +1,6 @@
 /* allreduce: MPI_Allreduce (sum of doubles) on every sub-communicator at
  * once (GPCNeT "Multiple Allreduce"); latency per call. */
-#include "contend/motif.h"
-
-typedef struct {
-  double *s, *r;
-  int count;
-} state;
+#include "allreduce_kernel.h"
 
 static const contend_param_def params[] = {
     CONTEND_LOOP_PARAMS(100000, 1, 200, 1),
@@ -13,45 +8,13 @@ static const contend_param_def params[] = {
     CONTEND_PARAM_END};
 
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  s->count = (int)(contend_param_int(c->params, "msg_bytes") / 8);
-  s->s = contend_alloc(c, sizeof(double) * (size_t)s->count);
-  s->r = contend_alloc(c, sizeof(double) * (size_t)s->count);
-  c->msg_bytes = sizeof(double) * (size_t)s->count;
-  c->metric_scale = 1.0;
+  contend_allreduce_kernel_setup(c, c->state, (int)(contend_param_int(c->params, "msg_bytes") / 8),
+                                 CONTEND_OP_SUM);
   return 0;
 }
-
-/* Small integers keep the double sum exact whatever the reduction order. */
-static double contribution(int rank, long iter, int i) {
-  return (double)((rank + 1) * 3 + (iter & 1023) + i % 7);
-}
-
-static void prepare(contend_ctx *c) {
-  state *s = c->state;
-  for (int i = 0; i < s->count; i++)
-    s->s[i] = contribution(c->rank, c->iter, i);
-}
-
-static void iterate(contend_ctx *c) {
-  state *s = c->state;
-  contend_allreduce(c, s->s, s->r, s->count, CONTEND_DT_DOUBLE, CONTEND_OP_SUM);
-}
-
-static void check(contend_ctx *c) {
-  state *s = c->state;
-  int bad = 0;
-  if (c->verify_inject > 0 && (c->verify_checked + 1) % (uint64_t)c->verify_inject == 0)
-    s->r[0] += 1.0;
-  for (int i = 0; i < s->count && !bad; i++) {
-    double want = 0;
-    for (int r = 0; r < c->size; r++)
-      want += contribution(r, c->iter, i);
-    bad = s->r[i] != want;
-  }
-  c->verify_checked++;
-  c->verify_errors += (uint64_t)bad;
-}
+static void prepare(contend_ctx *c) { contend_allreduce_kernel_prepare(c, c->state); }
+static void iterate(contend_ctx *c) { contend_allreduce_kernel_iterate(c, c->state); }
+static void check(contend_ctx *c) { contend_allreduce_kernel_check(c, c->state); }
 
 const contend_motif contend_motif_allreduce = {
     .name = "allreduce",
@@ -60,7 +23,7 @@ const contend_motif contend_motif_allreduce = {
     .role = CONTEND_ROLE_CANARY,
     .metric = CONTEND_METRIC_LAT_US,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(contend_allreduce_kernel),
     .setup = setup,
     .prepare = prepare,
     .iterate = iterate,

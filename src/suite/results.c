@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../run/traffic_gather.h"
 #include "suite.h"
 
 void contend_run_layout(contend_run *run) {
@@ -41,65 +42,6 @@ int contend_result_index(const contend_run *run, int motif_index, contend_phase 
         run->results[i].during == during)
       return i;
   return -1;
-}
-
-/* The recorded steps of every rank to rank 0: rows of (result, kind,
- * src, dst, bytes, msgs), kind 0 exact, 1 estimated, 2 a collective call
- * count (src = kind of collective). */
-static void gather_traffic(contend_run *run, contend_group *world) {
-  const int K = 6;
-  size_t n = 0;
-  for (int i = 0; i < run->nresults; i++)
-    n += run->traffic[i].flows.n + run->traffic[i].estimated.n + CONTEND_COLL_N;
-  double *mine = malloc(sizeof(double) * (size_t)K * (n ? n : 1));
-  if (!mine)
-    contend_fail("out of memory");
-  size_t o = 0;
-  for (int i = 0; i < run->nresults; i++) {
-    const contend_flowmap *maps[2] = {&run->traffic[i].flows, &run->traffic[i].estimated};
-    for (int kind = 0; kind < 2; kind++) {
-      size_t nf;
-      contend_flow *f = contend_flows_sorted(maps[kind], &nf);
-      for (size_t q = 0; q < nf; q++) {
-        const double row[6] = {i, kind, f[q].src, f[q].dst, f[q].bytes, f[q].msgs};
-        memcpy(mine + o, row, sizeof row);
-        o += K;
-      }
-      free(f);
-    }
-    for (int k = 0; k < CONTEND_COLL_N; k++)
-      if (run->traffic[i].coll_calls[k] > 0) {
-        const double row[6] = {i, 2, k, 0, run->traffic[i].coll_bytes[k],
-                               run->traffic[i].coll_calls[k]};
-        memcpy(mine + o, row, sizeof row);
-        o += K;
-      }
-  }
-  size_t counts_total = 0;
-  (void)counts_total;
-  size_t *counts = world->rank == 0 ? malloc(sizeof(size_t) * (size_t)world->size) : NULL;
-  double *all = contend_ggatherv(world, mine, o * sizeof(double), counts);
-  free(mine);
-  for (int i = 0; i < run->nresults; i++)
-    contend_traffic_reset(&run->traffic[i]);
-  if (world->rank == 0) {
-    size_t rows = 0;
-    for (int q = 0; q < world->size; q++)
-      rows += counts[q] / (sizeof(double) * K);
-    for (size_t q = 0; q < rows; q++) {
-      const double *row = all + q * K;
-      contend_traffic *t = &run->traffic[(int)row[0]];
-      if (row[1] < 2)
-        contend_flow_add(row[1] == 0 ? &t->flows : &t->estimated, (int)row[2], (int)row[3],
-                         row[4], row[5]);
-      else {
-        t->coll_calls[(int)row[2]] += row[5];
-        t->coll_bytes[(int)row[2]] += row[4];
-      }
-    }
-  }
-  free(all);
-  free(counts);
 }
 
 void contend_run_reduce(contend_run *run, contend_group *world) {
@@ -162,6 +104,6 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
   free(sum);
   free(mn);
   free(mx);
-  if (run->traffic)
-    gather_traffic(run, world);
+  if (run->traffic) /* the recorded steps of every rank to rank 0 */
+    contend_traffic_gather(world, run->traffic, run->traffic, run->nresults);
 }

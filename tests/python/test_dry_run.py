@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import jsonschema
 import pytest
-from conftest import BUILD, run_bounded
+from conftest import BUILD, ROOT, run_bounded
 
 
 def plan(tmp_path, *args, name="plan.json"):
@@ -106,3 +106,47 @@ def test_dry_run_text_names_every_test(load_plan):
     for t in doc["tests"]:
         assert t["name"] in text
     assert "src node" in text and "B/iteration" in text
+
+
+def test_engine_trace_is_the_dry_run(tmp_path):
+    """--dry-run selects the trace engine: the same plan, byte for byte."""
+    a, ta = plan(tmp_path, "load", "--nodes", "12", "--ranks-per-node", "2", "--seed", "4")
+    out = tmp_path / "engine.json"
+    r = run_bounded(
+        [BUILD / "bin" / "contend", "load", "--engine", "trace", "--nodes", "12"]
+        + ["--ranks-per-node", "2", "--seed", "4", "-o", out],
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text()) == a
+    assert a["engine"] == "trace"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["network", "--engine", "nosuch"], "unknown engine 'nosuch'; valid: mpi, trace"),
+        (["load", "--engine", "trace"], "--dry-run needs --nodes N"),
+        (["network", "--dry-run", "--engine", "mpi", "--nodes", "4"], "drop --engine mpi"),
+        (["network", "--nodes", "4"], "--nodes only applies with --dry-run"),
+        (["jobs", "examples/jobs/tealeaf_cg.job", "--engine", "nosuch"], "unknown engine"),
+        (["jobs", "examples/jobs/tealeaf_cg.job", "--engine", "trace"], "needs --nodes N"),
+    ],
+)
+def test_engine_option_errors(args, message):
+    r = run_bounded([BUILD / "bin" / "contend", *args], timeout=30, cwd=ROOT)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert message in r.stderr
+    assert r.stderr.count("error:") == 1
+
+
+def test_dry_run_of_every_round_count_stays_one_iteration(tmp_path):
+    """The schedule runs on the trace engine with one iteration per test,
+    whatever the loop counts: the plan does not scale with them."""
+    a, _ = plan(tmp_path, "network", "--nodes", "6", "--seed", "2", name="a.json")
+    b, _ = plan(
+        tmp_path, "network", "--nodes", "6", "--seed", "2", "--measurements", "50", name="b.json"
+    )
+    assert by_name(a)["rr_lat"]["messages_per_iteration"] == 2 * 6
+    assert a["tests"] == b["tests"]

@@ -1,0 +1,54 @@
+/* User-level execution contexts (fibers) for the in-process engines, on
+ * Boost.Context's fcontext switch (called from C; no ucontext, no threads).
+ *
+ * Model: asymmetric coroutines.  Whoever calls coop_fiber_resume (the
+ * "resumer", usually the scheduler on the process stack) runs the fiber
+ * until it calls coop_fiber_suspend or its function returns; either way
+ * control comes back to the resumer.  Resumes may nest (a fiber may resume
+ * another fiber); a fiber must not resume itself or a fiber that is already
+ * running.
+ *
+ * Stacks are private anonymous mappings with MAP_NORESERVE: pages are
+ * committed only when touched, so thousands of fibers with the default
+ * 256 KiB stack cost what they use.  The lowest page is PROT_NONE, so an
+ * overflow faults (SIGSEGV) instead of corrupting a neighbour.  Each fiber
+ * takes two kernel memory mappings (see vm.max_map_count, 65530 by
+ * default: about 32k live fibers).
+ *
+ * Ownership: coop_fiber_new returns a fiber owned by the caller, freed with
+ * coop_fiber_free once it has finished or was never resumed (never while it
+ * is suspended in the middle of its function: its stack would vanish under
+ * it).  Allocation failures end the run (contend_fail). */
+#ifndef CONTEND_COOP_FIBER_H
+#define CONTEND_COOP_FIBER_H
+
+#include <stddef.h>
+
+#define COOP_STACK_DEFAULT ((size_t)256 * 1024)
+
+typedef struct coop_fiber coop_fiber;
+
+/* A fiber that will run fn(arg) on its own stack of stack_bytes (0: the
+ * default; rounded up to whole pages, plus the guard page).  Nothing runs
+ * until the first coop_fiber_resume. */
+coop_fiber *coop_fiber_new(void (*fn)(void *arg), void *arg, size_t stack_bytes);
+
+/* Runs f from where it last stopped until it suspends or finishes.
+ * Returns 1 if fn has returned (f can then only be freed), 0 if f
+ * suspended. */
+int coop_fiber_resume(coop_fiber *f);
+
+/* From inside a fiber: back to its resumer; returns when resumed again.
+ * Outside any fiber it ends the run (a programming error). */
+void coop_fiber_suspend(void);
+
+/* The fiber running now (NULL on the process stack). */
+coop_fiber *coop_fiber_current(void);
+
+/* Whether fn has returned. */
+int coop_fiber_done(const coop_fiber *f);
+
+/* Unmaps the stack and frees f (NULL is fine); see the ownership rule. */
+void coop_fiber_free(coop_fiber *f);
+
+#endif

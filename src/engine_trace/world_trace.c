@@ -1,0 +1,617 @@
+/* The trace engine's control plane (contend_world_ops): every rank of
+ * nodes x ranks_per_node is a fiber of this process (src/coop/), rank r on
+ * node r / ranks_per_node, and motif contexts record traffic instead of
+ * sending it (trace_ops.c).  This is what dry runs use.
+ *
+ * Control collectives are rendezvous on an object shared by the members
+ * of a group: each member deposits a pointer to its arguments (they live
+ * on its stack, which stays put while it is parked) and parks; the last to
+ * arrive computes the result straight into every member's buffers and
+ * wakes them.  A collective is therefore complete before anyone returns
+ * from it, so successive collectives cannot mix; each is numbered (the
+ * group's generation counter) and its kind checked, so ranks calling
+ * different collectives in the same slot end the run with a message
+ * rather than a wrong answer.  Memory per collective: one pointer per
+ * member, freed when it completes (allgather, as its contract asks, also
+ * copies size x bytes into every member: quadratic in the group size).
+ *
+ * Time: the trace engine does not model time.  Every rank's clock (now)
+ * stays at 0.0 and the watchdog does nothing; a dry run takes no timed
+ * samples.  Deadlocks (every rank parked) end the run with exit status 3
+ * and the parked ranks' collectives named (src/coop/sched.h). */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "../coop/sched.h"
+#include "../core/error.h"
+#include "contend/traffic.h"
+#include "contend/world.h"
+#include "trace.h"
+
+/* ---- groups ---- */
+
+typedef enum {
+  C_BARRIER,
+  C_ALLREDUCE,
+  C_REDUCE,
+  C_BCAST,
+  C_GATHER,
+  C_ALLGATHER,
+  C_GATHERV,
+  C_SPLIT,
+  C_NODE_OF, /* ctx_open: every member's node, one shared array */
+  C_N
+} coll_kind;
+
+static const char *const coll_names[C_N] = {"barrier",   "allreduce", "reduce", "bcast",   "gather",
+                                            "allgather", "gatherv",   "split",  "ctx_open"};
+
+/* One member's part in a collective; on the member's stack. */
+typedef struct member {
+  const void *in;
+  void *out;
+  size_t bytes;
+  int count; /* allreduce/reduce: elements; ctx_open: the member's node */
+  contend_dtype dt;
+  contend_op op;
+  int color, key; /* split */
+  size_t *counts; /* gatherv at rank 0 */
+  void *result;   /* gatherv: the buffer; split: the handle; ctx_open: node_of */
+  int done;
+} member;
+
+typedef struct round {
+  coll_kind kind;
+  unsigned long gen;
+  int arrived;
+  char why[64]; /* what the parked members wait on (deadlock report) */
+  member *m[];  /* by group rank */
+} round;
+
+/* A set of ranks; shared by the members' handles. */
+typedef struct tshared {
+  int size;
+  int handles;                 /* members that have not freed their handle */
+  int *wrank;                  /* world rank (scheduler rank) of each member */
+  unsigned long ncoll;         /* collectives started on the group */
+  round *open;                 /* the collective being gathered, or NULL */
+  struct contend_signal *sigs; /* signals not yet complete, oldest first */
+} tshared;
+
+/* One member's handle: what the contend_group it was given points to. */
+typedef struct thandle {
+  contend_group g; /* g.impl = this */
+  tshared *s;
+  unsigned long nsig; /* signals this member posted on the group */
+  int world;          /* the engine's: freed when the rank's body returns */
+} thandle;
+
+struct contend_signal {
+  unsigned long seq; /* the k-th post of every member on the group */
+  int size, posted;
+  int refs; /* members that have not freed it */
+  int *waiters, nwait, capwait;
+  struct contend_signal *next;
+  char why[64];
+};
+
+/* ctx_open's node_of: one array for the whole group, released by the last
+ * member to close its context. */
+typedef struct shared_ints {
+  int refs;
+  int v[];
+} shared_ints;
+
+static struct { int nodes, ppn, n; } W;
+
+static const contend_world_ops trace_world_ops;
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p)
+    contend_fail("out of memory (trace engine, %zu B)", n);
+  return p;
+}
+
+static tshared *shared_new(int size) {
+  tshared *s = calloc(1, sizeof *s);
+  if (!s)
+    contend_fail("out of memory (trace engine group)");
+  s->size = size;
+  s->handles = size;
+  s->wrank = xmalloc(sizeof *s->wrank * (size_t)size);
+  return s;
+}
+
+static double t_now(void) { return 0.0; }
+
+static thandle *handle_new(tshared *s, int rank) {
+  thandle *h = calloc(1, sizeof *h);
+  if (!h)
+    contend_fail("out of memory (trace engine group)");
+  h->g = (contend_group){
+      .ops = &trace_world_ops, .rank = rank, .size = s->size, .now = t_now, .impl = h};
+  h->s = s;
+  return h;
+}
+
+/* Drops one member's handle; the last one frees the group.  Signals still
+ * incomplete stay with whoever holds them. */
+static void handle_release(thandle *h, const char *what) {
+  tshared *s = h->s;
+  if (s->open)
+    contend_fail("%s while %d of the %d ranks of the group wait in %s #%lu (collective calls in "
+                 "a different order on different ranks?)",
+                 what, s->open->arrived, s->size, coll_names[s->open->kind], s->open->gen);
+  free(h);
+  if (--s->handles == 0) {
+    for (struct contend_signal *x = s->sigs, *next; x; x = next) {
+      next = x->next;
+      x->next = NULL;
+    }
+    free(s->wrank);
+    free(s);
+  }
+}
+
+static thandle *H(contend_group *g) { return g->impl; }
+
+/* ---- the rendezvous ---- */
+
+static void complete(tshared *s, round *r);
+
+/* Deposits a (kind k) and returns once the collective is complete: the
+ * member's outputs (and a->result) are then filled. */
+static void rendezvous(contend_group *g, coll_kind k, member *a) {
+  thandle *h = H(g);
+  tshared *s = h->s;
+  round *r = s->open;
+  if (!r) {
+    r = calloc(1, sizeof *r + sizeof(member *) * (size_t)s->size);
+    if (!r)
+      contend_fail("out of memory (trace engine collective over %d ranks)", s->size);
+    r->kind = k;
+    r->gen = s->ncoll++;
+    snprintf(r->why, sizeof r->why, "%s #%lu on a group of %d", coll_names[k], r->gen, s->size);
+    s->open = r;
+  } else if (r->kind != k) {
+    contend_fail("collective mismatch on a group of %d ranks: group rank %d calls %s while "
+                 "%d rank%s wait in %s #%lu",
+                 s->size, g->rank, coll_names[k], r->arrived, r->arrived == 1 ? "" : "s",
+                 coll_names[r->kind], r->gen);
+  }
+  r->m[g->rank] = a;
+  if (++r->arrived < s->size) {
+    while (!a->done)
+      coop_park(r->why);
+    return;
+  }
+  s->open = NULL;
+  complete(s, r);
+  for (int i = 0; i < s->size; i++) {
+    r->m[i]->done = 1;
+    if (i != g->rank)
+      coop_wake(s->wrank[i]);
+  }
+  free(r);
+}
+
+#define COMBINE(T, SUM)                                                                            \
+  do {                                                                                             \
+    T *x = acc;                                                                                    \
+    const T *y = in;                                                                               \
+    for (int i = 0; i < count; i++)                                                                \
+      x[i] = op == CONTEND_OP_SUM   ? SUM(x[i], y[i])                                              \
+             : op == CONTEND_OP_MIN ? (y[i] < x[i] ? y[i] : x[i])                                  \
+                                    : (y[i] > x[i] ? y[i] : x[i]);                                 \
+  } while (0)
+#define SUM_U8(a, b) (uint8_t)((a) + (b))                      /* as MPI_BYTE: modulo 256 */
+#define SUM_I64(a, b) (int64_t)((uint64_t)(a) + (uint64_t)(b)) /* wraps, no UB */
+#define SUM_F64(a, b) ((a) + (b))
+
+static void combine(void *acc, const void *in, int count, contend_dtype dt, contend_op op) {
+  switch (dt) {
+  case CONTEND_DT_BYTE:
+    COMBINE(uint8_t, SUM_U8);
+    break;
+  case CONTEND_DT_INT64:
+    COMBINE(int64_t, SUM_I64);
+    break;
+  case CONTEND_DT_DOUBLE:
+    COMBINE(double, SUM_F64);
+    break;
+  }
+}
+
+static void same_args(tshared *s, round *r) {
+  const member *a = r->m[0];
+  for (int i = 1; i < s->size; i++) {
+    const member *b = r->m[i];
+    const int bad = r->kind == C_ALLREDUCE || r->kind == C_REDUCE
+                        ? b->count != a->count || b->dt != a->dt || b->op != a->op
+                        : b->bytes != a->bytes;
+    if (bad)
+      contend_fail("%s #%lu on a group of %d ranks: group ranks 0 and %d pass different "
+                   "arguments",
+                   coll_names[r->kind], r->gen, s->size, i);
+  }
+}
+
+typedef struct split_entry {
+  int color, key, rank;
+} split_entry;
+
+static int cmp_split(const void *p, const void *q) {
+  const split_entry *a = p, *b = q;
+  if (a->color != b->color)
+    return a->color < b->color ? -1 : 1;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static void complete_split(tshared *s, round *r) {
+  split_entry *e = xmalloc(sizeof *e * (size_t)s->size);
+  int n = 0;
+  for (int i = 0; i < s->size; i++)
+    if (r->m[i]->color >= 0)
+      e[n++] = (split_entry){r->m[i]->color, r->m[i]->key, i};
+  qsort(e, (size_t)n, sizeof *e, cmp_split);
+  for (int lo = 0; lo < n;) {
+    int hi = lo;
+    while (hi < n && e[hi].color == e[lo].color)
+      hi++;
+    tshared *ns = shared_new(hi - lo);
+    for (int j = lo; j < hi; j++) {
+      ns->wrank[j - lo] = s->wrank[e[j].rank];
+      r->m[e[j].rank]->result = &handle_new(ns, j - lo)->g;
+    }
+    lo = hi;
+  }
+  free(e);
+}
+
+/* Runs in the last member to arrive: every member's arguments are in r. */
+static void complete(tshared *s, round *r) {
+  member **m = r->m;
+  const int n = s->size;
+  switch (r->kind) {
+  case C_BARRIER:
+    break;
+  case C_ALLREDUCE:
+  case C_REDUCE: {
+    same_args(s, r);
+    const size_t bytes = contend_dtype_bytes(m[0]->dt) * (size_t)m[0]->count;
+    if (m[0]->count <= 0)
+      break;
+    void *acc = xmalloc(bytes);
+    memcpy(acc, m[0]->in, bytes);
+    for (int i = 1; i < n; i++) /* in rank order: the same sum on every run */
+      combine(acc, m[i]->in, m[0]->count, m[0]->dt, m[0]->op);
+    for (int i = 0; i < (r->kind == C_REDUCE ? 1 : n); i++)
+      memcpy(m[i]->out, acc, bytes);
+    free(acc);
+    break;
+  }
+  case C_BCAST:
+    same_args(s, r);
+    for (int i = 1; i < n && m[0]->bytes; i++)
+      memmove(m[i]->out, m[0]->in, m[0]->bytes);
+    break;
+  case C_GATHER:
+  case C_ALLGATHER: {
+    same_args(s, r);
+    const size_t b = m[0]->bytes;
+    if (!b)
+      break;
+    if (!m[0]->out)
+      contend_fail("%s #%lu: group rank 0 passed no buffer", coll_names[r->kind], r->gen);
+    for (int i = 0; i < n; i++)
+      memcpy((char *)m[0]->out + (size_t)i * b, m[i]->in, b);
+    if (r->kind == C_ALLGATHER)
+      for (int i = 1; i < n; i++)
+        memcpy(m[i]->out, m[0]->out, (size_t)n * b);
+    break;
+  }
+  case C_GATHERV: {
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+      total += m[i]->bytes;
+    char *all = xmalloc(total); /* never NULL, even when empty */
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+      if (m[i]->bytes)
+        memcpy(all + at, m[i]->in, m[i]->bytes);
+      at += m[i]->bytes;
+      if (m[0]->counts)
+        m[0]->counts[i] = m[i]->bytes;
+    }
+    m[0]->result = all;
+    break;
+  }
+  case C_SPLIT:
+    complete_split(s, r);
+    break;
+  case C_NODE_OF: {
+    shared_ints *v = xmalloc(sizeof *v + sizeof(int) * (size_t)n);
+    v->refs = n;
+    for (int i = 0; i < n; i++) {
+      v->v[i] = m[i]->count;
+      m[i]->result = v;
+    }
+    break;
+  }
+  case C_N:
+    break;
+  }
+}
+
+/* ---- control collectives ---- */
+
+static contend_group *w_split(contend_group *g, int color, int key) {
+  member a = {.color = color < 0 ? -1 : color, .key = key};
+  rendezvous(g, C_SPLIT, &a);
+  return a.result;
+}
+
+static void w_group_free(contend_group *g) {
+  if (g && H(g)->world)
+    contend_fail("group_free of the world group (the engine frees it)");
+  if (g)
+    handle_release(H(g), "group_free");
+}
+
+static void w_barrier(contend_group *g) {
+  member a = {0};
+  rendezvous(g, C_BARRIER, &a);
+}
+
+static void w_allreduce(contend_group *g, void *buf, int count, contend_dtype dt, contend_op op) {
+  member a = {.in = buf, .out = buf, .count = count, .dt = dt, .op = op};
+  rendezvous(g, C_ALLREDUCE, &a);
+}
+
+static void w_reduce(contend_group *g, void *buf, int count, contend_dtype dt, contend_op op) {
+  member a = {.in = buf, .out = buf, .count = count, .dt = dt, .op = op};
+  rendezvous(g, C_REDUCE, &a);
+}
+
+static void w_bcast(contend_group *g, void *buf, size_t bytes) {
+  member a = {.in = buf, .out = buf, .bytes = bytes};
+  rendezvous(g, C_BCAST, &a);
+}
+
+static void w_gather(contend_group *g, const void *mine, size_t bytes, void *all) {
+  member a = {.in = mine, .out = all, .bytes = bytes};
+  rendezvous(g, C_GATHER, &a);
+}
+
+static void w_allgather(contend_group *g, const void *mine, size_t bytes, void *all) {
+  member a = {.in = mine, .out = all, .bytes = bytes};
+  rendezvous(g, C_ALLGATHER, &a);
+}
+
+static void *w_gatherv(contend_group *g, const void *mine, size_t bytes, size_t *counts) {
+  member a = {.in = mine, .bytes = bytes, .counts = counts};
+  rendezvous(g, C_GATHERV, &a);
+  return a.result;
+}
+
+/* ---- signals: the k-th post of every member forms the k-th signal ---- */
+
+static contend_signal *w_signal_post(contend_group *g) {
+  thandle *h = H(g);
+  tshared *s = h->s;
+  const unsigned long seq = h->nsig++;
+  struct contend_signal **p = &s->sigs;
+  while (*p && (*p)->seq != seq)
+    p = &(*p)->next;
+  struct contend_signal *x = *p;
+  if (!x) { /* the first to post it: appended, so the list stays in seq order */
+    x = calloc(1, sizeof *x);
+    if (!x)
+      contend_fail("out of memory (trace engine signal)");
+    x->seq = seq;
+    x->size = x->refs = s->size;
+    snprintf(x->why, sizeof x->why, "signal #%lu on a group of %d", seq, s->size);
+    *p = x;
+  }
+  if (++x->posted == x->size) { /* complete: out of the list, waiters woken */
+    *p = x->next;
+    x->next = NULL;
+    for (int i = 0; i < x->nwait; i++)
+      coop_wake(x->waiters[i]);
+    free(x->waiters);
+    x->waiters = NULL;
+    x->nwait = x->capwait = 0;
+  }
+  return x;
+}
+
+/* Not complete: lets every other runnable rank run once first (so a loop
+ * on test makes progress), then answers. */
+static int w_signal_test(contend_group *g, contend_signal *x) {
+  (void)g;
+  if (x->posted == x->size)
+    return 1;
+  coop_yield();
+  return x->posted == x->size;
+}
+
+/* Parks until the last member posts (rather than polling: no cost while
+ * waiting, and a wait that can never end shows up as a deadlock). */
+static void w_signal_wait(contend_group *g, contend_signal *x, int idle) {
+  (void)g, (void)idle;
+  while (x->posted < x->size) {
+    if (x->nwait == x->capwait) {
+      const int cap = x->capwait ? 2 * x->capwait : 8;
+      int *w = realloc(x->waiters, sizeof *w * (size_t)cap);
+      if (!w)
+        contend_fail("out of memory (trace engine signal)");
+      x->waiters = w;
+      x->capwait = cap;
+    }
+    x->waiters[x->nwait++] = coop_self();
+    coop_park(x->why);
+  }
+}
+
+static void w_signal_free(contend_group *g, contend_signal *x) {
+  (void)g;
+  if (!x)
+    return;
+  if (x->posted < x->size)
+    contend_fail("signal #%lu freed before completion (%d of %d posted)", x->seq, x->posted,
+                 x->size);
+  if (--x->refs == 0)
+    free(x);
+}
+
+/* ---- nodes, names ---- */
+
+static int my_world_rank(void) {
+  const int r = coop_self();
+  if (r < 0)
+    contend_fail("internal error: trace engine call outside its ranks");
+  return r;
+}
+
+/* The nodes given at launch (nodes x ranks_per_node); virtual_nodes is
+ * ignored.  Needs no communication, so it is not synchronising. */
+static int w_nodes(contend_group *world, int virtual_nodes, contend_nodes *out, char *err,
+                   size_t errlen) {
+  (void)world, (void)virtual_nodes, (void)err, (void)errlen;
+  const int r = my_world_rank();
+  out->nnodes = W.nodes;
+  out->my_node = r / W.ppn;
+  out->local_rank = r % W.ppn;
+  out->local_size = out->ppn_min = out->ppn_max = W.ppn;
+  out->node_of_rank = xmalloc(sizeof(int) * (size_t)W.n);
+  for (int i = 0; i < W.n; i++)
+    out->node_of_rank[i] = i / W.ppn;
+  return 0;
+}
+
+static void w_host_name(contend_group *g, char *buf, size_t len) {
+  (void)g;
+  if (len)
+    snprintf(buf, len, "node%d", my_world_rank() / W.ppn);
+}
+
+static void w_library(contend_group *g, char *buf, size_t len, int *version, int *subversion) {
+  (void)g;
+  if (len)
+    snprintf(buf, len, "contend trace engine");
+  if (version)
+    *version = 0;
+  if (subversion)
+    *subversion = 0;
+}
+
+/* ---- motif contexts ---- */
+
+static void release_node_of(void *p) {
+  shared_ints *v = p;
+  if (--v->refs == 0)
+    free(v);
+}
+
+static int w_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p,
+                      contend_group *g, int my_node, uint64_t seed, const contend_ctx *job) {
+  member a = {.count = my_node};
+  rendezvous(g, C_NODE_OF, &a);
+  shared_ints *node_of = a.result;
+  const int rc = contend_trace_ctx_open(c, m, p, g->rank, g->size, node_of->v, seed, job);
+  contend_trace_ctx_on_close(c, release_node_of, node_of);
+  int64_t failed = rc != 0;
+  w_allreduce(g, &failed, 1, CONTEND_DT_INT64, CONTEND_OP_MAX);
+  return failed ? -1 : 0;
+}
+
+static void w_ctx_close(contend_ctx *c) { contend_trace_ctx_close(c); }
+
+static void w_watchdog(contend_group *world, double seconds, const char *msg) {
+  (void)world, (void)seconds, (void)msg; /* no time passes on this engine */
+}
+
+static double w_peak_rss_mib(contend_group *g) {
+  (void)g;
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
+}
+
+static const contend_world_ops trace_world_ops = {
+    .engine = "trace",
+    .split = w_split,
+    .group_free = w_group_free,
+    .barrier = w_barrier,
+    .allreduce = w_allreduce,
+    .reduce = w_reduce,
+    .bcast = w_bcast,
+    .gather = w_gather,
+    .allgather = w_allgather,
+    .gatherv = w_gatherv,
+    .signal_post = w_signal_post,
+    .signal_test = w_signal_test,
+    .signal_wait = w_signal_wait,
+    .signal_free = w_signal_free,
+    .nodes = w_nodes,
+    .host_name = w_host_name,
+    .library = w_library,
+    .ctx_open = w_ctx_open,
+    .ctx_close = w_ctx_close,
+    .watchdog = w_watchdog,
+    .peak_rss_mib = w_peak_rss_mib,
+};
+
+/* ---- launch ---- */
+
+typedef struct launch_arg {
+  tshared *world;
+  contend_body body;
+  void *arg;
+} launch_arg;
+
+static int rank_main(int rank, void *p) {
+  launch_arg *la = p;
+  thandle *h = handle_new(la->world, rank);
+  h->world = 1;
+  const int status = la->body(&h->g, la->arg);
+  handle_release(h, "a rank returned from the run");
+  return status;
+}
+
+static void end_exit(int status) { exit(status); }
+
+static int trace_launch(const contend_launch *l, contend_body body, void *arg) {
+  if (l->nodes < 1 || l->ranks_per_node < 1 || (long long)l->nodes * l->ranks_per_node > INT_MAX) {
+    fprintf(stderr,
+            "contend: the trace engine plays nodes x ranks per node in this process: needs "
+            "--nodes N >= 1 and --ranks-per-node P >= 1 (got %d x %d)\n",
+            l->nodes, l->ranks_per_node);
+    return CONTEND_EXIT_USAGE;
+  }
+  W.nodes = l->nodes;
+  W.ppn = l->ranks_per_node;
+  W.n = l->nodes * l->ranks_per_node;
+  launch_arg la = {.world = shared_new(W.n), .body = body, .arg = arg};
+  for (int r = 0; r < W.n; r++)
+    la.world->wrank[r] = r;
+  contend_set_fail_handler(coop_self, end_exit);
+  const int rc = coop_run(W.n, rank_main, &la, NULL);
+  contend_set_fail_handler(NULL, NULL);
+  return rc;
+}
+
+const contend_engine contend_engine_trace = {
+    .name = "trace",
+    .help = "every rank a user-level context in this process, recording who sends what to "
+            "whom (dry runs; needs --nodes)",
+    .in_process = 1,
+    .launch = trace_launch,
+};
