@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contend/world.h"
 #include "../src/jobs/jobs.h"
+#include "contend/world.h"
 
 extern const contend_engine contend_engine_mpi;
 
@@ -41,7 +41,6 @@ static void on_sample(void *arg, int series, double s, long count) {
     a->n[series] += (double)count;
   }
 }
-
 
 /* Hand-written ping-pong of n bytes: skip untimed + reps timed round
  * trips; returns the one-way latency (s) on rank 0. */

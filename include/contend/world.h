@@ -133,8 +133,8 @@ typedef int (*contend_body)(contend_group *world, void *arg);
 /* An engine, registered by name (src/run/engines.c). */
 typedef struct contend_engine {
   const char *name;
-  const char *help;      /* one line, for --help */
-  int in_process;        /* 1: plays every rank in this process (needs --nodes) */
+  const char *help; /* one line, for --help */
+  int in_process;   /* 1: plays every rank in this process (needs --nodes) */
   /* Runs body on every rank and returns the run's exit status.  MPI:
    * initializes MPI, runs body in this process, finalizes.  In-process
    * engines: every rank of nodes x ranks_per_node. */
@@ -168,8 +168,7 @@ static inline void contend_gbcast(contend_group *g, void *buf, size_t bytes) {
 static inline void contend_ggather(contend_group *g, const void *mine, size_t bytes, void *all) {
   g->ops->gather(g, mine, bytes, all);
 }
-static inline void contend_gallgather(contend_group *g, const void *mine, size_t bytes,
-                                      void *all) {
+static inline void contend_gallgather(contend_group *g, const void *mine, size_t bytes, void *all) {
   g->ops->allgather(g, mine, bytes, all);
 }
 static inline void *contend_ggatherv(contend_group *g, const void *mine, size_t bytes,

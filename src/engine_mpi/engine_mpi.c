@@ -236,8 +236,7 @@ MPI_Op contend_mpi_op(contend_op o) {
 static void e_allreduce(contend_ctx *c, const void *s, void *r, int count, contend_dtype dt,
                         contend_op o) {
   mpi_impl *m = c->impl;
-  CONTEND_MPI_CHECK(
-      MPI_Allreduce(s, r, count, contend_mpi_dtype(dt), contend_mpi_op(o), m->comm));
+  CONTEND_MPI_CHECK(MPI_Allreduce(s, r, count, contend_mpi_dtype(dt), contend_mpi_op(o), m->comm));
 }
 
 static void e_alltoall(contend_ctx *c, const void *s, void *r, size_t per_peer) {

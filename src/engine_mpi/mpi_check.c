@@ -10,7 +10,7 @@ void contend_mpi_fail(const char *file, int line, const char *call, int rc) {
   /* unchecked: this is where a check would land */
   if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
     snprintf(msg, sizeof msg, "MPI error code %d", rc);
-  fprintf(stderr, "contend: rank %d: %s:%d: %s failed: %s\n", contend_fail_rank(), file, line,
-          call, msg);
+  fprintf(stderr, "contend: rank %d: %s:%d: %s failed: %s\n", contend_fail_rank(), file, line, call,
+          msg);
   contend_die();
 }

@@ -64,8 +64,8 @@ void contend_jobs_share_minfo(contend_jobs_rank *x) {
 
 /* After a failed decompose: the first failure's message at rank 0
  * (collective over world).  Returns 1 if any motif failed. */
-int contend_jobs_setup_failure(contend_jobs_rank *x, int fail_job, int fail_pos, const char *msg, char *out,
-                         size_t outlen) {
+int contend_jobs_setup_failure(contend_jobs_rank *x, int fail_job, int fail_pos, const char *msg,
+                               char *out, size_t outlen) {
   /* severity 2: this rank has the reason; 1: failed without one */
   int mine[3] = {fail_job >= 0 ? (msg && *msg ? 2 : 1) : 0, fail_job, fail_pos};
   int *all = x->world->rank == 0 ? malloc(sizeof(int) * 3 * (size_t)x->world->size) : NULL;
@@ -253,4 +253,3 @@ void contend_jobs_gather_traffic(contend_jobs_rank *x) {
     }
   free(into);
 }
-

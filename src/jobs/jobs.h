@@ -92,7 +92,7 @@ void contend_jobs_list(contend_strbuf *out);
 
 typedef struct contend_job_exec {
   const contend_group *clock; /* whose clock times iterations; NULL: untimed */
-  int verify;            /* run prepare/check (check always for ALWAYS_CHECK motifs) */
+  int verify;                 /* run prepare/check (check always for ALWAYS_CHECK motifs) */
   long verify_inject;
   contend_traffic *traffic; /* attached while iterations run (not prepare/check); may be NULL */
   /* timed iterations: their series (>= 0), the duration of each (s) and
@@ -170,8 +170,8 @@ typedef struct contend_jobs_run {
   int nm;         /* motif instances */
   int *first;     /* [njobs]: first instance of job j */
   contend_minfo *mi;
-  contend_mres *m[2]; /* [pass][nm] */
-  contend_jres *j[2]; /* [pass][njobs] */
+  contend_mres *m[2];                 /* [pass][nm] */
+  contend_jres *j[2];                 /* [pass][njobs] */
   const struct contend_envelope *env; /* seed, library, times, node names (rank 0) */
   char started_utc[32], finished_utc[32];
   double wall_s;

@@ -167,7 +167,7 @@ int contend_jobs_main(int argc, char **argv, int print) {
   int status = contend_jobs_launch(&args, &argc, &argv);
   contend_jobfile_free(&jf);
   contend_params_free(&p);
-    free(optdefs);
+  free(optdefs);
   free(defs);
   return status;
 }

@@ -298,8 +298,8 @@ int contend_jobs_body(contend_group *world, void *arg) {
   const contend_nodes *nodes = &env.nodes;
   x.my_job = job_of_node[nodes->my_node];
   /* job ranks: node by node in the job's list order, a node's ranks consecutive */
-  const int key = (x.my_job >= 0 ? pos_of_node[nodes->my_node] : 0) * nodes->ppn_max +
-                  nodes->local_rank;
+  const int key =
+      (x.my_job >= 0 ? pos_of_node[nodes->my_node] : 0) * nodes->ppn_max + nodes->local_rank;
   x.job = contend_split(world, x.my_job, key);
   free(job_of_node);
   free(pos_of_node);

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../run/envelope.h"
 #include "../suite/suite.h"
 #include "contend/json.h"
-#include "../run/envelope.h"
 #include "jobs.h"
 
 static const char *pass_name(contend_pass_kind k) {

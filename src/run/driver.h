@@ -58,6 +58,7 @@ typedef struct contend_drive_done {
 /* Runs the loop on context c (every rank of the motif's group calls it
  * with the same counts).  A rank with c->metric_scale == 0 reads no clock
  * and takes no samples but runs the same steps. */
-contend_drive_done contend_drive_run(contend_ctx *c, const contend_motif *m, const contend_drive *d);
+contend_drive_done contend_drive_run(contend_ctx *c, const contend_motif *m,
+                                     const contend_drive *d);
 
 #endif

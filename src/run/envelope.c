@@ -11,7 +11,6 @@
 #include "../core/error.h"
 #include "contend/version.h"
 
-
 static void utc_now(char *buf, size_t len) {
   time_t t = time(NULL);
   struct tm tm;
@@ -211,7 +210,9 @@ void contend_envelope_json_environment(contend_json *j, const contend_envelope *
     contend_json_double(j, "peak_rss_mib_mean", e->peak_rss_mib_mean);
   }
   contend_json_str(j, "node_discovery",
-                   e->dry_run ? "dry_run" : e->virtual_nodes ? "virtual" : "shared_memory");
+                   e->dry_run         ? "dry_run"
+                   : e->virtual_nodes ? "virtual"
+                                      : "shared_memory");
   if (e->virtual_nodes && !e->dry_run)
     contend_json_int(j, "virtual_nodes", e->virtual_nodes);
   else

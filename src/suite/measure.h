@@ -12,10 +12,10 @@ typedef struct contend_measure_opts {
   double timeout_s; /* stop taking new measurements after this (decided collectively) */
   int verify;
   long verify_inject;
-  int test_id;       /* names the random streams of this test (rings) */
-  int progress;      /* progress lines on stderr (rank 0 of the sync group) */
-  const char *phase; /* for progress lines */
-  int plan_only;     /* dry run: one measurement of one round of one iteration, no warm-up */
+  int test_id;            /* names the random streams of this test (rings) */
+  int progress;           /* progress lines on stderr (rank 0 of the sync group) */
+  const char *phase;      /* for progress lines */
+  int plan_only;          /* dry run: one measurement of one round of one iteration, no warm-up */
   contend_traffic *first; /* records the first timed iteration (dry runs), or NULL */
 } contend_measure_opts;
 

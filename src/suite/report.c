@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "contend/json.h"
 #include "../run/envelope.h"
+#include "contend/json.h"
 #include "suite.h"
 
 double contend_impact(const contend_motif *m, double isolated, double congested) {
@@ -120,12 +120,14 @@ void contend_report_table(const contend_run *run, contend_strbuf *o) {
                     load ? "network load test (canaries vs. congestors)" : "network tests");
   if (run->env->nodes.ppn_min == run->env->nodes.ppn_max)
     contend_sb_printf(o, "  %d ranks, %d nodes, %d ranks per node%s\n", run->env->nranks,
-                      run->plan.nnodes, run->env->nodes.ppn_min, run->env->virtual_nodes ? " (virtual nodes)" : "");
+                      run->plan.nnodes, run->env->nodes.ppn_min,
+                      run->env->virtual_nodes ? " (virtual nodes)" : "");
   else
     contend_sb_printf(o, "  %d ranks, %d nodes, %d-%d ranks per node\n", run->env->nranks,
                       run->plan.nnodes, run->env->nodes.ppn_min, run->env->nodes.ppn_max);
   contend_sb_printf(o, "  seed %llu (%s), %s (MPI %d.%d)\n", (unsigned long long)run->env->seed,
-                    run->env->seed_from_time ? "from the clock; rerun with --seed to repeat" : "given",
+                    run->env->seed_from_time ? "from the clock; rerun with --seed to repeat"
+                                             : "given",
                     run->env->library, run->env->lib_version, run->env->lib_subversion);
   if (load) {
     contend_sb_printf(o, "  nodes: canaries %d", run->plan.group_nodes[0]);
@@ -270,7 +272,8 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
 
   contend_json_obj_begin(&j, "config");
   contend_params_json(&j, "options", &cfg->common, run->env->seed);
-  contend_params_json(&j, cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network", &cfg->load, run->env->seed);
+  contend_params_json(&j, cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network", &cfg->load,
+                      run->env->seed);
   contend_json_obj_begin(&j, "tests");
   for (int i = 0; i < cfg->nmotifs; i++) {
     int used = 0;

@@ -107,8 +107,8 @@ static void run_loading(phase_ctx *p, contend_ctx *cc, int my_cong, int t) {
   contend_measure_opts warm = o;
   warm.first = NULL;
   contend_measure_congestor(cc, m, p->sub,
-                            (long)contend_param_int(&p->cfg->load, "congestor_warmup"), NULL,
-                            NULL, NULL, &warm, NULL);
+                            (long)contend_param_int(&p->cfg->load, "congestor_warmup"), NULL, NULL,
+                            NULL, &warm, NULL);
   contend_signal *rel = contend_signal_post(p->world);
   contend_signal *done = contend_signal_post(p->world);
   contend_measure_congestor(cc, m, p->sub, 0, p->world, done, rel, &o, r);

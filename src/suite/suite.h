@@ -20,11 +20,11 @@ typedef enum { CONTEND_CMD_NETWORK, CONTEND_CMD_LOAD } contend_command;
 /* Everything a run needs that comes from the command line. */
 typedef struct contend_config {
   contend_command cmd;
-  contend_params common; /* run options (src/run/options.c) + the suite's own */
+  contend_params common;          /* run options (src/run/options.c) + the suite's own */
   contend_param_def *common_defs; /* the joined table behind common (owned) */
   const contend_engine *engine;   /* chosen by --engine / --dry-run */
-  contend_params load;   /* options of `load` only */
-  contend_params *tests; /* one table per registered motif, registry order */
+  contend_params load;            /* options of `load` only */
+  contend_params *tests;          /* one table per registered motif, registry order */
   int nmotifs;
   int ncanary, canary[CONTEND_MAX_LIST]; /* registry indices */
   int ncong, cong[CONTEND_MAX_LIST];

@@ -110,7 +110,7 @@ def test_dry_run_text_names_every_test(load_plan):
 
 def test_engine_trace_is_the_dry_run(tmp_path):
     """--dry-run selects the trace engine: the same plan, byte for byte."""
-    a, ta = plan(tmp_path, "load", "--nodes", "12", "--ranks-per-node", "2", "--seed", "4")
+    a, _ = plan(tmp_path, "load", "--nodes", "12", "--ranks-per-node", "2", "--seed", "4")
     out = tmp_path / "engine.json"
     r = run_bounded(
         [BUILD / "bin" / "contend", "load", "--engine", "trace", "--nodes", "12"]
