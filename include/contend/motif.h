@@ -228,6 +228,15 @@ static inline void contend_file_remove(contend_ctx *c, const contend_io_spec *sp
   c->ops->file_remove(c, spec);
 }
 
+/* For engines (src/motifs/common.c): the engine-neutral part of opening a
+ * context: zeroes *c, copies the job fields from *job when not NULL
+ * (phase: decompose), sets rank, size, node_of, params and seed and
+ * allocates the motif's zeroed state (freed with contend_ctx_free_state).
+ * The engine then sets ops and impl and calls setup. */
+void contend_ctx_init(contend_ctx *c, const contend_motif *m, const contend_params *p, int rank,
+                      int size, const int *node_of, uint64_t seed, const contend_ctx *job);
+void contend_ctx_free_state(contend_ctx *c);
+
 /* Helpers shared by motifs (src/motifs/common.c). */
 /* Left and right neighbours of c->rank in a ring over the group: shuffled
  * with rng when rng != NULL, the natural (group rank) order otherwise. */

@@ -582,33 +582,21 @@ const contend_engine_ops contend_mpi_ops = {
 int contend_mpi_ctx_open(contend_ctx *c, const contend_motif *mo, const contend_params *p,
                          MPI_Comm data, MPI_Comm ctl, int my_node, uint64_t seed,
                          const contend_ctx *job) {
-  memset(c, 0, sizeof *c);
-  if (job) {
-    c->job_name = job->job_name;
-    c->job_index = job->job_index;
-    c->run_id = job->run_id;
-    c->stream = job->stream;
-    c->job_phase = CONTEND_JOB_DECOMPOSE;
-  }
   mpi_impl *m = calloc(1, sizeof *m);
+  int rank = 0, size = 0;
   if (!m)
     contend_fail("out of memory");
   m->comm = data;
   m->ctl = ctl;
-  CONTEND_MPI_CHECK(MPI_Comm_rank(data, &c->rank));
-  CONTEND_MPI_CHECK(MPI_Comm_size(data, &c->size));
-  m->node_of = malloc(sizeof(int) * (size_t)c->size);
+  CONTEND_MPI_CHECK(MPI_Comm_rank(data, &rank));
+  CONTEND_MPI_CHECK(MPI_Comm_size(data, &size));
+  m->node_of = malloc(sizeof(int) * (size_t)size);
   if (!m->node_of)
     contend_fail("out of memory");
   CONTEND_MPI_CHECK(MPI_Allgather(&my_node, 1, MPI_INT, m->node_of, 1, MPI_INT, ctl));
-  c->node_of = m->node_of;
+  contend_ctx_init(c, mo, p, rank, size, m->node_of, seed, job);
   c->impl = m;
   c->ops = &contend_mpi_ops;
-  c->params = p;
-  c->seed = seed;
-  c->state = calloc(1, mo->state_size ? mo->state_size : 1);
-  if (!c->state)
-    contend_fail("out of memory");
   int rc = mo->setup ? mo->setup(c) : 0;
   /* a failed setup on any rank fails it everywhere */
   CONTEND_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, ctl));
@@ -642,7 +630,6 @@ void contend_mpi_ctx_close(contend_ctx *c) {
   free(m->req);
   free(m->node_of);
   free(m);
-  free(c->state);
+  contend_ctx_free_state(c);
   c->impl = NULL;
-  c->state = NULL;
 }

@@ -195,25 +195,12 @@ static const contend_engine_ops trace_ops = {
 int contend_trace_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p,
                            int rank, int size, const int *node_of, uint64_t seed,
                            const contend_ctx *job) {
-  memset(c, 0, sizeof *c);
-  if (job) {
-    c->job_name = job->job_name;
-    c->job_index = job->job_index;
-    c->run_id = job->run_id;
-    c->stream = job->stream;
-    c->job_phase = CONTEND_JOB_DECOMPOSE;
-  }
   trace_impl *t = calloc(1, sizeof *t);
-  c->state = calloc(1, m->state_size ? m->state_size : 1);
-  if (!t || !c->state)
+  if (!t)
     contend_fail("out of memory (trace engine context)");
-  c->rank = rank;
-  c->size = size;
-  c->node_of = node_of;
-  c->params = p;
+  contend_ctx_init(c, m, p, rank, size, node_of, seed, job);
   c->ops = &trace_ops;
   c->impl = t;
-  c->seed = seed;
   return m->setup ? m->setup(c) : 0;
 }
 
@@ -233,9 +220,8 @@ void contend_trace_ctx_close(contend_ctx *c) {
     else
       free(t->mem[k].p);
   free(t->mem);
-  free(c->state);
+  contend_ctx_free_state(c);
   c->impl = NULL;
-  c->state = NULL;
   c->node_of = NULL; /* may be released just below */
   if (t->on_close)
     t->on_close(t->on_close_arg);

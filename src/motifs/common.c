@@ -1,7 +1,9 @@
-/* Helpers shared by motifs: rings and verification patterns. */
+/* Helpers shared by motifs (rings, verification patterns) and by the
+ * engines (the engine-neutral part of opening a context). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/error.h"
 #include "contend/motif.h"
 
 void contend_ring_neighbours(contend_ctx *c, contend_rng *rng, int *left, int *right) {
@@ -68,4 +70,29 @@ void contend_pattern_check(contend_ctx *c, void *buf, size_t bytes, int sender, 
     if (memcmp(b + 8 * words, &w, bytes % 8))
       c->verify_errors++;
   }
+}
+
+void contend_ctx_init(contend_ctx *c, const contend_motif *m, const contend_params *p, int rank,
+                      int size, const int *node_of, uint64_t seed, const contend_ctx *job) {
+  memset(c, 0, sizeof *c);
+  if (job) {
+    c->job_name = job->job_name;
+    c->job_index = job->job_index;
+    c->run_id = job->run_id;
+    c->stream = job->stream;
+    c->job_phase = CONTEND_JOB_DECOMPOSE;
+  }
+  c->rank = rank;
+  c->size = size;
+  c->node_of = node_of;
+  c->params = p;
+  c->seed = seed;
+  c->state = calloc(1, m->state_size ? m->state_size : 1);
+  if (!c->state)
+    contend_fail("out of memory (motif state of %s)", m->name);
+}
+
+void contend_ctx_free_state(contend_ctx *c) {
+  free(c->state);
+  c->state = NULL;
 }
