@@ -66,6 +66,9 @@ static void trial(MPI_Comm comm, contend_group *world, contend_ctx *c, const con
   out[1] = contend_hist_mean(&r.fine);
   out[2] = contend_hist_quantile(&hand, 0.5);
   out[3] = contend_hist_quantile(&r.fine, 0.5);
+  contend_hist_free(&hand);
+  contend_hist_free(&r.fine);
+  contend_hist_free(&r.bulk);
 }
 
 static int cmp(const void *a, const void *b) {

@@ -20,13 +20,22 @@
 #define CONTEND_HIST_HI 1e9
 #define CONTEND_HIST_NBUCKETS 1400
 
+/* The bucket array is allocated at the first sample (a histogram that
+ * never gets one costs its header only: thousands of in-process ranks
+ * each hold every result of a run); its owner frees it with
+ * contend_hist_free.  Copying a contend_hist copies the pointer. */
 typedef struct contend_hist {
   double sum, sumsq, min, max; /* min = +inf, max = -inf when empty */
   uint64_t count;
-  uint64_t bucket[CONTEND_HIST_NBUCKETS];
+  uint64_t *bucket; /* CONTEND_HIST_NBUCKETS counts, or NULL: all zero */
 } contend_hist;
 
+/* Makes h empty without reading it (any buckets it held are forgotten:
+ * free them first). */
 void contend_hist_reset(contend_hist *h);
+void contend_hist_free(contend_hist *h);
+/* The bucket array, allocated (zeroed) if h has none yet. */
+uint64_t *contend_hist_buckets(contend_hist *h);
 void contend_hist_add(contend_hist *h, double v);
 void contend_hist_merge(contend_hist *into, const contend_hist *from);
 

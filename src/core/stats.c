@@ -1,6 +1,7 @@
 #include "contend/stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Buckets: bucket 0 holds (-inf, LO]; bucket i >= 1 holds
@@ -12,6 +13,20 @@ void contend_hist_reset(contend_hist *h) {
   memset(h, 0, sizeof *h);
   h->min = INFINITY;
   h->max = -INFINITY;
+}
+
+void contend_hist_free(contend_hist *h) {
+  free(h->bucket);
+  h->bucket = NULL;
+}
+
+uint64_t *contend_hist_buckets(contend_hist *h) {
+  if (!h->bucket) {
+    h->bucket = calloc(CONTEND_HIST_NBUCKETS, sizeof *h->bucket);
+    if (!h->bucket)
+      abort();
+  }
+  return h->bucket;
 }
 
 int contend_hist_index(double v) {
@@ -45,7 +60,7 @@ void contend_hist_add(contend_hist *h, double v) {
     h->min = v;
   if (v > h->max)
     h->max = v;
-  h->bucket[contend_hist_index(v)]++;
+  contend_hist_buckets(h)[contend_hist_index(v)]++;
 }
 
 void contend_hist_merge(contend_hist *into, const contend_hist *from) {
@@ -56,12 +71,15 @@ void contend_hist_merge(contend_hist *into, const contend_hist *from) {
     into->min = from->min;
   if (from->max > into->max)
     into->max = from->max;
+  if (!from->bucket)
+    return;
+  uint64_t *b = contend_hist_buckets(into);
   for (int i = 0; i < CONTEND_HIST_NBUCKETS; i++)
-    into->bucket[i] += from->bucket[i];
+    b[i] += from->bucket[i];
 }
 
 double contend_hist_quantile(const contend_hist *h, double q) {
-  if (h->count == 0)
+  if (h->count == 0 || !h->bucket)
     return NAN;
   if (q <= 0)
     return h->min;

@@ -54,6 +54,7 @@ void contend_jobs_run_free(contend_jobs_run *r) {
   for (int p = 0; p < r->npasses; p++) {
     for (int g = 0; g < r->nm; g++) {
       free(r->m[p][g].rep_max);
+      contend_hist_free(&r->m[p][g].iter_us);
       free(r->m[p][g].series);
       free(r->m[p][g].samples);
     }

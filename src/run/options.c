@@ -9,8 +9,8 @@
 
 const contend_param_def contend_run_option_defs[] = {
     {"engine", CONTEND_P_STRING, "mpi", "",
-     "what runs the ranks: mpi (real MPI, under mpirun or srun) or trace (every rank in this "
-     "process, no MPI: who sends how much to whom; what --dry-run selects)",
+     "the engine that runs the ranks, by name ('contend help' lists them): mpi is real MPI "
+     "under mpirun or srun; --dry-run selects trace",
      1, 0},
     {"virtual_nodes", CONTEND_P_INT, "0", "ranks",
      "group K consecutive ranks as one node (0: one node per host, via "

@@ -93,7 +93,7 @@ void contend_measure_canary(contend_ctx *c, const contend_motif *m, contend_grou
   k.nm = o->plan_only ? 1 : (long)contend_param_int(c->params, "measurements");
   k.start = k.last_print = contend_now(sync);
   contend_drive d = {
-      .clock = sync,
+      .clock = o->plan_only ? NULL : sync, /* a dry run times nothing */
       .measurements = k.nm,
       .verify = o->verify,
       .verify_inject = o->verify_inject,
@@ -149,7 +149,7 @@ void contend_measure_congestor(contend_ctx *c, const contend_motif *m, contend_g
             .released = release == NULL};
   k.start = contend_now(own);
   contend_drive d = {
-      .clock = own,
+      .clock = o->plan_only ? NULL : own,
       .measurements = LONG_MAX,
       .verify = o->verify,
       .verify_inject = o->verify_inject,

@@ -241,7 +241,7 @@ static void json_hist(contend_json *j, const contend_hist *h) {
   const char *keys[3] = {"lower", "upper", "count"};
   for (int k = 0; k < 3; k++) {
     contend_json_arr_begin(j, keys[k]);
-    for (int b = 0; b < CONTEND_HIST_NBUCKETS; b++) {
+    for (int b = 0; h->bucket && b < CONTEND_HIST_NBUCKETS; b++) {
       if (!h->bucket[b])
         continue;
       if (k == 0)

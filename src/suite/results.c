@@ -45,7 +45,14 @@ int contend_result_index(const contend_run *run, int motif_index, contend_phase 
 }
 
 void contend_run_reduce(contend_run *run, contend_group *world) {
-  const int n = run->nresults, NB = CONTEND_HIST_NBUCKETS, rank = world->rank;
+  const int n = run->nresults, rank = world->rank;
+  /* the buckets travel only if some rank took samples (not in dry runs:
+   * thousands of in-process ranks would each send every histogram) */
+  int64_t any = 0;
+  for (int i = 0; i < n; i++)
+    any += (int64_t)(run->results[i].fine.count + run->results[i].bulk.count);
+  contend_gallreduce(world, &any, 1, CONTEND_DT_INT64, CONTEND_OP_SUM);
+  const int NB = any ? CONTEND_HIST_NBUCKETS : 0; /* per histogram: NB buckets, then the count */
   const size_t nu = (size_t)n * 2 * (NB + 1);
   int64_t *u = malloc(sizeof(int64_t) * (nu + 1));
   double *sum = malloc(sizeof(double) * ((size_t)n * 7 + 1));
@@ -59,7 +66,7 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
     for (int k = 0; k < 2; k++) {
       int64_t *d = u + ((size_t)i * 2 + k) * (NB + 1);
       for (int b = 0; b < NB; b++)
-        d[b] = (int64_t)h[k]->bucket[b];
+        d[b] = h[k]->bucket ? (int64_t)h[k]->bucket[b] : 0;
       d[NB] = (int64_t)h[k]->count;
       sum[i * 7 + 2 * k] = h[k]->sum;
       sum[i * 7 + 2 * k + 1] = h[k]->sumsq;
@@ -84,8 +91,11 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
       contend_hist *h[2] = {&r->fine, &r->bulk};
       for (int k = 0; k < 2; k++) {
         const int64_t *d = u + ((size_t)i * 2 + k) * (NB + 1);
-        for (int b = 0; b < NB; b++)
-          h[k]->bucket[b] = (uint64_t)d[b];
+        if (d[NB] > 0) { /* samples: buckets */
+          uint64_t *bk = contend_hist_buckets(h[k]);
+          for (int b = 0; b < NB; b++)
+            bk[b] = (uint64_t)d[b];
+        }
         h[k]->count = (uint64_t)d[NB];
         h[k]->sum = sum[i * 7 + 2 * k];
         h[k]->sumsq = sum[i * 7 + 2 * k + 1];

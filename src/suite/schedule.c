@@ -293,6 +293,10 @@ int contend_suite_body(contend_group *world, void *arg) {
       contend_traffic_free(&run.traffic[i]);
   free(run.traffic);
   free(run.subcomms);
+  for (int i = 0; i < run.nresults; i++) {
+    contend_hist_free(&run.results[i].fine);
+    contend_hist_free(&run.results[i].bulk);
+  }
   free(run.results);
   contend_plan_free(&run.plan);
   contend_envelope_free(&env);

@@ -223,7 +223,7 @@ static void test_hist(void) {
   }
   contend_hist_merge(&a, &b2);
   CHECK(a.count == all.count && a.min == all.min && a.max == all.max);
-  CHECK(!memcmp(a.bucket, all.bucket, sizeof a.bucket));
+  CHECK(!memcmp(a.bucket, all.bucket, sizeof *a.bucket * CONTEND_HIST_NBUCKETS));
   /* summaries: tails follow the direction of "better" */
   contend_summary s;
   contend_summarize(&h, 1, &s);
