@@ -48,16 +48,16 @@ typedef struct contend_group {
 typedef struct contend_signal contend_signal; /* engine-private */
 
 /* Which ranks share a node.  Nodes are numbered by the lowest world rank
- * they hold.  node_of_rank has world-size entries (contend_nodes_free). */
+ * they hold.  node_of_rank (world-size entries) is the engine's, valid
+ * while the world group lives: in-process engines share one array among
+ * all their ranks. */
 typedef struct contend_nodes {
   int nnodes;
   int my_node;
   int local_rank, local_size;
   int ppn_min, ppn_max;
-  int *node_of_rank;
+  const int *node_of_rank;
 } contend_nodes;
-
-void contend_nodes_free(contend_nodes *n);
 
 typedef struct contend_world_ops {
   const char *engine; /* "mpi", "trace", ... */

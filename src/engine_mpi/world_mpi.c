@@ -173,21 +173,25 @@ static void w_signal_free(contend_group *g, contend_signal *s) {
   free(s);
 }
 
+/* This process's node_of_rank (the world group's, freed by launch). */
+static int *g_node_of_rank;
+
 /* Node discovery on the control communicators only. */
 static int w_nodes(contend_group *world, int k, contend_nodes *out, char *err, size_t errlen) {
   const int rank = world->rank, size = world->size;
   MPI_Comm ctl = ctl_of(world);
   memset(out, 0, sizeof *out);
-  out->node_of_rank = malloc(sizeof(int) * (size_t)size);
-  if (!out->node_of_rank)
+  free(g_node_of_rank);
+  int *node_of_rank = g_node_of_rank = malloc(sizeof(int) * (size_t)size);
+  if (!node_of_rank)
     contend_fail("out of memory");
+  out->node_of_rank = node_of_rank;
   if (k > 0) {
     if (size % k) {
       snprintf(err, errlen,
                "--virtual-nodes %d: %d ranks do not divide into nodes of %d ranks (use a rank "
                "count that is a multiple of %d)",
                k, size, k, k);
-      free(out->node_of_rank);
       out->node_of_rank = NULL;
       return -1;
     }
@@ -196,7 +200,7 @@ static int w_nodes(contend_group *world, int k, contend_nodes *out, char *err, s
     out->local_size = k;
     out->nnodes = size / k;
     for (int r = 0; r < size; r++)
-      out->node_of_rank[r] = r / k;
+      node_of_rank[r] = r / k;
     out->ppn_min = out->ppn_max = k;
     return 0;
   }
@@ -213,7 +217,7 @@ static int w_nodes(contend_group *world, int k, contend_nodes *out, char *err, s
   CONTEND_MPI_CHECK(MPI_Bcast(&id, 1, MPI_INT, 0, node));
   CONTEND_MPI_CHECK(MPI_Comm_free(&node));
   out->my_node = id;
-  CONTEND_MPI_CHECK(MPI_Allgather(&id, 1, MPI_INT, out->node_of_rank, 1, MPI_INT, ctl));
+  CONTEND_MPI_CHECK(MPI_Allgather(&id, 1, MPI_INT, node_of_rank, 1, MPI_INT, ctl));
   int nn = 0;
   for (int r = 0; r < size; r++)
     if (out->node_of_rank[r] + 1 > nn)
@@ -232,11 +236,6 @@ static int w_nodes(contend_group *world, int k, contend_nodes *out, char *err, s
   }
   free(count);
   return 0;
-}
-
-void contend_nodes_free(contend_nodes *n) {
-  free(n->node_of_rank);
-  n->node_of_rank = NULL;
 }
 
 static void w_host_name(contend_group *g, char *buf, size_t len) {
@@ -360,6 +359,8 @@ static int launch(const contend_launch *l, contend_body body, void *arg) {
   contend_group *world = group_new(ctl, data);
   const int status = body(world, arg);
   w_group_free(world);
+  free(g_node_of_rank);
+  g_node_of_rank = NULL;
   signal(SIGTERM, SIG_DFL);
   signal(SIGINT, SIG_DFL);
   contend_set_fail_handler(NULL, NULL);

@@ -106,7 +106,10 @@ typedef struct shared_ints {
   int v[];
 } shared_ints;
 
-static struct { int nodes, ppn, n; } W;
+static struct {
+  int nodes, ppn, n;
+  int *node_of_rank; /* shared by every rank's contend_nodes */
+} W;
 
 static const contend_world_ops trace_world_ops;
 
@@ -490,9 +493,7 @@ static int w_nodes(contend_group *world, int virtual_nodes, contend_nodes *out, 
   out->my_node = r / W.ppn;
   out->local_rank = r % W.ppn;
   out->local_size = out->ppn_min = out->ppn_max = W.ppn;
-  out->node_of_rank = xmalloc(sizeof(int) * (size_t)W.n);
-  for (int i = 0; i < W.n; i++)
-    out->node_of_rank[i] = i / W.ppn;
+  out->node_of_rank = W.node_of_rank;
   return 0;
 }
 
@@ -599,12 +600,17 @@ static int trace_launch(const contend_launch *l, contend_body body, void *arg) {
   W.nodes = l->nodes;
   W.ppn = l->ranks_per_node;
   W.n = l->nodes * l->ranks_per_node;
+  W.node_of_rank = xmalloc(sizeof(int) * (size_t)W.n);
+  for (int i = 0; i < W.n; i++)
+    W.node_of_rank[i] = i / W.ppn;
   launch_arg la = {.world = shared_new(W.n), .body = body, .arg = arg};
   for (int r = 0; r < W.n; r++)
     la.world->wrank[r] = r;
   contend_set_fail_handler(coop_self, end_exit);
   const int rc = coop_run(W.n, rank_main, &la, NULL);
   contend_set_fail_handler(NULL, NULL);
+  free(W.node_of_rank);
+  W.node_of_rank = NULL;
   return rc;
 }
 

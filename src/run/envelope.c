@@ -156,7 +156,6 @@ void contend_envelope_free(contend_envelope *e) {
       free(e->node_names[i]);
   free(e->node_names);
   e->node_names = NULL;
-  contend_nodes_free(&e->nodes);
 }
 
 double contend_envelope_watchdog(const contend_params *opts, double automatic_s) {

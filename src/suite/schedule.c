@@ -124,20 +124,20 @@ static void survey_subgroups(phase_ctx *p) {
   contend_run *run = p->run;
   int row[5] = {0, p->group_id, p->local_rank, 0, 0}; /* is_root, group, local rank, ranks, nodes */
   if (p->sub) {
-    const int n = p->sub->size;
-    int *nodes = malloc(sizeof(int) * (size_t)n);
-    if (!nodes)
+    const int n = p->sub->size, root = p->sub->rank == 0;
+    int *nodes = root ? malloc(sizeof(int) * (size_t)n) : NULL;
+    char *seen = root ? calloc((size_t)p->env->nodes.nnodes, 1) : NULL;
+    if (root && (!nodes || !seen))
       contend_fail("out of memory");
-    contend_gallgather(p->sub, &p->my_node, sizeof(int), nodes);
+    contend_ggather(p->sub, &p->my_node, sizeof(int), nodes);
     int distinct = 0;
-    for (int i = 0; i < n; i++) {
-      int seen = 0;
-      for (int j = 0; j < i; j++)
-        seen |= nodes[j] == nodes[i];
-      distinct += !seen;
+    for (int i = 0; root && i < n; i++) {
+      distinct += !seen[nodes[i]];
+      seen[nodes[i]] = 1;
     }
     free(nodes);
-    row[0] = p->sub->rank == 0;
+    free(seen);
+    row[0] = root;
     row[3] = n;
     row[4] = distinct;
   }

@@ -526,7 +526,6 @@ static int body(contend_group *world, void *arg) {
   test_nodes(&t, &nd);
   if (nd.node_of_rank)
     test_ctx(&t, &nd);
-  contend_nodes_free(&nd);
   world->ops->watchdog(world, 3600, "test_world: watchdog");
   world->ops->watchdog(world, 0, NULL);
   const double t1 = contend_now(world);
