@@ -91,12 +91,12 @@ static void table_loading(const contend_run *run, contend_strbuf *o) {
       const contend_result *r = &run->results[i];
       if (r->phase != CONTEND_PHASE_CONGESTOR_LOADING || r->motif != contend_motifs[cfg->cong[k]])
         continue;
-      if (first < 0) {
+      if (first < 0) { /* a copy with buckets of its own: the rows stay as they are */
         merged = *r;
+        contend_hist_reset(&merged.fine);
         first = i;
-      } else {
-        contend_hist_merge(&merged.fine, &r->fine);
       }
+      contend_hist_merge(&merged.fine, &r->fine);
     }
     if (first < 0)
       continue;
@@ -108,6 +108,7 @@ static void table_loading(const contend_run *run, contend_strbuf *o) {
     summary(&merged, &s);
     label(&merged, name, sizeof name);
     table_row(o, name, s.mean, s.tail_99, units(merged.motif));
+    contend_hist_free(&merged.fine);
   }
   if (any)
     contend_sb_printf(o, BAR);

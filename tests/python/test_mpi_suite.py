@@ -103,6 +103,9 @@ def test_load_with_every_congestor(mpirun, tmp_path, results_schema):
         assert names == set(congestors), phase
     for t in doc["tests"]:
         assert t["verify"]["errors"] == 0, t["name"]
+        # every row's histogram holds its own samples (the table's merged
+        # congestor rows must not leak into them)
+        assert sum(t["histogram"]["count"]) == stats(t)["count"], (t["name"], t["phase"])
         if t["phase"] in ("isolated", "congested", "congestor_alone"):
             assert t["verify"]["checked"] > 0, (t["name"], t["phase"])
     iso, cong = by_phase(doc, "isolated"), by_phase(doc, "congested")
