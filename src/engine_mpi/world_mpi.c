@@ -206,11 +206,13 @@ static int w_nodes(contend_group *world, int k, contend_nodes *out, char *err, s
   }
   MPI_Comm node, leaders;
   CONTEND_MPI_CHECK(MPI_Comm_split_type(ctl, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+  CONTEND_MPI_CHECK(MPI_Comm_set_name(node, "contend-control")); /* control, like its parent */
   CONTEND_MPI_CHECK(MPI_Comm_rank(node, &out->local_rank));
   CONTEND_MPI_CHECK(MPI_Comm_size(node, &out->local_size));
   CONTEND_MPI_CHECK(MPI_Comm_split(ctl, out->local_rank == 0 ? 0 : MPI_UNDEFINED, rank, &leaders));
   int id = 0;
   if (leaders != MPI_COMM_NULL) {
+    CONTEND_MPI_CHECK(MPI_Comm_set_name(leaders, "contend-control"));
     CONTEND_MPI_CHECK(MPI_Comm_rank(leaders, &id));
     CONTEND_MPI_CHECK(MPI_Comm_free(&leaders));
   }
@@ -257,7 +259,12 @@ static void w_library(contend_group *g, char *buf, size_t len, int *version, int
     if (*p == '\t')
       *p = ' ';
   snprintf(buf, len, "%s", lib);
-  CONTEND_MPI_CHECK(MPI_Get_version(version, subversion));
+  int v = 0, sv = 0;
+  CONTEND_MPI_CHECK(MPI_Get_version(&v, &sv));
+  if (version)
+    *version = v;
+  if (subversion)
+    *subversion = sv;
 }
 
 static int w_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p,
@@ -284,17 +291,27 @@ static void on_term(int sig) {
   raise(sig);
 }
 
+static void disarm(void) {
+  const struct itimerval off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &off, NULL);
+}
+
 static void w_watchdog(contend_group *world, double seconds, const char *msg) {
   (void)world;
-  if (seconds <= 0) {
-    struct itimerval off = {{0, 0}, {0, 0}};
-    setitimer(ITIMER_REAL, &off, NULL);
+  disarm(); /* first, so that the handler never reads a half-written message */
+  if (!(seconds > 0))
     return;
-  }
-  snprintf(g_watch_msg, sizeof g_watch_msg, "%s", msg ? msg : "contend: watchdog: aborting\n");
+  snprintf(g_watch_msg, sizeof g_watch_msg - 1, "%s", msg ? msg : "contend: watchdog: aborting");
+  const size_t n = strlen(g_watch_msg);
+  if (n == 0 || g_watch_msg[n - 1] != '\n')
+    strcpy(g_watch_msg + n, "\n"); /* the snprintf above left room for it */
   signal(SIGALRM, on_alarm);
+  if (seconds > 1e8) /* about three years: longer than any run, and fits a time_t */
+    seconds = 1e8;
   struct itimerval it = {{0, 0},
                          {(time_t)seconds, (suseconds_t)((seconds - (time_t)seconds) * 1e6)}};
+  if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+    it.it_value.tv_usec = 1; /* a zero value would disarm it */
   setitimer(ITIMER_REAL, &it, NULL);
 }
 
@@ -348,7 +365,10 @@ static void fail_end(int status) {
 }
 
 static int launch(const contend_launch *l, contend_body body, void *arg) {
-  MPI_Init(l->argc, l->argv);
+  if (MPI_Init(l->argc, l->argv) != MPI_SUCCESS) {
+    fprintf(stderr, "contend: MPI_Init failed\n");
+    return CONTEND_EXIT_FAIL;
+  }
   contend_set_fail_handler(fail_rank, fail_end);
   CONTEND_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   signal(SIGTERM, on_term);
@@ -358,6 +378,7 @@ static int launch(const contend_launch *l, contend_body body, void *arg) {
   CONTEND_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &data));
   contend_group *world = group_new(ctl, data);
   const int status = body(world, arg);
+  disarm(); /* a body that returned early may have left it armed */
   w_group_free(world);
   free(g_node_of_rank);
   g_node_of_rank = NULL;

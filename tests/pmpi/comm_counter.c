@@ -64,12 +64,26 @@ static void count_win(MPI_Win win, const char *call) {
   count_name("(unknown window)", call);
 }
 
+/* A freed window's handle may come back for a new window on another
+ * communicator: Win_free drops the entry, and a known handle is renamed. */
 static void add_win(MPI_Win win, MPI_Comm comm) {
-  if (nwins < MAXWIN) {
-    wins[nwins].win = win;
-    comm_name(comm, wins[nwins].comm);
+  int i = 0;
+  while (i < nwins && wins[i].win != win)
+    i++;
+  if (i == MAXWIN)
+    return;
+  if (i == nwins)
     nwins++;
-  }
+  wins[i].win = win;
+  comm_name(comm, wins[i].comm);
+}
+
+static void drop_win(MPI_Win win) {
+  for (int i = 0; i < nwins; i++)
+    if (wins[i].win == win) {
+      wins[i] = wins[--nwins];
+      return;
+    }
 }
 
 int MPI_Send(const void *b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c) {
@@ -143,6 +157,10 @@ int MPI_Win_allocate(MPI_Aint n, int u, MPI_Info i, MPI_Comm c, void *b, MPI_Win
   add_win(*w, c);
   return rc;
 }
+int MPI_Win_free(MPI_Win *w) {
+  drop_win(*w);
+  return PMPI_Win_free(w);
+}
 int MPI_Put(const void *o, int on, MPI_Datatype ot, int r, MPI_Aint d, int tn, MPI_Datatype tt,
             MPI_Win w) {
   count_win(w, "Put");
@@ -152,6 +170,11 @@ int MPI_Get(void *o, int on, MPI_Datatype ot, int r, MPI_Aint d, int tn, MPI_Dat
             MPI_Win w) {
   count_win(w, "Get");
   return PMPI_Get(o, on, ot, r, d, tn, tt, w);
+}
+int MPI_Accumulate(const void *o, int on, MPI_Datatype ot, int r, MPI_Aint d, int tn,
+                   MPI_Datatype tt, MPI_Op op, MPI_Win w) {
+  count_win(w, "Accumulate");
+  return PMPI_Accumulate(o, on, ot, r, d, tn, tt, op, w);
 }
 
 int MPI_Finalize(void) {
