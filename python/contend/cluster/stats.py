@@ -159,16 +159,17 @@ def time_series(
     try:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(["time_s", "component", "counter", "value"])
-        start = time.monotonic()
-        wall = time.time()
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(wall))
-        log(
-            f"sampling {len(sampler.links)} links every {interval:g} s; time_s 0 = "
-            f"{stamp}.{int(wall % 1 * 1000):03d}Z (unix {wall:.3f})"
-        )
-        next_t = start
+        start = None  # time_s 0 is the first sample itself
         while True:
             now = time.monotonic()
+            if start is None:
+                start = next_t = now
+                wall = time.time()
+                stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(wall))
+                log(
+                    f"sampling {len(sampler.links)} links every {interval:g} s; time_s 0 = "
+                    f"{stamp}.{int(wall % 1 * 1000):03d}Z (unix {wall:.3f})"
+                )
             rows = sampler.sample()
             t = now - start
             for link, c in rows:
