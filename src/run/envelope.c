@@ -66,9 +66,8 @@ int contend_envelope_begin(contend_envelope *e, contend_group *world, const cont
   e->dry_run = !strcmp(e->engine, "trace");
   e->argc = argc;
   e->argv = argv;
-  e->progress = !contend_param_bool(opts, "quiet");
-  if (!strcmp(world->ops->engine, "trace"))
-    e->progress = 0; /* a dry run prints its plan, nothing else */
+  /* a dry run prints its plan, nothing else */
+  e->progress = !contend_param_bool(opts, "quiet") && !e->dry_run;
   e->t_start = contend_now(world);
   e->nranks = world->size;
   char err[1024] = "";

@@ -78,7 +78,6 @@ void contend_envelope_json_environment(contend_json *j, const contend_envelope *
  * measuring command.  contend_run_defs_with returns them followed by the
  * command's own rows, malloc'd (the caller frees it after the params that
  * use it).  NULL extra: the run options alone. */
-extern const contend_param_def contend_run_option_defs[];
 contend_param_def *contend_run_defs_with(const contend_param_def *extra);
 
 /* Validates --engine/--dry-run/--nodes/--ranks-per-node together and

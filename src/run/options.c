@@ -7,7 +7,7 @@
 #include "../core/error.h"
 #include "envelope.h"
 
-const contend_param_def contend_run_option_defs[] = {
+static const contend_param_def contend_run_option_defs[] = {
     {"engine", CONTEND_P_STRING, "mpi", "",
      "the engine that runs the ranks, by name ('contend help' lists them): mpi is real MPI "
      "under mpirun or srun; --dry-run selects trace",

@@ -6,16 +6,6 @@
 
 #include "../run/driver.h"
 
-void contend_result_init(contend_result *r, const contend_motif *m, contend_phase ph, int during) {
-  r->motif = m;
-  r->phase = ph;
-  r->during = during;
-  contend_hist_reset(&r->fine);
-  contend_hist_reset(&r->bulk);
-  r->measurements = r->timed_out = r->msg_bytes = r->elapsed_s = 0;
-  r->ranks = r->verify_errors = r->verify_checked = 0;
-}
-
 /* Samples into a result: fine = every timed iteration, bulk = per round
  * the mean over its iterations. */
 typedef struct sink {

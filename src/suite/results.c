@@ -7,6 +7,16 @@
 #include "../run/traffic_gather.h"
 #include "suite.h"
 
+void contend_result_init(contend_result *r, const contend_motif *m, contend_phase ph, int during) {
+  r->motif = m;
+  r->phase = ph;
+  r->during = during;
+  contend_hist_reset(&r->fine);
+  contend_hist_reset(&r->bulk);
+  r->measurements = r->timed_out = r->msg_bytes = r->elapsed_s = 0;
+  r->ranks = r->verify_errors = r->verify_checked = 0;
+}
+
 void contend_run_layout(contend_run *run) {
   const contend_config *cfg = run->cfg;
   int n = 0, cap = 2 * cfg->ncanary + cfg->ncong * (1 + cfg->ncanary) + 1;

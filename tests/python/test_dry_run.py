@@ -143,10 +143,10 @@ def test_engine_option_errors(args, message):
 
 def test_dry_run_of_every_round_count_stays_one_iteration(tmp_path):
     """The schedule runs on the trace engine with one iteration per test,
-    whatever the loop counts: the plan does not scale with them."""
+    whatever the loop counts: counts that a real run could not finish in a
+    day still plan in seconds (plan() bounds it at 60 s), to the same plan."""
     a, _ = plan(tmp_path, "network", "--nodes", "6", "--seed", "2", name="a.json")
-    b, _ = plan(
-        tmp_path, "network", "--nodes", "6", "--seed", "2", "--measurements", "50", name="b.json"
-    )
+    huge = ["--measurements", "1000000000", "--rings", "1000", "--iters", "1000000"]
+    b, _ = plan(tmp_path, "network", "--nodes", "6", "--seed", "2", *huge, name="b.json")
     assert by_name(a)["rr_lat"]["messages_per_iteration"] == 2 * 6
     assert a["tests"] == b["tests"]

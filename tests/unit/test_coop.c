@@ -15,15 +15,7 @@
 #include "../../src/coop/fiber.h"
 #include "../../src/coop/sched.h"
 
-static int failures, checks;
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                              \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 /* ---- fibers ---- */
 

@@ -10,15 +10,7 @@
 #include "contend/json.h"
 #include "contend/stats.h"
 
-static int failures, checks;
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                              \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 static const contend_param_def defs[] = {
     {"count", CONTEND_P_INT, "5", "count", "a count", 1, 100},

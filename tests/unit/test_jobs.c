@@ -11,15 +11,7 @@
 #include "../../src/motifs/workload.h"
 #include "contend/traffic.h"
 
-static int failures, checks;
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                              \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 static char err[2048];
 
