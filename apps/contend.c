@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../src/engine_sim/sim_cmd.h"
 #include "../src/jobs/jobs.h"
 #include "../src/suite/suite.h"
 
@@ -20,6 +21,7 @@ static void usage(FILE *f) {
              "  load      canaries alone, then with congestors: Congestion Impact at mean and "
              "p99\n"
              "  jobs      run a job file: concurrent workloads (motifs, I/O), their CI\n"
+             "  sim       synthetic traffic on the simulated fabric (packets, credits, counters)\n"
              "  list      tests (motifs) and their parameters\n"
              "  version   print the version\n"
              "  help CMD  help of one command (same as contend CMD --help)\n\n"
@@ -126,6 +128,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "list"))
     return launcher_rank() == 0 ? list_tests() : 0;
+  if (!strcmp(cmd, "sim"))
+    return contend_sim_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "jobs"))
     return contend_jobs_main(argc - 1, argv + 1, launcher_rank() == 0);
   contend_command c;

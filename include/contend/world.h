@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct contend_json;
+
 #include "contend/engine.h"
 #include "contend/motif.h"
 
@@ -117,6 +119,10 @@ typedef struct contend_world_ops {
   /* Peak resident memory of this process in MiB (the trace and simulated
    * engines report the process's, shared by all their ranks). */
   double (*peak_rss_mib)(contend_group *g);
+  /* Optional (NULL: nothing): writes the engine's own members into the
+   * results object being written at rank 0 (the simulator: its fabric,
+   * counters summary). */
+  void (*results_json)(contend_group *g, struct contend_json *j);
 } contend_world_ops;
 
 /* What a launch needs from the command line. */
@@ -124,6 +130,7 @@ typedef struct contend_launch {
   int *argc;
   char ***argv;
   int nodes, ranks_per_node; /* engines that play every rank in one process */
+  contend_params *opts;      /* the run options (engines read their own) */
 } contend_launch;
 
 /* The body of a run: called once per rank with its world group; returns
@@ -134,7 +141,10 @@ typedef int (*contend_body)(contend_group *world, void *arg);
 typedef struct contend_engine {
   const char *name;
   const char *help; /* one line, for --help */
-  int in_process;   /* 1: plays every rank in this process (needs --nodes) */
+  int in_process;   /* 1: plays every rank in this process */
+  /* Optional: validates the engine's own run options before anything
+   * runs; returns 0, or -1 with one line in err (exit status 2). */
+  int (*check)(contend_params *opts, char *err, size_t errlen);
   /* Runs body on every rank and returns the run's exit status.  MPI:
    * initializes MPI, runs body in this process, finalizes.  In-process
    * engines: every rank of nodes x ranks_per_node. */

@@ -26,6 +26,8 @@ static struct {
   int (*body)(int rank, void *arg);
   void *arg;
   size_t stack;
+  int (*idle)(void);
+  unsigned long long switches;
 } S = {.self = -1};
 
 static void push(int r) {
@@ -82,13 +84,16 @@ int coop_run(int n, int (*body)(int rank, void *arg), void *arg, int *status) {
   S.qhead = S.qlen = 0;
   for (int r = 0; r < n; r++)
     push(r); /* state NEW */
-  while (S.qlen) {
+  for (;;) {
+    if (!S.qlen && !(S.nparked && S.idle && S.idle() && S.qlen))
+      break;
     const int r = pop();
     slot *x = &S.s[r];
     if (!x->fiber)
       x->fiber = coop_fiber_new(rank_main, (void *)(intptr_t)r, S.stack);
     x->state = RUNNING;
     S.self = r;
+    S.switches++;
     const int done = coop_fiber_resume(x->fiber);
     S.self = -1;
     if (done) {
@@ -113,6 +118,12 @@ int coop_run(int n, int (*body)(int rank, void *arg), void *arg, int *status) {
 }
 
 void coop_set_stack(size_t bytes) { S.stack = bytes; }
+
+void coop_set_idle(int (*idle)(void)) { S.idle = idle; }
+
+int coop_runnable(void) { return S.qlen; }
+
+unsigned long long coop_switches(void) { return S.switches; }
 
 int coop_self(void) { return S.self; }
 

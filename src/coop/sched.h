@@ -11,11 +11,10 @@
  *   runnable does nothing (returns 0).  Because ranks never preempt each
  *   other, "check a condition, then park" cannot miss a wake-up given
  *   between the two.
- * - If the run queue empties while ranks are parked, nothing can ever wake
- *   them: the scheduler prints one line naming how many are parked and up
- *   to 8 of them with what they wait on ("contend: deadlock: ..."), and
- *   ends the run with exit status 3 (contend_die: the abort hook, then the
- *   registered end).
+ * - If the run queue empties while ranks are parked and the idle hook (if
+ *   any, see coop_set_idle) wakes none, nothing can ever wake them: the scheduler prints one line
+ * naming how many are parked and up to 8 of them with what they wait on ("contend: deadlock: ..."),
+ * and ends the run with exit status 3 (contend_die: the abort hook, then the registered end).
  * - A rank's stack is unmapped as soon as its body returns; what the body
  *   allocated is its own business.
  * - Not reentrant: one coop_run at a time, never from inside a rank.
@@ -33,6 +32,20 @@ int coop_run(int n, int (*body)(int rank, void *arg), void *arg, int *status);
 /* Stack size of the ranks of later coop_run calls (0: COOP_STACK_DEFAULT,
  * 256 KiB; pages are committed only when touched). */
 void coop_set_stack(size_t bytes);
+
+/* Idle hook of later coop_run calls (NULL: none): called on the
+ * scheduler's stack when no rank is runnable but some are parked; it may
+ * wake ranks (an in-process engine advances its simulated time there) and
+ * returns non-zero if it did.  When it returns 0, or there is no hook,
+ * the parked ranks are deadlocked (see above). */
+void coop_set_idle(int (*idle)(void));
+
+/* Ranks in the run queue now. */
+int coop_runnable(void);
+
+/* Ranks resumed so far by this process (each resume is a switch into a
+ * rank and, when it parks or yields, one back). */
+unsigned long long coop_switches(void);
 
 /* The calling rank, or -1 outside coop_run's ranks. */
 int coop_self(void);

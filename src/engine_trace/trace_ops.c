@@ -5,26 +5,18 @@
  * textbook algorithm (dissemination barrier, recursive-doubling allreduce,
  * pairwise alltoall) into the estimated node pairs, since MPI libraries
  * choose their own.  File I/O counts volume only; compute adds its time. */
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 
+#include "../core/arena.h"
+#include "../core/coll_expand.h"
 #include "../core/error.h"
 #include "contend/traffic.h"
 #include "trace.h"
 
-/* One allocation: len > 0 for a private mapping, 0 for the heap. */
-typedef struct trace_mem {
-  void *p;
-  size_t len;
-} trace_mem;
-
 typedef struct trace_impl {
   contend_traffic *traffic; /* attached with `count`, or NULL */
   int nfiles;
-  trace_mem *mem; /* what alloc/win_alloc gave, freed at close */
-  int nmem, capmem;
+  contend_arena mem; /* what alloc/win_alloc gave, freed at close */
   void (*on_close)(void *arg);
   void *on_close_arg;
 } trace_impl;
@@ -45,35 +37,9 @@ static void record_estimated(contend_ctx *c, int from, int to, size_t bytes) {
     contend_flow_add(&t->estimated, c->node_of[from], c->node_of[to], (double)bytes, 1);
 }
 
-/* From this size on, alloc maps pages itself: calloc would reuse (and
- * zero, so commit) freed heap memory once glibc's dynamic mmap threshold
- * has grown, and thousands of ranks' message buffers that nobody writes
- * would become resident. */
-#define TRACE_MAP_BYTES ((size_t)64 * 1024)
-
 /* Zeroed, freed at close; pages nobody touches stay uncommitted. */
 static void *t_alloc(contend_ctx *c, size_t bytes) {
-  trace_impl *t = c->impl;
-  if (t->nmem == t->capmem) {
-    const int cap = t->capmem ? 2 * t->capmem : 8;
-    trace_mem *m = realloc(t->mem, sizeof *m * (size_t)cap);
-    if (!m)
-      contend_fail("out of memory (trace engine)");
-    t->mem = m;
-    t->capmem = cap;
-  }
-  trace_mem m = {NULL, 0};
-  if (bytes >= TRACE_MAP_BYTES) {
-    m.p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-               0);
-    if (m.p == MAP_FAILED)
-      contend_fail("trace engine alloc of %zu B: %s", bytes, strerror(errno));
-    m.len = bytes;
-  } else if (!(m.p = calloc(1, bytes ? bytes : 1))) {
-    contend_fail("out of memory: trace engine alloc of %zu B", bytes);
-  }
-  t->mem[t->nmem++] = m;
-  return m.p;
+  return contend_arena_alloc(&((trace_impl *)c->impl)->mem, bytes);
 }
 
 static void t_isend(contend_ctx *c, const void *b, size_t n, int peer, int tag) {
@@ -108,10 +74,21 @@ static void t_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
   record(c, peer, c->rank, n); /* data flows from the target */
 }
 
-static void t_barrier(contend_ctx *c) { /* dissemination */
+/* A collective's textbook expansion (shared with the simulated fabric),
+ * each step of `bytes` as an estimated node pair. */
+static void record_coll(contend_ctx *c, contend_coll_kind k, size_t bytes) {
+  const int rounds = contend_coll_rounds(k, c->size);
+  for (int i = 0; i < rounds; i++) {
+    int to, from;
+    contend_coll_round(k, c->rank, c->size, i, &to, &from);
+    if (to >= 0)
+      record_estimated(c, c->rank, to, bytes);
+  }
+}
+
+static void t_barrier(contend_ctx *c) {
   contend_traffic_coll(attached(c), CONTEND_COLL_BARRIER, 0);
-  for (int k = 1; k < c->size; k *= 2)
-    record_estimated(c, c->rank, (c->rank + k) % c->size, 0);
+  record_coll(c, CONTEND_COLL_BARRIER, 0);
 }
 /* Receive buffers keep what they held: copying the contribution would
  * commit every rank's result buffer (4 MiB per rank for dl_allreduce)
@@ -121,18 +98,13 @@ static void t_allreduce(contend_ctx *c, const void *s, void *r, int count, conte
   (void)s, (void)r, (void)op;
   const size_t bytes = contend_dtype_bytes(dt) * (size_t)count;
   contend_traffic_coll(attached(c), CONTEND_COLL_ALLREDUCE, (double)bytes);
-  for (int mask = 1; mask < c->size; mask <<= 1) { /* recursive doubling */
-    const int partner = c->rank ^ mask;
-    if (partner < c->size)
-      record_estimated(c, c->rank, partner, bytes);
-  }
+  record_coll(c, CONTEND_COLL_ALLREDUCE, bytes);
 }
 /* Receive buffers keep what they held. */
 static void t_alltoall(contend_ctx *c, const void *s, void *r, size_t per) {
   (void)s, (void)r;
   contend_traffic_coll(attached(c), CONTEND_COLL_ALLTOALL, (double)per * (c->size - 1));
-  for (int k = 1; k < c->size; k++) /* pairwise */
-    record_estimated(c, c->rank, (c->rank + k) % c->size, per);
+  record_coll(c, CONTEND_COLL_ALLTOALL, per);
 }
 static void t_compute(contend_ctx *c, double sec) {
   contend_traffic *t = attached(c);
@@ -214,12 +186,7 @@ void contend_trace_ctx_close(contend_ctx *c) {
   trace_impl *t = c->impl;
   if (!t)
     return;
-  for (int k = 0; k < t->nmem; k++)
-    if (t->mem[k].len)
-      munmap(t->mem[k].p, t->mem[k].len);
-    else
-      free(t->mem[k].p);
-  free(t->mem);
+  contend_arena_release(&t->mem);
   contend_ctx_free_state(c);
   c->impl = NULL;
   c->node_of = NULL; /* may be released just below */

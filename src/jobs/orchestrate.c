@@ -366,6 +366,7 @@ int contend_jobs_launch(contend_jobs_args *a, int *argc, char ***argv) {
       .argv = argv,
       .nodes = (int)contend_param_int(a->opts, "nodes"),
       .ranks_per_node = (int)contend_param_int(a->opts, "ranks_per_node"),
+      .opts = (contend_params *)a->opts,
   };
   return e->launch(&l, contend_jobs_body, a);
 }

@@ -6,8 +6,10 @@
 
 extern const contend_engine contend_engine_mpi;
 extern const contend_engine contend_engine_trace;
+extern const contend_engine contend_engine_sim;
 
-const contend_engine *const contend_engines[] = {&contend_engine_mpi, &contend_engine_trace, NULL};
+const contend_engine *const contend_engines[] = {&contend_engine_mpi, &contend_engine_trace,
+                                                 &contend_engine_sim, NULL};
 
 const contend_engine *contend_engine_find(const char *name) {
   for (int i = 0; contend_engines[i]; i++)

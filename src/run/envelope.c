@@ -63,6 +63,7 @@ int contend_envelope_begin(contend_envelope *e, contend_group *world, const cont
   memset(e, 0, sizeof *e);
   e->command = command;
   e->engine = world->ops->engine;
+  e->world = world;
   e->dry_run = !strcmp(e->engine, "trace");
   e->argc = argc;
   e->argv = argv;
@@ -208,9 +209,10 @@ void contend_envelope_json_environment(contend_json *j, const contend_envelope *
     contend_json_double(j, "peak_rss_mib_mean", e->peak_rss_mib_mean);
   }
   contend_json_str(j, "node_discovery",
-                   e->dry_run         ? "dry_run"
-                   : e->virtual_nodes ? "virtual"
-                                      : "shared_memory");
+                   e->dry_run                  ? "dry_run"
+                   : !strcmp(e->engine, "sim") ? "simulated"
+                   : e->virtual_nodes          ? "virtual"
+                                               : "shared_memory");
   if (e->virtual_nodes && !e->dry_run)
     contend_json_int(j, "virtual_nodes", e->virtual_nodes);
   else
@@ -219,4 +221,6 @@ void contend_envelope_json_environment(contend_json *j, const contend_envelope *
   for (int i = 0; e->node_names && !e->dry_run && i < e->nodes.nnodes; i++)
     contend_json_str(j, NULL, e->node_names[i]);
   contend_json_arr_end(j);
+  if (e->world && e->world->ops->results_json)
+    e->world->ops->results_json(e->world, j);
 }

@@ -31,7 +31,8 @@ typedef struct contend_envelope {
   double peak_rss_mib_max, peak_rss_mib_mean;
   int argc;
   char **argv;
-  int progress; /* progress lines on stderr (rank 0) */
+  int progress;         /* progress lines on stderr (rank 0) */
+  contend_group *world; /* the run's (valid during the body) */
 } contend_envelope;
 
 /* Collective over world.  Reads the run options (seed, output,

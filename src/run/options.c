@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../engine_sim/netparams.h"
 #include "envelope.h"
 
 static const contend_param_def contend_run_option_defs[] = {
@@ -36,9 +37,10 @@ static const contend_param_def contend_run_option_defs[] = {
      "talks to whom (same as --engine trace)",
      1, 0},
     {"nodes", CONTEND_P_INT, "0", "count",
-     "with --dry-run (in-process engines): number of nodes to plan for", 0, 1e7},
-    {"ranks_per_node", CONTEND_P_INT, "1", "count",
-     "with --dry-run (in-process engines): ranks per node", 1, 1e5},
+     "in-process engines: nodes to play (--dry-run: required; --engine sim: default all nodes "
+     "of the topology)",
+     0, 1e7},
+    {"ranks_per_node", CONTEND_P_INT, "1", "count", "in-process engines: ranks per node", 1, 1e5},
     CONTEND_PARAM_END};
 
 static size_t count_defs(const contend_param_def *d) {
@@ -48,15 +50,19 @@ static size_t count_defs(const contend_param_def *d) {
   return n;
 }
 
+/* The run options, the simulated fabric's (used with --engine sim) and
+ * the command's own. */
 contend_param_def *contend_run_defs_with(const contend_param_def *extra) {
-  const size_t a = count_defs(contend_run_option_defs), b = count_defs(extra);
-  contend_param_def *d = malloc(sizeof *d * (a + b + 1));
+  const size_t a = count_defs(contend_run_option_defs), s = count_defs(sim_param_defs),
+               b = count_defs(extra);
+  contend_param_def *d = malloc(sizeof *d * (a + s + b + 1));
   if (!d)
     contend_fail("out of memory");
   memcpy(d, contend_run_option_defs, sizeof *d * a);
+  memcpy(d + a, sim_param_defs, sizeof *d * s);
   if (b)
-    memcpy(d + a, extra, sizeof *d * b);
-  d[a + b] = (contend_param_def)CONTEND_PARAM_END;
+    memcpy(d + a + s, extra, sizeof *d * b);
+  d[a + s + b] = (contend_param_def)CONTEND_PARAM_END;
   return d;
 }
 
@@ -82,10 +88,14 @@ const contend_engine *contend_run_engine(const contend_params *opts, char *err, 
              "--nodes only applies with --dry-run (a real run takes its nodes from MPI)");
     return NULL;
   }
-  if (e->in_process && contend_param_int(opts, "nodes") < 1) {
-    snprintf(err, errlen, "--dry-run needs --nodes N (and optionally --ranks-per-node P)");
+  for (int i = 0; sim_param_defs[i].key && strcmp(e->name, "sim"); i++)
+    if (contend_param_is_set(opts, sim_param_defs[i].key)) {
+      snprintf(err, errlen, "--%s describes the simulated fabric: it needs --engine sim",
+               sim_param_defs[i].key);
+      return NULL;
+    }
+  if (e->check && e->check((contend_params *)opts, err, errlen))
     return NULL;
-  }
   if (contend_param_is_set(opts, "output") && !*contend_param_str(opts, "output")) {
     snprintf(err, errlen, "-o/--output: empty path");
     return NULL;

@@ -309,6 +309,7 @@ int contend_suite_main(const contend_config *cfg, int *argc, char ***argv) {
       .argv = argv,
       .nodes = (int)contend_param_int(&cfg->common, "nodes"),
       .ranks_per_node = (int)contend_param_int(&cfg->common, "ranks_per_node"),
+      .opts = (contend_params *)&cfg->common,
   };
   return cfg->engine->launch(&l, contend_suite_body, (void *)cfg);
 }

@@ -15,10 +15,11 @@
  * member, freed when it completes (allgather, as its contract asks, also
  * copies size x bytes into every member: quadratic in the group size).
  *
- * Time: the trace engine does not model time.  Every rank's clock (now)
- * stays at 0.0 and the watchdog does nothing; a dry run takes no timed
- * samples.  Deadlocks (every rank parked) end the run with exit status 3
- * and the parked ranks' collectives named (src/coop/sched.h). */
+ * Time: the backend's.  The trace engine models none (every clock stays
+ * at 0.0, the watchdog does nothing, a dry run takes no timed samples);
+ * the simulator's clock is simulated time, and control collectives take
+ * none of it (they complete when the last member arrives).  Deadlocks (every rank parked) end the
+ * run with exit status 3 and the parked ranks' collectives named (src/coop/sched.h). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@
 #include "../core/error.h"
 #include "contend/traffic.h"
 #include "contend/world.h"
-#include "trace.h"
+#include "inproc.h"
 
 /* ---- groups ---- */
 
@@ -99,19 +100,13 @@ struct contend_signal {
   char why[64];
 };
 
-/* ctx_open's node_of: one array for the whole group, released by the last
- * member to close its context. */
-typedef struct shared_ints {
-  int refs;
-  int v[];
-} shared_ints;
-
 static struct {
   int nodes, ppn, n;
   int *node_of_rank; /* shared by every rank's contend_nodes */
+  const contend_inproc_backend *b;
 } W;
 
-static const contend_world_ops trace_world_ops;
+static contend_world_ops inproc_world_ops;
 
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
@@ -130,14 +125,12 @@ static tshared *shared_new(int size) {
   return s;
 }
 
-static double t_now(void) { return 0.0; }
-
 static thandle *handle_new(tshared *s, int rank) {
   thandle *h = calloc(1, sizeof *h);
   if (!h)
     contend_fail("out of memory (trace engine group)");
   h->g = (contend_group){
-      .ops = &trace_world_ops, .rank = rank, .size = s->size, .now = t_now, .impl = h};
+      .ops = &inproc_world_ops, .rank = rank, .size = s->size, .now = W.b->now, .impl = h};
   h->s = s;
   return h;
 }
@@ -340,10 +333,15 @@ static void complete(tshared *s, round *r) {
     complete_split(s, r);
     break;
   case C_NODE_OF: {
-    shared_ints *v = xmalloc(sizeof *v + sizeof(int) * (size_t)n);
-    v->refs = n;
+    contend_inproc_comm *v = xmalloc(sizeof *v);
+    v->refs = v->size = n;
+    v->node = xmalloc(sizeof(int) * (size_t)n);
+    v->wrank = xmalloc(sizeof(int) * (size_t)n);
+    v->ctx = xmalloc(sizeof(contend_ctx *) * (size_t)n);
     for (int i = 0; i < n; i++) {
-      v->v[i] = m[i]->count;
+      v->node[i] = m[i]->count;
+      v->wrank[i] = s->wrank[i];
+      v->ctx[i] = m[i]->out;
       m[i]->result = v;
     }
     break;
@@ -435,13 +433,13 @@ static contend_signal *w_signal_post(contend_group *g) {
   return x;
 }
 
-/* Not complete: lets every other runnable rank run once first (so a loop
- * on test makes progress), then answers. */
+/* Not complete: lets the others progress first (the backend's poll: a
+ * yield, or simulated time passing), then answers. */
 static int w_signal_test(contend_group *g, contend_signal *x) {
   (void)g;
   if (x->posted == x->size)
     return 1;
-  coop_yield();
+  W.b->poll();
   return x->posted == x->size;
 }
 
@@ -479,7 +477,7 @@ static void w_signal_free(contend_group *g, contend_signal *x) {
 static int my_world_rank(void) {
   const int r = coop_self();
   if (r < 0)
-    contend_fail("internal error: trace engine call outside its ranks");
+    contend_fail("internal error: %s engine call outside its ranks", W.b->engine);
   return r;
 }
 
@@ -506,7 +504,7 @@ static void w_host_name(contend_group *g, char *buf, size_t len) {
 static void w_library(contend_group *g, char *buf, size_t len, int *version, int *subversion) {
   (void)g;
   if (len)
-    snprintf(buf, len, "contend trace engine");
+    snprintf(buf, len, "%s", W.b->library);
   if (version)
     *version = 0;
   if (subversion)
@@ -515,28 +513,32 @@ static void w_library(contend_group *g, char *buf, size_t len, int *version, int
 
 /* ---- motif contexts ---- */
 
-static void release_node_of(void *p) {
-  shared_ints *v = p;
-  if (--v->refs == 0)
+void contend_inproc_comm_release(void *p) {
+  contend_inproc_comm *v = p;
+  if (--v->refs == 0) {
+    free(v->node);
+    free(v->wrank);
+    free(v->ctx);
     free(v);
+  }
 }
 
 static int w_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p,
                       contend_group *g, int my_node, uint64_t seed, const contend_ctx *job) {
-  member a = {.count = my_node};
+  member a = {.count = my_node, .out = c};
   rendezvous(g, C_NODE_OF, &a);
-  shared_ints *node_of = a.result;
-  const int rc = contend_trace_ctx_open(c, m, p, g->rank, g->size, node_of->v, seed, job);
-  contend_trace_ctx_on_close(c, release_node_of, node_of);
+  const int rc = W.b->ctx_open(c, m, p, g->rank, a.result, seed, job);
   int64_t failed = rc != 0;
   w_allreduce(g, &failed, 1, CONTEND_DT_INT64, CONTEND_OP_MAX);
   return failed ? -1 : 0;
 }
 
-static void w_ctx_close(contend_ctx *c) { contend_trace_ctx_close(c); }
+static void w_ctx_close(contend_ctx *c) { W.b->ctx_close(c); }
 
 static void w_watchdog(contend_group *world, double seconds, const char *msg) {
-  (void)world, (void)seconds, (void)msg; /* no time passes on this engine */
+  (void)world;
+  if (W.b->watchdog)
+    W.b->watchdog(seconds, msg);
 }
 
 static double w_peak_rss_mib(contend_group *g) {
@@ -546,8 +548,8 @@ static double w_peak_rss_mib(contend_group *g) {
   return (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
 }
 
-static const contend_world_ops trace_world_ops = {
-    .engine = "trace",
+static contend_world_ops inproc_world_ops = {
+    .engine = "",
     .split = w_split,
     .group_free = w_group_free,
     .barrier = w_barrier,
@@ -568,6 +570,7 @@ static const contend_world_ops trace_world_ops = {
     .ctx_close = w_ctx_close,
     .watchdog = w_watchdog,
     .peak_rss_mib = w_peak_rss_mib,
+    .results_json = NULL, /* the backend's, set at launch */
 };
 
 /* ---- launch ---- */
@@ -589,17 +592,21 @@ static int rank_main(int rank, void *p) {
 
 static void end_exit(int status) { exit(status); }
 
-static int trace_launch(const contend_launch *l, contend_body body, void *arg) {
-  if (l->nodes < 1 || l->ranks_per_node < 1 || (long long)l->nodes * l->ranks_per_node > INT_MAX) {
+int contend_inproc_launch(const contend_inproc_backend *b, int nodes, int ppn, contend_body body,
+                          void *arg) {
+  if (nodes < 1 || ppn < 1 || (long long)nodes * ppn > INT_MAX) {
     fprintf(stderr,
-            "contend: the trace engine plays nodes x ranks per node in this process: needs "
+            "contend: the %s engine plays nodes x ranks per node in this process: needs "
             "--nodes N >= 1 and --ranks-per-node P >= 1 (got %d x %d)\n",
-            l->nodes, l->ranks_per_node);
+            b->engine, nodes, ppn);
     return CONTEND_EXIT_USAGE;
   }
-  W.nodes = l->nodes;
-  W.ppn = l->ranks_per_node;
-  W.n = l->nodes * l->ranks_per_node;
+  W.b = b;
+  inproc_world_ops.engine = b->engine;
+  inproc_world_ops.results_json = b->results_json;
+  W.nodes = nodes;
+  W.ppn = ppn;
+  W.n = nodes * ppn;
   W.node_of_rank = xmalloc(sizeof(int) * (size_t)W.n);
   for (int i = 0; i < W.n; i++)
     W.node_of_rank[i] = i / W.ppn;
@@ -607,17 +614,11 @@ static int trace_launch(const contend_launch *l, contend_body body, void *arg) {
   for (int r = 0; r < W.n; r++)
     la.world->wrank[r] = r;
   contend_set_fail_handler(coop_self, end_exit);
+  coop_set_idle(b->idle);
   const int rc = coop_run(W.n, rank_main, &la, NULL);
+  coop_set_idle(NULL);
   contend_set_fail_handler(NULL, NULL);
   free(W.node_of_rank);
   W.node_of_rank = NULL;
   return rc;
 }
-
-const contend_engine contend_engine_trace = {
-    .name = "trace",
-    .help = "every rank a user-level context in this process, recording who sends what to "
-            "whom (dry runs; needs --nodes)",
-    .in_process = 1,
-    .launch = trace_launch,
-};

@@ -1,0 +1,42 @@
+/* Port counters of the simulated fabric (counters.c), read the way one
+ * reads InfiniBand port counters: cumulative per output port (and VC)
+ * since the start, sampled into a time-series CSV and summarised
+ * (most stalled ports, a per-tier picture) in results JSON.
+ *
+ * CSV columns: time_s,component,port,vc,counter,value
+ *   component  router label (leaf3, spine0, g2.r1, s14) or nicN
+ *   port       local output port of the component (a NIC: 0)
+ *   vc         VC number, or empty for the port as a whole
+ *   counter    xmit_data_bytes   bytes sent (headers included); cf. port_xmit_data x 4
+ *              xmit_packets      packets sent; cf. port_xmit_pkts
+ *              xmit_wait_ns      time a packet waited with no credit; cf. port_xmit_wait
+ *                                (ticks) -- per VC and per port; at a NIC this is the
+ *                                injection stall
+ *              busy_ns           time spent serializing
+ *              occupancy_bytes   mean bytes held in the downstream buffer (credits in
+ *                                use) over the interval since the last sample
+ * Values are cumulative (except occupancy_bytes); a row is written only when
+ * the port sent or stalled since the previous sample. */
+#ifndef CONTEND_SIM_COUNTERS_H
+#define CONTEND_SIM_COUNTERS_H
+
+#include <stddef.h>
+
+#include "contend/json.h"
+#include "net.h"
+
+typedef struct sim_counters sim_counters;
+
+/* Starts sampling net every `interval` ps (0: once, at close) into the
+ * CSV at path (NULL: summary only).  The file is written under a
+ * temporary name and renamed at close.  Returns 0, or -1 with err. */
+int sim_counters_open(sim_counters **out, sim_net *n, const char *path, sim_time interval,
+                      char *err, size_t errlen);
+/* "counters": {"interval_us", "top_stalled": [...], "by_tier": [...]} */
+void sim_counters_summary_json(sim_counters *c, contend_json *j, int top);
+/* Last sample, file renamed into place; frees c.  Returns 0 or -1 (err). */
+int sim_counters_close(sim_counters *c, char *err, size_t errlen);
+/* Removes the temporary file and frees c (a run that failed). */
+void sim_counters_abandon(sim_counters *c);
+
+#endif

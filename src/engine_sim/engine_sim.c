@@ -1,0 +1,218 @@
+/* The simulated engine (--engine sim): every rank a fiber of this process
+ * on the in-process control plane (src/run/inproc.h), motif contexts that
+ * perform MPI semantics on the simulated fabric (sim_mpi.c), and a clock
+ * that is the fabric's simulated time.
+ *
+ * Time advances only when every rank is parked (waiting on the fabric, in
+ * compute, polling a signal): the scheduler's idle hook then runs the
+ * fabric's events in time order until one wakes a rank.  A rank reads
+ * the current simulated time; control collectives take none.  Nodes are
+ * the topology's (rank r on node r / ranks_per_node; --nodes N uses the
+ * first N). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../coop/sched.h"
+#include "../core/error.h"
+#include "contend/json.h"
+#include "counters.h"
+#include "netparams.h"
+#include "sim_engine.h"
+
+#define POLL_PS 1000000ull /* signal_test on an incomplete signal: 1 us */
+
+static struct {
+  sim_setup su;
+  int have_setup;
+  sim_net *net;
+  sim_counters *ctr;
+  int verify;
+  uint64_t eager;
+  unsigned long watchdog_gen;
+  unsigned long long switches0; /* coop_switches() at launch */
+  char watchdog_msg[512];
+} E;
+
+sim_net *sim_engine_net(void) { return E.net; }
+int sim_engine_verify(void) { return E.verify; }
+uint64_t sim_engine_eager(void) { return E.eager; }
+
+static double sim_now(void) { return E.net ? (double)sim_net_now(E.net) / SIM_PS_PER_S : 0.0; }
+
+void sim_engine_wake_at(int wrank, sim_time t) {
+  sim_net_timer(E.net, t, SIM_T_WAKE, (uint32_t)wrank);
+}
+
+void sim_engine_sleep(double seconds, const char *why) {
+  const sim_time dt = (sim_time)(seconds * SIM_PS_PER_S + 0.5);
+  sim_engine_wake_at(coop_self(), sim_net_now(E.net) + (dt ? dt : 1));
+  coop_park(why);
+}
+
+static void poll_sleep(void) {
+  sim_engine_wake_at(coop_self(), sim_net_now(E.net) + POLL_PS);
+  coop_park("polling a signal (simulated time)");
+}
+
+/* ---- fabric hooks ---- */
+
+static void on_injected(void *arg, uint32_t msg, sim_time t) {
+  (void)arg;
+  sim_mpi_injected((uint32_t)sim_msg_at(E.net, msg)->cookie, t);
+}
+
+static void on_delivered(void *arg, uint32_t msg) {
+  (void)arg;
+  sim_mpi_arrived((uint32_t)sim_msg_at(E.net, msg)->cookie);
+}
+
+static void on_timer(void *arg, uint32_t kind, uint32_t id) {
+  (void)arg;
+  switch (kind) {
+  case SIM_T_WAKE:
+    coop_wake((int)id);
+    break;
+  case SIM_T_LOCAL:
+    sim_mpi_arrived(id);
+    break;
+  case SIM_T_WATCHDOG:
+    if (id == (uint32_t)E.watchdog_gen) {
+      fprintf(stderr, "contend: %s (simulated time %.6f s)\n", E.watchdog_msg, sim_now());
+      contend_die();
+    }
+    break;
+  }
+}
+
+static int some_rank_runnable(void *arg) {
+  (void)arg;
+  return coop_runnable() > 0;
+}
+
+/* Every rank is parked: run the fabric until one wakes. */
+static int idle(void) {
+  sim_net_run(E.net, SIM_NEVER, some_rank_runnable, NULL);
+  return coop_runnable() > 0;
+}
+
+static void watchdog(double seconds, const char *msg) {
+  E.watchdog_gen++;
+  if (seconds <= 0)
+    return;
+  snprintf(E.watchdog_msg, sizeof E.watchdog_msg, "%s", msg ? msg : "watchdog expired");
+  sim_net_timer(E.net, sim_net_now(E.net) + (sim_time)(seconds * SIM_PS_PER_S), SIM_T_WATCHDOG,
+                (uint32_t)E.watchdog_gen);
+}
+
+static void results_json(contend_group *g, contend_json *j) {
+  (void)g;
+  const sim_setup *s = &E.su;
+  const sim_net_stats *st = sim_net_stats_get(E.net);
+  contend_json_obj_begin(j, "simulation");
+  contend_json_str(j, "topology", s->topo.spec);
+  contend_json_int(j, "topology_nodes", s->topo.nnodes);
+  contend_json_int(j, "routers", s->topo.nrouters);
+  contend_json_str(j, "routing", sim_routing_name(s->routing));
+  contend_json_int(j, "vcs", sim_routing_vcs(s->routing));
+  contend_json_str(j, "network_preset", s->preset);
+  contend_json_str(j, "cc",
+                   s->net.cc == SIM_CC_NONE  ? "none"
+                   : s->net.cc == SIM_CC_ECN ? "ecn"
+                                             : "perflow");
+  contend_json_double(j, "sim_time_s", sim_now());
+  contend_json_uint(j, "packet_hops", st->packet_hops);
+  contend_json_uint(j, "packets", st->packets);
+  contend_json_uint(j, "events", st->events);
+  contend_json_uint(j, "rank_resumes", coop_switches() - E.switches0);
+  contend_json_uint(j, "payload_bytes", st->bytes_delivered);
+  contend_json_uint(j, "ecn_marks", st->ecn_marks);
+  contend_json_uint(j, "cc_notifications", st->cc_notifications);
+  if (E.ctr)
+    sim_counters_summary_json(E.ctr, j, 10);
+  contend_json_obj_end(j);
+}
+
+static const contend_inproc_backend sim_backend = {
+    .engine = "sim",
+    .library = "contend simulated fabric",
+    .now = sim_now,
+    .ctx_open = sim_mpi_ctx_open,
+    .ctx_close = sim_mpi_ctx_close,
+    .watchdog = watchdog,
+    .poll = poll_sleep,
+    .idle = idle,
+    .results_json = results_json,
+};
+
+/* Builds the fabric from the run options (kept for launch). */
+static int sim_check(contend_params *opts, char *err, size_t errlen) {
+  if (E.have_setup) {
+    sim_setup_free(&E.su);
+    E.have_setup = 0;
+  }
+  const contend_param_value *sv = &opts->v[contend_params_find(opts, "seed")];
+  const uint64_t seed = sv->is_time ? 0x5eed : (uint64_t)sv->i;
+  if (sim_setup_from_params(opts, seed, &E.su, err, errlen))
+    return -1;
+  E.have_setup = 1;
+  const int nodes = (int)contend_param_int(opts, "nodes");
+  if (nodes > E.su.topo.nnodes) {
+    snprintf(err, errlen, "--nodes %d: the topology %s has %d nodes", nodes, E.su.topo.spec,
+             E.su.topo.nnodes);
+    return -1;
+  }
+  if (E.su.counters && contend_check_writable(E.su.counters, err, errlen))
+    return -1;
+  if (contend_param_bool(opts, "virtual_nodes")) {
+    snprintf(err, errlen, "--virtual-nodes: the simulated fabric's nodes come from --topology");
+    return -1;
+  }
+  return 0;
+}
+
+static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
+  char err[1024];
+  if (!E.have_setup && (!l->opts || sim_check(l->opts, err, sizeof err))) {
+    fprintf(stderr, "contend: error: %s\n", l->opts ? err : "the simulator needs run options");
+    return CONTEND_EXIT_USAGE;
+  }
+  E.verify = l->opts ? contend_param_bool(l->opts, "verify") : 0;
+  E.eager = E.su.eager_bytes;
+  sim_net_hooks hooks = {.injected = on_injected, .delivered = on_delivered, .timer = on_timer};
+  E.net = sim_net_new(&E.su.net, &hooks, err, sizeof err);
+  if (!E.net) {
+    fprintf(stderr, "contend: error: %s\n", err);
+    return CONTEND_EXIT_USAGE;
+  }
+  if (sim_counters_open(&E.ctr, E.net, E.su.counters, E.su.counter_interval, err, sizeof err)) {
+    fprintf(stderr, "contend: error: %s\n", err);
+    sim_net_free(E.net);
+    E.net = NULL;
+    return CONTEND_EXIT_USAGE;
+  }
+  const int nodes = l->nodes > 0 ? l->nodes : E.su.topo.nnodes;
+  E.switches0 = coop_switches();
+  int rc = contend_inproc_launch(&sim_backend, nodes, l->ranks_per_node, body, arg);
+  if (sim_counters_close(E.ctr, err, sizeof err)) {
+    fprintf(stderr, "contend: %s\n", err);
+    if (!rc)
+      rc = CONTEND_EXIT_FAIL;
+  }
+  E.ctr = NULL;
+  sim_net_free(E.net);
+  E.net = NULL;
+  sim_mpi_reset();
+  sim_setup_free(&E.su);
+  E.have_setup = 0;
+  return rc;
+}
+
+const contend_engine contend_engine_sim = {
+    .name = "sim",
+    .help = "every rank a user-level context on a simulated credit-based fabric (--topology, "
+            "--network, --routing, --cc; simulated time)",
+    .in_process = 1,
+    .check = sim_check,
+    .launch = sim_launch,
+};

@@ -1,0 +1,123 @@
+/* The simulated fabric: packets moved by virtual cut-through over
+ * input-buffered routers with per-VC credit flow control (net.c), NICs
+ * that packetize messages, congestion control (cc.c) and port counters
+ * (counters.c).  Upper layers (the MPI semantics of sim_mpi.c, the
+ * synthetic traffic of synth.c) post messages and timers and are called
+ * back when a message has left its source NIC and when it has arrived.
+ *
+ * Model (every number is a parameter, see netparams.c):
+ * - A message of B payload bytes becomes ceil(B / mtu) packets (at least
+ *   one), each carrying `header` extra bytes on the wire.
+ * - A channel (one direction of a link) serializes a packet in
+ *   bytes / bandwidth and delivers its head `latency` later.  The head
+ *   then spends `router_latency` in the router's pipeline before it may
+ *   compete for an output: arrival at the next input buffer is at
+ *   start + link latency + router latency (cut-through: the packet may
+ *   leave before its tail has arrived).  At a NIC the packet counts as
+ *   arrived when its tail is in: start + serialization + link latency.
+ *   So an unloaded packet crossing k links and k-1 routers takes
+ *   ser(first link) + sum(link latencies) + (k-1) router latencies, where
+ *   ser is serialization on the slowest... on the first link (links of a
+ *   path are assumed no faster downstream than upstream; if they are the
+ *   model lets the packet finish early).
+ * - Every router input port has a buffer of `buffer_bytes` per VC, FIFO,
+ *   and reads `speedup` packets at a time into the crossbar (default 1:
+ *   no speedup);
+ *   only the head packet of a VC competes (head-of-line blocking).  It is
+ *   routed when it becomes head; an output grants, round-robin over the
+ *   (input port, VC) pairs waiting for it, the first whose packet fits in
+ *   the downstream buffer's free credits for its output VC.  Credits come
+ *   back when the packet's tail has left the buffer, after the link
+ *   latency.  NIC injection uses VC 0 into the leaf router; NICs eject at
+ *   link rate (no back-pressure from the host).
+ * - Time is integer picoseconds; equal times run in scheduling order. */
+#ifndef CONTEND_SIM_NET_H
+#define CONTEND_SIM_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "des.h"
+#include "route.h"
+#include "topo.h"
+
+typedef enum { SIM_CC_NONE, SIM_CC_ECN, SIM_CC_PERFLOW } sim_cc_mode;
+
+typedef struct sim_net_config {
+  const sim_topo *topo;              /* borrowed: must outlive the net */
+  const sim_routing *routing;        /* borrowed */
+  uint32_t mtu;                      /* payload bytes per packet */
+  uint32_t header;                   /* wire bytes added to every packet */
+  double gbps[SIM_LINK_NCLASS];      /* link bandwidth per class, Gbit/s */
+  sim_time latency[SIM_LINK_NCLASS]; /* link latency per class */
+  sim_time router_latency;
+  uint32_t buffer_bytes; /* per VC per router input port */
+  uint32_t speedup;      /* packets an input port may feed into the crossbar at once */
+  sim_cc_mode cc;
+  double ecn_threshold; /* fraction of a VC buffer: mark above it */
+  sim_time cc_period;   /* rate-increase period of ecn / hold time of perflow */
+  double cc_gain;       /* DCQCN g */
+  uint64_t seed;
+} sim_net_config;
+
+/* Called back from inside sim_net_run (never re-entered).  msg ids are
+ * valid until delivered returns (the net then frees the message). */
+typedef struct sim_net_hooks {
+  void *arg;
+  /* the last packet of msg starts leaving its source NIC; it is out at t */
+  void (*injected)(void *arg, uint32_t msg, sim_time t);
+  /* the last packet of msg has arrived at its destination NIC (now) */
+  void (*delivered)(void *arg, uint32_t msg);
+  /* a timer set with sim_net_timer fired (now) */
+  void (*timer)(void *arg, uint32_t kind, uint32_t id);
+} sim_net_hooks;
+
+typedef struct sim_msg {
+  uint32_t next;     /* NIC queue link (the net's) */
+  uint32_t src, dst; /* nodes */
+  uint64_t bytes;    /* payload */
+  uint64_t left;     /* payload not yet packetized */
+  uint32_t npkts, got;
+  uint32_t kind;            /* the upper layer's */
+  uint32_t flow;            /* cc flow slot at the source NIC (the net's) */
+  uint64_t cookie;          /* the upper layer's */
+  sim_time t_post, t_first; /* posted; first packet injected */
+} sim_msg;
+
+typedef struct sim_net_stats {
+  uint64_t packet_hops;     /* channel traversals (NIC links included) */
+  uint64_t packets, events; /* packets delivered; events processed */
+  uint64_t bytes_delivered; /* payload */
+  uint64_t ecn_marks, cc_notifications;
+} sim_net_stats;
+
+typedef struct sim_net sim_net;
+
+/* Returns NULL with err on bad configuration (e.g. a buffer smaller than
+ * one packet, more VCs than SIM_MAX_VCS). */
+sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char *err,
+                     size_t errlen);
+void sim_net_free(sim_net *n);
+
+sim_time sim_net_now(const sim_net *n);
+/* A new message (not yet sent): payload bytes from node src to node dst. */
+uint32_t sim_msg_new(sim_net *n, int src, int dst, uint64_t bytes, uint32_t kind, uint64_t cookie);
+sim_msg *sim_msg_at(sim_net *n, uint32_t msg);
+/* Queues msg at its source NIC now (FIFO per NIC). */
+void sim_msg_send(sim_net *n, uint32_t msg);
+/* Calls hooks->timer(kind, id) at time t (>= now). */
+void sim_net_timer(sim_net *n, sim_time t, uint32_t kind, uint32_t id);
+/* Runs events in time order until none is left, the next is later than
+ * `until`, or stop(arg) returns non-zero after an event.  Returns 1 if
+ * events remain. */
+int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg);
+/* Messages queued at node's NIC (not fully injected). */
+uint32_t sim_nic_backlog(const sim_net *n, int node);
+/* AIMD/throttle hook: node's NIC injects at most `fraction` of its link
+ * bandwidth from now on (1 = no limit). */
+void sim_nic_pace(sim_net *n, int node, double fraction);
+const sim_net_stats *sim_net_stats_get(const sim_net *n);
+/* Serialization time of `bytes` on a link of class cls (ps, rounded up). */
+sim_time sim_net_ser(const sim_net *n, int cls, uint64_t bytes);
+
+#endif

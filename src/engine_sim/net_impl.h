@@ -1,0 +1,120 @@
+/* The fabric's private state, shared by net.c (packets, credits,
+ * arbitration), cc.c (congestion control) and counters.c.  Nobody else
+ * includes it. */
+#ifndef CONTEND_SIM_NET_IMPL_H
+#define CONTEND_SIM_NET_IMPL_H
+
+#include "contend/rng.h"
+#include "net.h"
+
+#define SIM_NIL UINT32_MAX
+enum { PKT_LAST = 1, PKT_ECN = 2 };
+enum { EV_ARRIVE = 0, EV_ARB = 1, EV_CC = 2, EV_SAMPLE = 3, EV_USER = 16 };
+
+typedef struct sim_pkt {
+  uint32_t next, msg;
+  uint32_t src, dst;
+  uint32_t bytes;    /* on the wire, header included */
+  uint16_t out_port; /* routed: local output port at the current router */
+  uint8_t vc, out_vc;
+  uint8_t flags;
+  sim_route_state rs;
+  sim_time t_arr; /* on a wire: when it reaches the next hop */
+} sim_pkt;
+
+typedef struct sim_cred {
+  sim_time t;
+  uint32_t next, bytes, vc;
+} sim_cred;
+
+/* One (channel, VC): credits towards the downstream buffer and counters. */
+typedef struct sim_cvc {
+  int64_t credit; /* free bytes in the downstream buffer */
+  uint64_t bytes, pkts;
+  sim_time stall;    /* time this VC had a packet waiting and no credit */
+  sim_time occ_last; /* occupancy integral last updated */
+  double occ_int;    /* integral of downstream occupancy (B x ps) */
+} sim_cvc;
+
+/* One channel: the direction of a link leaving a router port (id = the
+ * global port) or a NIC (id = nports + node). */
+typedef struct sim_chan {
+  sim_time busy_until; /* serializing until */
+  sim_time ev_time;    /* pending arbitration event, or SIM_NEVER */
+  sim_time head_delay; /* start -> arrival at the next hop (see net.h) */
+  sim_time link_lat;
+  uint64_t ppb;                  /* ps per byte, 16.16 fixed point */
+  int32_t dst_router;            /* or -1 - node (a NIC) */
+  int32_t dst_port;              /* local port at dst_router */
+  int32_t src_router;            /* -1: a NIC's injection channel */
+  uint32_t wire_head, wire_tail; /* packets on the wire */
+  uint32_t cred_head, cred_tail; /* credits on their way back */
+  uint32_t nwait, rr;            /* waiting (input, VC) pairs; round-robin position */
+  uint32_t wait_off;             /* first bitmap word */
+  uint8_t cls, stalled, stall_mask;
+  sim_time stall_since;
+  sim_time busy;  /* total serialization time */
+  sim_time stall; /* total credit-stall time */
+} sim_chan;
+
+typedef struct sim_ibuf {
+  uint32_t head, tail;
+  uint32_t bytes;
+} sim_ibuf;
+/* An input port reads one packet at a time into the crossbar (across its
+ * VCs): in_busy[ic] is when the port fed by channel ic is free again. */
+
+typedef struct sim_nic {
+  uint32_t q_head, q_tail, q_len; /* messages to inject, FIFO */
+  sim_time next_ok;               /* pacing: earliest next injection */
+  double pace;                    /* fraction of link bandwidth (1 = none) */
+  void *cc;                       /* cc.c's per-NIC state */
+} sim_nic;
+
+struct sim_net {
+  sim_net_config cfg;
+  sim_net_hooks hooks;
+  const sim_topo *t;
+  int V;          /* VCs */
+  uint32_t nchan; /* nports + nnodes */
+  sim_chan *chan;
+  sim_cvc *cvc;       /* nchan x V */
+  sim_ibuf *ibuf;     /* nchan x V: the buffer each channel feeds */
+  uint32_t *in_chan;  /* nports: the channel feeding router port gp */
+  sim_time *in_busy;  /* nchan: see sim_ibuf */
+  uint64_t *waitbits; /* per router channel: words_of[router] words */
+  uint32_t *words_of; /* nrouters: bitmap words per output of the router */
+  sim_nic *nic;
+  sim_pkt *pkt;
+  uint32_t npkt, cappkt, free_pkt;
+  sim_msg *msg;
+  uint32_t nmsg, capmsg, free_msg;
+  sim_cred *cred;
+  uint32_t ncred, capcred, free_cred;
+  sim_des des;
+  contend_rng rng;
+  sim_net_stats stats;
+  void *cc; /* cc.c's global state */
+  /* counters.c's sampler: called at EV_SAMPLE events */
+  void (*sample)(void *arg);
+  void *sample_arg;
+};
+
+/* cc.c: called by net.c when cfg.cc != SIM_CC_NONE. */
+int sim_cc_init(sim_net *n, char *err, size_t errlen);
+void sim_cc_free(sim_net *n);
+/* the earliest time msg may inject its next packet (now: at once) */
+sim_time sim_cc_allowed(sim_net *n, int node, sim_msg *m);
+/* a packet left an input buffer that held `occupied` bytes on its VC,
+ * towards a NIC (to_nic) or a router */
+void sim_cc_departure(sim_net *n, sim_pkt *p, uint32_t occupied, uint32_t capacity, int to_nic);
+/* a packet of m of `wire` bytes left node's NIC, serialized in s */
+void sim_cc_sent(sim_net *n, int node, sim_msg *m, sim_time s);
+/* a packet reached its destination NIC */
+void sim_cc_delivered(sim_net *n, const sim_pkt *p);
+/* an EV_CC event fired */
+void sim_cc_event(sim_net *n, uint32_t id);
+/* the NIC of node may have become allowed to send: rearm its arbiter */
+void sim_net_kick_nic(sim_net *n, int node, sim_time t);
+
+#endif

@@ -1,0 +1,279 @@
+/* The simulated fabric's parameter table and presets (see netparams.h).
+ *
+ * Preset sources (public figures; the values are rounded, not vendor
+ * specifications):
+ * - aries-like: Alverson, Froese, Kaplan, Roweth, "Cray XC Series
+ *   Network", Cray white paper WP-Aries01-1112 (2012): dragonfly of
+ *   4 x 48-port Aries routers per blade group, electrical links 14 Gbit/s
+ *   x 3 lanes (5.25 GB/s = 42 Gbit/s), optical global links 4.7 GB/s
+ *   (37.6 Gbit/s), NIC injection about 10 GB/s (we use 42 Gbit/s per
+ *   node link on the fabric side), 64-byte payload packets, adaptive
+ *   (UGAL-style) routing, per-hop router latency about 100 ns; no
+ *   end-to-end congestion control.
+ * - ib-like: an EDR InfiniBand fat tree: 100 Gbit/s links and 90 ns
+ *   port-to-port switch latency (Mellanox SB7800 / Switch-IB 2 product
+ *   brief), 4096-byte MTU (IBTA spec. vol. 1), D-mod-k style static
+ *   routing (OpenSM's ftree engine), congestion control off (the common
+ *   deployment).
+ * - slingshot-like: De Sensi, Di Girolamo, McMahon, Roweth, Hoefler, "An
+ *   In-Depth Analysis of the Slingshot Interconnect", SC20: Rosetta
+ *   64-port switches at 200 Gbit/s, dragonfly, about 350 ns switch
+ *   latency under load-free conditions (we use 300 ns), adaptive routing,
+ *   per-flow congestion control that throttles only the sources of an
+ *   endpoint congestion. */
+#include "netparams.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define LAT_MAX 1e9
+
+const contend_param_def sim_param_defs[] = {
+    {"topology", CONTEND_P_STRING, "dragonfly:a=4,p=2,h=2", "",
+     "fabric: switch:nodes=N | fattree:leaves=L,nodes=N,uplinks=U | "
+     "fattree:pods=P,leaves=L,nodes=N,uplinks=U,pod_uplinks=Q | xgft:h=H,down=M1,..,up=W1,.. | "
+     "dragonfly:a=A,p=P,h=H[,g=G] | slurm:FILE (a topology.conf)",
+     1, 0},
+    {"network", CONTEND_P_STRING, "", "",
+     "preset for every fabric parameter not given: aries-like, ib-like, slingshot-like (sources "
+     "in docs/simulator.md)",
+     1, 0},
+    {"routing", CONTEND_P_STRING, "", "",
+     "routing (default per topology): trees dmodk|random|adaptive; dragonfly "
+     "minimal|valiant|ugal; switch minimal",
+     1, 0},
+    {"vcs", CONTEND_P_INT, "0", "count",
+     "virtual channels per port (0: what the routing needs to be deadlock-free)", 0, 8},
+    {"mtu", CONTEND_P_INT, "4096", "B", "payload bytes per packet", 1, 1048576},
+    {"header_bytes", CONTEND_P_INT, "0", "B", "wire bytes added to every packet", 0, 4096},
+    {"buffer_bytes", CONTEND_P_INT, "32768", "B",
+     "input buffer per virtual channel per router port (credits)", 1, 1e9},
+    {"speedup", CONTEND_P_INT, "1", "x",
+     "router internal speedup: an input port feeds the crossbar this many times faster than "
+     "its link (1: none, the head-of-line blocking of a plain input-queued switch)",
+     1, 8},
+    {"node_gbps", CONTEND_P_DOUBLE, "100", "Gbit/s", "NIC link bandwidth", 1e-3, 1e6},
+    {"local_gbps", CONTEND_P_DOUBLE, "100", "Gbit/s",
+     "router-router bandwidth (dragonfly group, lower tree levels)", 1e-3, 1e6},
+    {"global_gbps", CONTEND_P_DOUBLE, "100", "Gbit/s",
+     "dragonfly global links and links into a 3-level tree's top", 1e-3, 1e6},
+    {"node_latency_ns", CONTEND_P_DOUBLE, "5", "ns", "NIC link latency", 0, LAT_MAX},
+    {"local_latency_ns", CONTEND_P_DOUBLE, "10", "ns", "local link latency", 0, LAT_MAX},
+    {"global_latency_ns", CONTEND_P_DOUBLE, "100", "ns", "global link latency", 0, LAT_MAX},
+    {"router_latency_ns", CONTEND_P_DOUBLE, "100", "ns", "router pipeline latency per hop", 0,
+     LAT_MAX},
+    {"cc", CONTEND_P_STRING, "none", "",
+     "congestion control: none | ecn (marking + DCQCN-like rates) | perflow (Slingshot-like: "
+     "throttle the sources of an endpoint congestion only)",
+     1, 0},
+    {"ecn_threshold", CONTEND_P_DOUBLE, "0.5", "fraction",
+     "mark packets leaving a VC buffer at least this full", 0, 1},
+    {"cc_period_us", CONTEND_P_DOUBLE, "5", "us",
+     "congestion control period: rate increase (ecn) / hold time (perflow)", 1e-3, 1e6},
+    {"cc_gain", CONTEND_P_DOUBLE, "0.0625", "fraction", "DCQCN alpha gain g", 1e-6, 1},
+    {"ugal_threshold_bytes", CONTEND_P_INT, "0", "B",
+     "UGAL-L takes the non-minimal path when q_min x H_min > q_val x H_val + this", 0, 1e9},
+    {"eager_bytes", CONTEND_P_INT, "8192", "B",
+     "MPI semantics: messages from this size on use rendezvous (RTS/CTS)", 0, 1e12},
+    {"counters", CONTEND_P_STRING, "", "path",
+     "write port counters as a time series CSV here (time_s,component,port,vc,counter,value)", 1,
+     0},
+    {"counter_interval_us", CONTEND_P_DOUBLE, "0", "us",
+     "counter sampling interval (0: one sample at the end)", 0, 1e12},
+    CONTEND_PARAM_END};
+
+typedef struct preset {
+  const char *name;
+  const char *kv[32]; /* key, value pairs, NULL-terminated */
+} preset;
+
+static const preset presets[] = {
+    {"aries-like",
+     {"topology",
+      "dragonfly:a=16,p=4,h=6,g=17",
+      "routing",
+      "ugal",
+      "mtu",
+      "64",
+      "header_bytes",
+      "16",
+      "buffer_bytes",
+      "8192",
+      "node_gbps",
+      "42",
+      "local_gbps",
+      "42",
+      "global_gbps",
+      "37.6",
+      "node_latency_ns",
+      "5",
+      "local_latency_ns",
+      "10",
+      "global_latency_ns",
+      "100",
+      "router_latency_ns",
+      "100",
+      "cc",
+      "none",
+      NULL}},
+    {"ib-like",
+     {"topology",
+      "fattree:leaves=32,nodes=18,uplinks=18",
+      "routing",
+      "dmodk",
+      "mtu",
+      "4096",
+      "header_bytes",
+      "64",
+      "buffer_bytes",
+      "32768",
+      "node_gbps",
+      "100",
+      "local_gbps",
+      "100",
+      "global_gbps",
+      "100",
+      "node_latency_ns",
+      "5",
+      "local_latency_ns",
+      "10",
+      "global_latency_ns",
+      "25",
+      "router_latency_ns",
+      "90",
+      "cc",
+      "none",
+      NULL}},
+    {"slingshot-like",
+     {"topology",
+      "dragonfly:a=16,p=16,h=16,g=33",
+      "routing",
+      "ugal",
+      "mtu",
+      "4096",
+      "header_bytes",
+      "64",
+      "buffer_bytes",
+      "65536",
+      "node_gbps",
+      "200",
+      "local_gbps",
+      "200",
+      "global_gbps",
+      "200",
+      "node_latency_ns",
+      "5",
+      "local_latency_ns",
+      "10",
+      "global_latency_ns",
+      "100",
+      "router_latency_ns",
+      "300",
+      "cc",
+      "perflow",
+      NULL}},
+};
+#define NPRESETS (sizeof presets / sizeof presets[0])
+
+const char *sim_preset_names(void) { return "aries-like, ib-like, slingshot-like"; }
+
+static int apply_preset(contend_params *p, const char *name, char *err, size_t errlen) {
+  for (size_t i = 0; i < NPRESETS; i++) {
+    if (strcmp(presets[i].name, name))
+      continue;
+    for (int k = 0; presets[i].kv[k]; k += 2) {
+      const int idx = contend_params_find(p, presets[i].kv[k]);
+      if (idx < 0 || p->v[idx].set)
+        continue;
+      char e[256];
+      if (contend_params_set(p, idx, presets[i].kv[k + 1], e, sizeof e)) {
+        snprintf(err, errlen, "internal error: preset %s: %s", name, e);
+        return -1;
+      }
+    }
+    return 0;
+  }
+  snprintf(err, errlen, "--network: unknown preset '%s' (known: %s)", name, sim_preset_names());
+  return -1;
+}
+
+static sim_time ns_to_ps(double ns) { return (sim_time)(ns * 1000.0 + 0.5); }
+
+int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *err,
+                          size_t errlen) {
+  memset(s, 0, sizeof *s);
+  const char *preset = contend_param_str(p, "network");
+  s->preset = preset ? preset : "";
+  if (s->preset[0] && apply_preset(p, s->preset, err, errlen))
+    return -1;
+  const char *cc = contend_param_str(p, "cc");
+  sim_cc_mode mode;
+  if (!strcmp(cc, "none"))
+    mode = SIM_CC_NONE;
+  else if (!strcmp(cc, "ecn"))
+    mode = SIM_CC_ECN;
+  else if (!strcmp(cc, "perflow"))
+    mode = SIM_CC_PERFLOW;
+  else {
+    snprintf(err, errlen, "--cc: unknown mode '%s' (known: none, ecn, perflow)", cc);
+    return -1;
+  }
+  char e[512];
+  if (sim_topo_parse(contend_param_str(p, "topology"), &s->topo, e, sizeof e)) {
+    snprintf(err, errlen, "--topology: %s", e);
+    return -1;
+  }
+  const char *routing = contend_param_str(p, "routing");
+  if (sim_routing_new(
+          &s->topo, routing && routing[0] ? routing : NULL, (int)contend_param_int(p, "vcs"),
+          (uint32_t)contend_param_int(p, "ugal_threshold_bytes"), &s->routing, e, sizeof e)) {
+    snprintf(err, errlen, "--routing: %s", e);
+    sim_topo_free(&s->topo);
+    return -1;
+  }
+  sim_net_config *c = &s->net;
+  c->topo = &s->topo;
+  c->routing = s->routing;
+  c->mtu = (uint32_t)contend_param_int(p, "mtu");
+  c->header = (uint32_t)contend_param_int(p, "header_bytes");
+  c->buffer_bytes = (uint32_t)contend_param_int(p, "buffer_bytes");
+  c->speedup = (uint32_t)contend_param_int(p, "speedup");
+  c->gbps[SIM_LINK_NODE] = contend_param_double(p, "node_gbps");
+  c->gbps[SIM_LINK_LOCAL] = contend_param_double(p, "local_gbps");
+  c->gbps[SIM_LINK_GLOBAL] = contend_param_double(p, "global_gbps");
+  c->latency[SIM_LINK_NODE] = ns_to_ps(contend_param_double(p, "node_latency_ns"));
+  c->latency[SIM_LINK_LOCAL] = ns_to_ps(contend_param_double(p, "local_latency_ns"));
+  c->latency[SIM_LINK_GLOBAL] = ns_to_ps(contend_param_double(p, "global_latency_ns"));
+  c->router_latency = ns_to_ps(contend_param_double(p, "router_latency_ns"));
+  c->cc = mode;
+  c->ecn_threshold = contend_param_double(p, "ecn_threshold");
+  c->cc_period = ns_to_ps(contend_param_double(p, "cc_period_us") * 1000.0);
+  c->cc_gain = contend_param_double(p, "cc_gain");
+  c->seed = seed;
+  if (c->buffer_bytes < c->mtu + c->header) {
+    snprintf(err, errlen,
+             "--buffer-bytes %u B holds less than one packet (mtu %u B + header %u B): "
+             "virtual cut-through needs room for a whole packet",
+             c->buffer_bytes, c->mtu, c->header);
+    sim_setup_free(s);
+    return -1;
+  }
+  if (sim_routing_check_deadlock(s->routing, e, sizeof e)) {
+    snprintf(err, errlen, "routing %s on %s can deadlock: %s", sim_routing_name(s->routing),
+             s->topo.spec, e);
+    sim_setup_free(s);
+    return -1;
+  }
+  s->eager_bytes = (uint64_t)contend_param_int(p, "eager_bytes");
+  const char *counters = contend_param_str(p, "counters");
+  s->counters = counters && counters[0] ? counters : NULL;
+  s->counter_interval = ns_to_ps(contend_param_double(p, "counter_interval_us") * 1000.0);
+  return 0;
+}
+
+void sim_setup_free(sim_setup *s) {
+  if (s->routing)
+    sim_routing_free(s->routing);
+  s->routing = NULL;
+  sim_topo_free(&s->topo);
+}

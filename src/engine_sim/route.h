@@ -1,0 +1,100 @@
+/* Routing on the simulated fabric: which output port and VC a packet takes
+ * at each router, per topology and routing algorithm, and the start-up
+ * deadlock check of the channel dependency graph (route.c, cdg.c).
+ *
+ * Routings by topology (the first is the default):
+ *   switch:             minimal
+ *   fat trees (xgft, fattree, slurm): dmodk (static D-mod-k up ports),
+ *                       random (uniform up port per packet), adaptive (the
+ *                       least occupied up port, ties to the lowest)
+ *   dragonfly:          minimal, valiant, ugal (UGAL-L at the source router);
+ *                       valiant's random intermediate router is drawn in a
+ *                       group other than the source's and destination's,
+ *                       and the packet turns to the destination on entering
+ *                       that group (one local hop there: 3 VC classes)
+ * VCs: a packet injects on VC 0; the routing assigns the VC of every hop so
+ * that the channel dependency graph is acyclic (fat trees: 1 VC suffices;
+ * dragonfly minimal: 2, valiant/ugal: 3); sim_routing_new refuses fewer
+ * VCs than the routing needs.  More VCs than needed are used as parallel
+ * lanes (a packet keeps its lane class, VC = class * lanes + lane). */
+#ifndef CONTEND_SIM_ROUTE_H
+#define CONTEND_SIM_ROUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "contend/rng.h"
+#include "topo.h"
+
+/* Per-packet routing state, zeroed at injection, updated by sim_route. */
+typedef struct sim_route_state {
+  int32_t inter;  /* valiant/ugal: intermediate router, -1 none */
+  uint8_t phase;  /* routing phase (e.g. 0 to intermediate, 1 to destination) */
+  uint8_t nonmin; /* 1 if a non-minimal path was taken */
+  uint8_t ghops;  /* global hops taken so far */
+  uint8_t lane;   /* the lane among spare VCs */
+} sim_route_state;
+
+typedef struct sim_routing sim_routing; /* opaque */
+
+/* Occupancy seen by adaptive choices: bytes queued for or held downstream
+ * of router r's local output port (all VCs).  Provided by net.c. */
+typedef uint32_t (*sim_occ_fn)(void *arg, int router, int port);
+
+/* name NULL or "" = the topology's default; vcs 0 = what the routing
+ * needs; ugal_threshold in bytes (UGAL-L takes the non-minimal path when
+ * q_min * H_min > q_nonmin * H_nonmin + threshold).  Returns 0 or -1 with
+ * err (unknown name for this topology, too few VCs, > SIM_MAX_VCS). */
+int sim_routing_new(const sim_topo *t, const char *name, int vcs, uint32_t ugal_threshold,
+                    sim_routing **out, char *err, size_t errlen);
+void sim_routing_free(sim_routing *R);
+const char *sim_routing_name(const sim_routing *R);
+int sim_routing_vcs(const sim_routing *R); /* VCs every channel has */
+/* The names valid on a topology kind, comma-separated (for --help, errors). */
+const char *sim_routing_names(sim_topo_kind kind);
+
+/* At router r, a packet that came in on local port in_port, VC in_vc,
+ * from node src to node dst: sets *out_port (local port of r) and
+ * *out_vc, and updates *st.  At dst's router the answer is dst's node
+ * port.  rng: the network's stream (random/valiant choices). */
+void sim_route(const sim_routing *R, int r, int in_port, int in_vc, int src, int dst,
+               sim_route_state *st, sim_occ_fn occ, void *occ_arg, contend_rng *rng, int *out_port,
+               int *out_vc);
+
+/* Builds the channel dependency graph of every route the routing can
+ * choose (all alternatives of random/adaptive/valiant/ugal) and looks for
+ * a cycle.  Returns 0, or -1 with err naming the cycle's channels. */
+int sim_routing_check_deadlock(const sim_routing *R, char *err, size_t errlen);
+
+/* Router-to-router hops a route takes at most (trees: 2 * (levels - 1);
+ * dragonfly: 3 minimal, 5 valiant/ugal; switch: 0); NIC links not counted. */
+int sim_routing_max_hops(const sim_routing *R);
+
+/* ---- internal: the deadlock check (cdg.c) and tests ---- */
+
+/* Test hook: sim_routing_new that accepts fewer VCs than the routing needs
+ * (the VC class, e.g. global hops taken, is clamped to vcs - 1), so that
+ * the deadlock check can be seen to fail. */
+int sim_routing_new_unchecked(const sim_topo *t, const char *name, int vcs, uint32_t ugal_threshold,
+                              sim_routing **out, char *err, size_t errlen);
+const sim_topo *sim_routing_topo(const sim_routing *R);
+int sim_routing_classes(const sim_routing *R); /* VC classes in use */
+int sim_routing_lanes(const sim_routing *R);   /* VC = class * lanes + lane */
+
+/* Every choice sim_route could make at this hop (same arguments; the
+ * choices of random, adaptive, valiant and ugal all listed), each with the
+ * state the packet would carry on.  At the source router (in_port = the
+ * source node's port) `which` selects the minimal (SIM_ALT_MIN) and/or
+ * non-minimal (SIM_ALT_NONMIN) decisions of valiant/ugal; valiant/ugal
+ * list one alternative per intermediate group (st.inter = its first
+ * router: routes depend on the intermediate's group only).  Writes at most
+ * max alternatives, returns how many there are. */
+typedef struct sim_route_alt {
+  int port, vc;
+  sim_route_state st;
+} sim_route_alt;
+enum { SIM_ALT_MIN = 1, SIM_ALT_NONMIN = 2, SIM_ALT_ALL = 3 };
+int sim_route_alternatives(const sim_routing *R, int r, int in_port, int src, int dst,
+                           const sim_route_state *st, unsigned which, sim_route_alt *alts, int max);
+
+#endif

@@ -1,0 +1,266 @@
+/* `contend sim`: synthetic traffic on the simulated fabric, without MPI
+ * semantics (validation, studies): options, help, a load or a sweep, the
+ * table on stdout and the JSON results (contend-sim/1). */
+#include "sim_cmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../core/error.h"
+#include "contend/json.h"
+#include "contend/strbuf.h"
+#include "synth.h"
+
+static const contend_param_def synth_defs[] = {
+    {"traffic", CONTEND_P_STRING, "uniform", "",
+     "traffic components joined by ';': [NAME=]PATTERN[:k=v,..] with patterns uniform, shift:K, "
+     "group_shift, permutation, incast:senders=LIST,dst=N, hotspot:dst=N,frac=F, "
+     "flow:src=S,dst=D; every pattern takes load=F and nodes=LIST (LIST: 0-7+12)",
+     1, 0},
+    {"load", CONTEND_P_DOUBLE, "0.5", "fraction",
+     "offered load per source, as a fraction of the node link bandwidth", 0, 1},
+    {"sweep", CONTEND_P_STRING, "", "fractions",
+     "comma-separated loads, one point each (instead of --load)", 1, 0},
+    {"warmup_us", CONTEND_P_DOUBLE, "10", "us", "simulated time before measuring", 0, 1e9},
+    {"measure_us", CONTEND_P_DOUBLE, "50", "us", "simulated time measured", 1e-3, 1e9},
+    {"drain", CONTEND_P_BOOL, "0", "",
+     "after generation stops, run until every packet has arrived (deadlock check)", 1, 0},
+    {"source_queue", CONTEND_P_INT, "256", "packets",
+     "packets a source may queue before it refuses new ones", 1, 1e9},
+    {"seed", CONTEND_P_SEED, "1", "", "seed of every random choice (sim runs are deterministic)", 1,
+     0},
+    {"output", CONTEND_P_STRING, "", "path", "write the JSON results here (-o)", 1, 0},
+    {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
+    CONTEND_PARAM_END};
+
+static contend_param_def *all_defs(void) {
+  size_t a = 0, b = 0;
+  while (sim_param_defs[a].key)
+    a++;
+  while (synth_defs[b].key)
+    b++;
+  contend_param_def *d = malloc(sizeof *d * (a + b + 1));
+  if (!d)
+    contend_fail("out of memory");
+  memcpy(d, synth_defs, sizeof *d * b);
+  memcpy(d + b, sim_param_defs, sizeof *d * a);
+  d[a + b] = (contend_param_def)CONTEND_PARAM_END;
+  return d;
+}
+
+static void help(const contend_params *p) {
+  contend_strbuf o = {0};
+  contend_sb_printf(
+      &o, "usage: contend sim [--topology SPEC] [--traffic SPEC] [--load F | --sweep F1,F2,..]\n"
+          "                   [--routing R] [--vcs N] [--cc MODE] [--network PRESET] [-o FILE]\n\n"
+          "Packet-level simulation of a lossless, credit-based fabric (virtual cut-through,\n"
+          "input-buffered routers, per-VC credits) under synthetic traffic.  Prints offered\n"
+          "and accepted load (fractions of the node link bandwidth) and packet latency (ns)\n"
+          "per traffic component; runs are deterministic for a seed.\n\n"
+          "Examples:\n"
+          "  contend sim --topology switch:nodes=8 --traffic uniform --load 1\n"
+          "  contend sim --topology xgft:h=2,down=8,8,up=4,8 --sweep 0.2,0.4,0.6,0.8,1\n"
+          "  contend sim --topology dragonfly:a=4,p=2,h=2 --traffic group_shift --routing ugal\n"
+          "  contend sim --topology fattree:leaves=8,nodes=8,uplinks=4 \\\n"
+          "      --traffic 'incast:senders=8-31,dst=0,load=0.5;victim=flow:src=40,dst=9,load=0.2'"
+          "\n\nOptions:\n");
+  contend_params_help(p, "", &o);
+  fputs(o.s ? o.s : "", stdout);
+  contend_sb_free(&o);
+}
+
+static int parse_sweep(const char *s, double **out, int *n, char *err, size_t errlen) {
+  int cap = 8, k = 0;
+  double *v = malloc(sizeof *v * (size_t)cap);
+  if (!v)
+    contend_fail("out of memory");
+  const char *p = s;
+  while (*p) {
+    char *end;
+    const double d = strtod(p, &end);
+    if (end == p || !(d >= 0 && d <= 1) || (*end && *end != ',')) {
+      snprintf(err, errlen, "--sweep %s: expected loads in [0, 1] separated by commas", s);
+      free(v);
+      return -1;
+    }
+    if (k == cap)
+      v = realloc(v, sizeof *v * (size_t)(cap *= 2));
+    if (!v)
+      contend_fail("out of memory");
+    v[k++] = d;
+    p = *end ? end + 1 : end;
+  }
+  if (!k) {
+    snprintf(err, errlen, "--sweep: no loads given");
+    free(v);
+    return -1;
+  }
+  *out = v;
+  *n = k;
+  return 0;
+}
+
+static int usage_error(const char *msg) {
+  fprintf(stderr, "contend sim: error: %s\nTry 'contend sim --help'.\n", msg);
+  return CONTEND_EXIT_USAGE;
+}
+
+int contend_sim_main(int argc, char **argv) {
+  contend_param_def *defs = all_defs();
+  contend_params p;
+  char err[1024];
+  if (contend_params_init(&p, defs, "", err, sizeof err)) {
+    fprintf(stderr, "contend sim: internal error: %s\n", err);
+    free(defs);
+    return CONTEND_EXIT_FAIL;
+  }
+  int rc = CONTEND_EXIT_USAGE;
+  double *loads = NULL;
+  int nloads = 0;
+  sim_setup su;
+  int have_setup = 0;
+  synth_spec spec = {0};
+  for (int a = 1; a < argc; a++) {
+    const char *arg = argv[a];
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+      help(&p);
+      rc = 0;
+      goto out;
+    }
+    char key[128];
+    const char *val = NULL;
+    if (!contend_option_split(arg, key, sizeof key, &val)) {
+      snprintf(err, sizeof err, "unexpected argument '%s'", arg);
+      rc = usage_error(err);
+      goto out;
+    }
+    const int idx = contend_params_find(&p, key);
+    if (idx < 0) {
+      snprintf(err, sizeof err, "unknown option '%s'", arg);
+      rc = usage_error(err);
+      goto out;
+    }
+    if (contend_params_set_arg(&p, idx, arg, val, argc, argv, &a, err, sizeof err)) {
+      rc = usage_error(err);
+      goto out;
+    }
+  }
+  const uint64_t seed = (uint64_t)contend_param_int(&p, "seed");
+  const char *sweep = contend_param_str(&p, "sweep");
+  if (sweep && sweep[0]) {
+    if (contend_param_is_set(&p, "load")) {
+      rc = usage_error("give --load or --sweep, not both");
+      goto out;
+    }
+    if (parse_sweep(sweep, &loads, &nloads, err, sizeof err)) {
+      rc = usage_error(err);
+      goto out;
+    }
+  } else {
+    loads = malloc(sizeof *loads);
+    loads[0] = contend_param_double(&p, "load");
+    nloads = 1;
+  }
+  if (nloads > 1 && contend_param_str(&p, "counters")[0]) {
+    rc = usage_error("--counters records one run: give --load, not --sweep");
+    goto out;
+  }
+  if (sim_setup_from_params(&p, seed, &su, err, sizeof err)) {
+    rc = usage_error(err);
+    goto out;
+  }
+  have_setup = 1;
+  if (synth_parse(contend_param_str(&p, "traffic"), &su.topo, loads[0], seed, &spec, err,
+                  sizeof err)) {
+    rc = usage_error(err);
+    goto out;
+  }
+  const char *output = contend_param_str(&p, "output");
+  if (output && output[0] && contend_check_writable(output, err, sizeof err)) {
+    rc = usage_error(err);
+    goto out;
+  }
+  if (su.counters && contend_check_writable(su.counters, err, sizeof err)) {
+    rc = usage_error(err);
+    goto out;
+  }
+  const int quiet = contend_param_bool(&p, "quiet");
+  synth_run_opts o = {
+      .warmup = (sim_time)(contend_param_double(&p, "warmup_us") * 1e6 + 0.5),
+      .measure = (sim_time)(contend_param_double(&p, "measure_us") * 1e6 + 0.5),
+      .drain = contend_param_bool(&p, "drain"),
+      .source_queue = (uint32_t)contend_param_int(&p, "source_queue"),
+  };
+  contend_strbuf js = {0};
+  contend_json j;
+  contend_json_init(&j, &js);
+  contend_json_obj_begin(&j, NULL);
+  contend_json_str(&j, "schema", "contend-sim/1");
+  contend_json_str(&j, "topology", su.topo.spec);
+  contend_json_int(&j, "nodes", su.topo.nnodes);
+  contend_json_int(&j, "routers", su.topo.nrouters);
+  contend_json_str(&j, "routing", sim_routing_name(su.routing));
+  contend_json_int(&j, "vcs", sim_routing_vcs(su.routing));
+  contend_json_str(&j, "traffic", contend_param_str(&p, "traffic"));
+  contend_json_uint(&j, "seed", seed);
+  contend_params_json(&j, "config", &p, seed);
+  printf("contend sim: %s (%d nodes, %d routers), routing %s, %d VC%s, cc %s, seed %llu\n",
+         su.topo.spec, su.topo.nnodes, su.topo.nrouters, sim_routing_name(su.routing),
+         sim_routing_vcs(su.routing), sim_routing_vcs(su.routing) == 1 ? "" : "s",
+         contend_param_str(&p, "cc"), (unsigned long long)seed);
+  printf("%8s %10s %10s %12s %12s %12s %14s %9s\n", "load", "offered", "accepted", "lat mean ns",
+         "lat p99 ns", "packet hops", "hops/s (wall)", "wall s");
+  contend_json_arr_begin(&j, "points");
+  double wall = 0;
+  uint64_t hops = 0, events = 0;
+  for (int i = 0; i < nloads; i++) {
+    if (!quiet && nloads > 1)
+      fprintf(stderr, "contend sim: point %d of %d, load %.3g\n", i + 1, nloads, loads[i]);
+    synth_point pt;
+    if (synth_run(&su, &spec, loads[i], 1, &o, &j, &pt, err, sizeof err)) {
+      contend_sb_free(&js);
+      rc = usage_error(err);
+      goto out;
+    }
+    printf("%8.3f %10.4f %10.4f %12.1f %12.1f %12llu %14.3g %9.2f%s\n", loads[i], pt.offered,
+           pt.accepted, pt.lat_mean_ns, pt.lat_p99_ns, (unsigned long long)pt.hops,
+           pt.wall_s > 0 ? (double)pt.hops / pt.wall_s : 0.0, pt.wall_s,
+           pt.drained == 0 ? "  NOT DRAINED" : "");
+    fflush(stdout);
+    wall += pt.wall_s;
+    hops += pt.hops;
+    events += pt.events;
+  }
+  contend_json_arr_end(&j);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  contend_json_uint(&j, "packet_hops", hops);
+  contend_json_uint(&j, "events", events);
+  contend_json_double(&j, "wall_s", wall);
+  contend_json_double(&j, "peak_rss_mib", (double)ru.ru_maxrss / 1024.0);
+  contend_json_obj_end(&j);
+  contend_sb_printf(&js, "\n");
+  rc = 0;
+  if (output && output[0]) {
+    if (contend_write_file_atomic(output, js.s, js.len, err, sizeof err)) {
+      fprintf(stderr, "contend sim: %s\n", err);
+      rc = CONTEND_EXIT_FAIL;
+    } else if (!quiet) {
+      fprintf(stderr, "contend sim: results in %s\n", output);
+    }
+  }
+  contend_sb_free(&js);
+out:
+  if (spec.c)
+    synth_free(&spec);
+  if (have_setup)
+    sim_setup_free(&su);
+  free(loads);
+  contend_params_free(&p);
+  free(defs);
+  return rc;
+}

@@ -1,0 +1,30 @@
+/* The simulated engine's internal interface between its control plane and
+ * clock (engine_sim.c) and its MPI semantics (sim_mpi.c). */
+#ifndef CONTEND_SIM_ENGINE_H
+#define CONTEND_SIM_ENGINE_H
+
+#include "../run/inproc.h"
+#include "net.h"
+
+typedef struct sim_ctx sim_ctx;
+
+/* Timer kinds of the engine (sim_net_timer). */
+enum { SIM_T_WAKE, SIM_T_LOCAL, SIM_T_WATCHDOG };
+
+sim_net *sim_engine_net(void);
+int sim_engine_verify(void);     /* --verify: move payloads */
+uint64_t sim_engine_eager(void); /* rendezvous threshold */
+/* Parks the calling rank for `seconds` of simulated time. */
+void sim_engine_sleep(double seconds, const char *why);
+/* Wakes parked rank wrank at time t (>= now). */
+void sim_engine_wake_at(int wrank, sim_time t);
+
+/* sim_mpi.c */
+int sim_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p, int rank,
+                     contend_inproc_comm *comm, uint64_t seed, const contend_ctx *job);
+void sim_mpi_ctx_close(contend_ctx *c);
+void sim_mpi_arrived(uint32_t msg);              /* an MPI-layer message arrived (now) */
+void sim_mpi_injected(uint32_t msg, sim_time t); /* its last packet is out of the NIC at t */
+void sim_mpi_reset(void);                        /* frees the pools after a run */
+
+#endif

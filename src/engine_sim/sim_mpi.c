@@ -1,0 +1,598 @@
+/* MPI semantics on the simulated fabric: the engine ops of a motif context
+ * (contend_engine_ops) performed as messages on the fabric (net.h).
+ *
+ * - Two-sided: messages below eager_bytes go at once (eager); the send
+ *   completes when its last packet has left the NIC.  From eager_bytes on,
+ *   rendezvous: an RTS (header-only packet) goes first, the receiver
+ *   answers with a CTS once a matching receive is posted, then the data
+ *   goes; the send completes when the data has left, the receive when it
+ *   has arrived.  Matching is MPI's: by (source, tag) in posting order,
+ *   unexpected messages queued.
+ * - One-sided: put = data, then an ack from the target's NIC when it has
+ *   arrived; get = a request, then the target's NIC sends the data back.
+ *   flush_all waits for every ack and get response.
+ * - Collectives: expanded into point-to-point rounds (src/core/
+ *   coll_expand.h, shared with the trace engine) on tags of their own.
+ * - compute(s) lets s of simulated time pass; file I/O takes none (its
+ *   volume is counted, nothing touches a disk).
+ * - Ranks on the same node exchange through memory: a message there takes
+ *   intra_latency + bytes / intra_bandwidth and never enters the fabric.
+ * - Payload moves only with --verify (buffers are copied at the MPI
+ *   points where data is read and written); otherwise buffers keep what
+ *   they held and cost no memory (lazily committed, see core/arena.h).
+ * - Traffic accounting (count) follows the trace engine: exact node pairs
+ *   for point-to-point and one-sided steps, estimated ones for the
+ *   collective expansion, recorded when the step is posted.
+ * Waiting (waitall, flush_all, a collective, compute) parks the rank's
+ * fiber; the fabric's events wake it (engine_sim.c drives them). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../coop/sched.h"
+#include "../core/arena.h"
+#include "../core/coll_expand.h"
+#include "../core/error.h"
+#include "contend/traffic.h"
+#include "sim_engine.h"
+
+enum { K_EAGER, K_RTS, K_CTS, K_RDATA, K_PUT, K_PUT_ACK, K_GET_REQ, K_GET_RESP };
+
+#define INTRA_LATENCY_PS 200000ull /* 200 ns */
+#define INTRA_GBPS 160.0           /* 20 GB/s memory copy */
+#define TAG_COLL (-1000000)        /* collective tags: below, one per call */
+
+/* A message of the MPI layer (pool-allocated; the fabric message's cookie). */
+typedef struct smsg {
+  uint32_t next;
+  uint8_t kind;
+  int tag;
+  int src_rank, dst_rank;    /* group ranks */
+  sim_ctx *src;              /* the sender's (origin's) context */
+  contend_inproc_comm *comm; /* the group: the receiver's context is found at arrival */
+  size_t bytes;
+  uint32_t sreq, rreq; /* requests: the send (rendezvous) / the receive */
+  size_t offset;       /* put/get: offset in the target window */
+  void *data;          /* --verify: the payload (owned), or NULL */
+} smsg;
+
+/* A posted receive or a rendezvous send waiting for its CTS. */
+typedef struct sreq {
+  uint32_t next;
+  int peer, tag;
+  void *buf;
+  const void *sbuf;
+  size_t bytes;
+} sreq;
+
+struct sim_ctx {
+  contend_ctx *c;
+  contend_inproc_comm *comm;
+  int wrank, node;
+  contend_traffic *traffic;
+  contend_arena mem;
+  void *win;
+  size_t win_bytes;
+  int pend_send, pend_recv, pend_rma;
+  int waiting;                       /* parked on its pending counts */
+  uint32_t posted_head, posted_tail; /* receives, posting order */
+  uint32_t unexp_head, unexp_tail;   /* smsg: eager data or RTS */
+  long ncoll;                        /* collectives called */
+  int nfiles;
+};
+
+static struct {
+  smsg *m;
+  uint32_t n, cap, free;
+  sreq *r;
+  uint32_t nr, capr, freer;
+} P = {.free = UINT32_MAX, .freer = UINT32_MAX};
+
+static uint32_t smsg_new(void) {
+  if (P.free != UINT32_MAX) {
+    const uint32_t i = P.free;
+    P.free = P.m[i].next;
+    return i;
+  }
+  if (P.n == P.cap) {
+    P.cap = P.cap ? 2 * P.cap : 1024;
+    P.m = realloc(P.m, sizeof *P.m * P.cap);
+    if (!P.m)
+      contend_fail("out of memory (simulated MPI messages)");
+  }
+  return P.n++;
+}
+
+static void smsg_free(uint32_t i) {
+  free(P.m[i].data);
+  P.m[i].data = NULL;
+  P.m[i].next = P.free;
+  P.free = i;
+}
+
+static uint32_t sreq_new(void) {
+  if (P.freer != UINT32_MAX) {
+    const uint32_t i = P.freer;
+    P.freer = P.r[i].next;
+    return i;
+  }
+  if (P.nr == P.capr) {
+    P.capr = P.capr ? 2 * P.capr : 1024;
+    P.r = realloc(P.r, sizeof *P.r * P.capr);
+    if (!P.r)
+      contend_fail("out of memory (simulated MPI requests)");
+  }
+  return P.nr++;
+}
+
+static void sreq_free(uint32_t i) {
+  P.r[i].next = P.freer;
+  P.freer = i;
+}
+
+static sim_ctx *S(contend_ctx *c) { return c->impl; }
+
+/* The receiver's (target's) context.  Resolved when needed, not when
+ * posted: a member that opened its context together with the sender may
+ * not have run its own open yet when the sender's setup starts sending;
+ * it has by the time anything arrives (the fabric runs only when every
+ * rank is parked). */
+static sim_ctx *dst_of(const smsg *m) {
+  contend_ctx *c = m->comm->ctx[m->dst_rank];
+  if (!c || !c->impl)
+    contend_fail("simulated MPI: a message for group rank %d, which has no open context",
+                 m->dst_rank);
+  return c->impl;
+}
+
+static void wake_if_done(sim_ctx *x) {
+  if (x->waiting && !x->pend_send && !x->pend_recv && !x->pend_rma) {
+    x->waiting = 0;
+    coop_wake(x->wrank);
+  }
+}
+
+/* Sends MPI message i now: on the fabric, or through memory on one node. */
+static void post(uint32_t i) {
+  smsg *m = &P.m[i];
+  const int dnode = m->comm->node[m->dst_rank];
+  const int back = m->kind == K_CTS || m->kind == K_PUT_ACK || m->kind == K_GET_RESP;
+  const int from = back ? dnode : m->src->node, to = back ? m->src->node : dnode;
+  const int header_only =
+      m->kind == K_RTS || m->kind == K_CTS || m->kind == K_PUT_ACK || m->kind == K_GET_REQ;
+  const size_t bytes = header_only ? 0 : m->bytes;
+  if (from == to) {
+    const sim_time t = sim_net_now(sim_engine_net()) + INTRA_LATENCY_PS +
+                       (sim_time)((double)bytes * 8000.0 / INTRA_GBPS);
+    sim_net_timer(sim_engine_net(), t, SIM_T_LOCAL, i);
+    if (m->kind == K_EAGER || m->kind == K_RDATA) { /* copied out at once */
+      m->src->pend_send--;
+      wake_if_done(m->src);
+    }
+    return;
+  }
+  sim_msg_send(sim_engine_net(), sim_msg_new(sim_engine_net(), from, to, bytes, 0, i));
+}
+
+static void record(sim_ctx *x, int from_rank, int to_rank, size_t bytes, int estimated) {
+  if (!x->traffic)
+    return;
+  const int *node = x->comm->node;
+  contend_flow_add(estimated ? &x->traffic->estimated : &x->traffic->flows, node[from_rank],
+                   node[to_rank], (double)bytes, 1);
+}
+
+static void *copy_of(const void *buf, size_t n) {
+  if (!sim_engine_verify() || !buf || !n)
+    return NULL;
+  void *d = malloc(n);
+  if (!d)
+    contend_fail("out of memory (--verify payload of %zu B)", n);
+  memcpy(d, buf, n);
+  return d;
+}
+
+/* ---- two-sided ---- */
+
+static void do_isend(sim_ctx *x, const void *buf, size_t n, int peer, int tag) {
+  if (peer < 0 || peer >= x->comm->size)
+    contend_fail("isend to rank %d of a group of %d", peer, x->comm->size);
+  const uint32_t i = smsg_new();
+  smsg *m = &P.m[i];
+  *m = (smsg){.tag = tag,
+              .src_rank = x->c->rank,
+              .dst_rank = peer,
+              .src = x,
+              .comm = x->comm,
+              .bytes = n,
+              .sreq = UINT32_MAX,
+              .rreq = UINT32_MAX};
+  x->pend_send++;
+  if (n < sim_engine_eager()) {
+    m->kind = K_EAGER;
+    m->data = copy_of(buf, n);
+  } else {
+    m->kind = K_RTS;
+    const uint32_t r = sreq_new();
+    P.r[r] = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .sbuf = buf, .bytes = n};
+    m->sreq = r;
+  }
+  post(i);
+}
+
+/* Data of message m lands in receive r (its buffer); r is done. */
+static void land(sim_ctx *x, const smsg *m, uint32_t r) {
+  sreq *q = &P.r[r];
+  if (m->bytes > q->bytes)
+    contend_fail("message of %zu B from rank %d (tag %d) truncated: receive of %zu B", m->bytes,
+                 m->src_rank, m->tag, q->bytes);
+  if (m->data && q->buf)
+    memcpy(q->buf, m->data, m->bytes);
+  sreq_free(r);
+  x->pend_recv--;
+  wake_if_done(x);
+}
+
+/* The receiver answers an RTS (message i, matched by receive r). */
+static void send_cts(uint32_t i, uint32_t r) {
+  P.m[i].kind = K_CTS;
+  P.m[i].rreq = r;
+  post(i);
+}
+
+static void do_irecv(sim_ctx *x, void *buf, size_t n, int peer, int tag) {
+  if (peer < 0 || peer >= x->comm->size)
+    contend_fail("irecv from rank %d of a group of %d", peer, x->comm->size);
+  const uint32_t r = sreq_new();
+  P.r[r] = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .buf = buf, .bytes = n};
+  x->pend_recv++;
+  for (uint32_t prev = UINT32_MAX, i = x->unexp_head; i != UINT32_MAX; prev = i, i = P.m[i].next) {
+    smsg *m = &P.m[i];
+    if (m->src_rank != peer || m->tag != tag)
+      continue;
+    if (prev == UINT32_MAX)
+      x->unexp_head = m->next;
+    else
+      P.m[prev].next = m->next;
+    if (x->unexp_tail == i)
+      x->unexp_tail = prev;
+    if (m->kind == K_EAGER) {
+      land(x, m, r);
+      smsg_free(i);
+    } else {
+      send_cts(i, r);
+    }
+    return;
+  }
+  P.r[r].next = UINT32_MAX;
+  if (x->posted_tail == UINT32_MAX)
+    x->posted_head = r;
+  else
+    P.r[x->posted_tail].next = r;
+  x->posted_tail = r;
+}
+
+/* Eager data or an RTS arrived at x: match a posted receive or queue it. */
+static void arrive_two_sided(sim_ctx *x, uint32_t i) {
+  smsg *m = &P.m[i];
+  for (uint32_t prev = UINT32_MAX, r = x->posted_head; r != UINT32_MAX; prev = r, r = P.r[r].next) {
+    if (P.r[r].peer != m->src_rank || P.r[r].tag != m->tag)
+      continue;
+    if (prev == UINT32_MAX)
+      x->posted_head = P.r[r].next;
+    else
+      P.r[prev].next = P.r[r].next;
+    if (x->posted_tail == r)
+      x->posted_tail = prev;
+    if (m->kind == K_EAGER) {
+      land(x, m, r);
+      smsg_free(i);
+    } else {
+      send_cts(i, r);
+    }
+    return;
+  }
+  m->next = UINT32_MAX;
+  if (x->unexp_tail == UINT32_MAX)
+    x->unexp_head = i;
+  else
+    P.m[x->unexp_tail].next = i;
+  x->unexp_tail = i;
+}
+
+/* ---- fabric callbacks (engine_sim.c routes them here) ---- */
+
+void sim_mpi_arrived(uint32_t i) {
+  smsg *m = &P.m[i];
+  switch (m->kind) {
+  case K_EAGER:
+  case K_RTS:
+    arrive_two_sided(dst_of(m), i);
+    break;
+  case K_CTS: { /* at the sender: the data goes */
+    sreq *s = &P.r[m->sreq];
+    m->data = copy_of(s->sbuf, m->bytes);
+    sreq_free(m->sreq);
+    m->sreq = UINT32_MAX;
+    m->kind = K_RDATA;
+    post(i);
+    break;
+  }
+  case K_RDATA:
+    land(dst_of(m), m, m->rreq);
+    smsg_free(i);
+    break;
+  case K_PUT: /* at the target: written, acknowledged */
+    if (m->data && dst_of(m)->win)
+      memcpy((char *)dst_of(m)->win + m->offset, m->data, m->bytes);
+    free(m->data);
+    m->data = NULL;
+    m->kind = K_PUT_ACK;
+    post(i);
+    break;
+  case K_PUT_ACK:
+  case K_GET_RESP: {
+    sim_ctx *x = m->src;
+    if (m->kind == K_GET_RESP && m->data && P.r[m->rreq].buf)
+      memcpy(P.r[m->rreq].buf, m->data, m->bytes);
+    if (m->kind == K_GET_RESP)
+      sreq_free(m->rreq);
+    smsg_free(i);
+    x->pend_rma--;
+    wake_if_done(x);
+    break;
+  }
+  case K_GET_REQ: /* at the target: its NIC answers */
+    m->data = dst_of(m)->win ? copy_of((char *)dst_of(m)->win + m->offset, m->bytes) : NULL;
+    m->kind = K_GET_RESP;
+    post(i);
+    break;
+  }
+}
+
+void sim_mpi_injected(uint32_t i, sim_time t) {
+  smsg *m = &P.m[i];
+  if (m->kind == K_EAGER || m->kind == K_RDATA) {
+    sim_ctx *x = m->src;
+    if (--x->pend_send == 0 && !x->pend_recv && !x->pend_rma && x->waiting) {
+      x->waiting = 0;
+      sim_engine_wake_at(x->wrank, t); /* out of the NIC at t */
+    }
+  }
+}
+
+/* ---- engine ops ---- */
+
+static void *s_alloc(contend_ctx *c, size_t n) { return contend_arena_alloc(&S(c)->mem, n); }
+
+static void *s_win_alloc(contend_ctx *c, size_t n) {
+  sim_ctx *x = S(c);
+  if (x->win)
+    contend_fail("win_alloc: one window per context");
+  x->win = contend_arena_alloc(&x->mem, n);
+  x->win_bytes = n;
+  return x->win;
+}
+
+static void s_isend(contend_ctx *c, const void *b, size_t n, int peer, int tag) {
+  record(S(c), c->rank, peer, n, 0);
+  do_isend(S(c), b, n, peer, tag);
+}
+
+static void s_irecv(contend_ctx *c, void *b, size_t n, int peer, int tag) {
+  do_irecv(S(c), b, n, peer, tag);
+}
+
+static void park_until_done(sim_ctx *x, const char *why) {
+  while (x->pend_send || x->pend_recv || x->pend_rma) {
+    x->waiting = 1;
+    coop_park(why);
+  }
+}
+
+static void s_waitall(contend_ctx *c) {
+  sim_ctx *x = S(c);
+  while (x->pend_send || x->pend_recv) {
+    x->waiting = 1;
+    coop_park("waitall (simulated MPI)");
+    x->waiting = 0;
+  }
+}
+
+static void s_exchange(contend_ctx *c, const contend_xfer *t, int n) {
+  for (int i = 0; i < n; i++)
+    if (t[i].send)
+      s_isend(c, t[i].buf, t[i].bytes, t[i].peer, t[i].tag);
+    else
+      s_irecv(c, t[i].buf, t[i].bytes, t[i].peer, t[i].tag);
+  s_waitall(c);
+}
+
+static void s_repeat(contend_ctx *c, const contend_xfer *t, const int *len, int nsteps,
+                     long times) {
+  for (long r = 0; r < times; r++)
+    for (int k = 0, at = 0; k < nsteps; at += len[k], k++)
+      s_exchange(c, t + at, len[k]);
+}
+
+static void s_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off) {
+  sim_ctx *x = S(c);
+  record(x, c->rank, peer, n, 0);
+  const uint32_t i = smsg_new();
+  P.m[i] = (smsg){.kind = K_PUT,
+                  .src_rank = c->rank,
+                  .dst_rank = peer,
+                  .src = x,
+                  .comm = x->comm,
+                  .bytes = n,
+                  .offset = off,
+                  .sreq = UINT32_MAX,
+                  .rreq = UINT32_MAX,
+                  .data = copy_of(b, n)};
+  x->pend_rma++;
+  post(i);
+}
+
+static void s_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
+  sim_ctx *x = S(c);
+  record(x, peer, c->rank, n, 0);
+  const uint32_t r = sreq_new();
+  P.r[r] = (sreq){.next = UINT32_MAX, .peer = peer, .buf = b, .bytes = n};
+  const uint32_t i = smsg_new();
+  P.m[i] = (smsg){.kind = K_GET_REQ,
+                  .src_rank = c->rank,
+                  .dst_rank = peer,
+                  .src = x,
+                  .comm = x->comm,
+                  .bytes = n,
+                  .offset = off,
+                  .sreq = UINT32_MAX,
+                  .rreq = r};
+  x->pend_rma++;
+  post(i);
+}
+
+static void s_flush_all(contend_ctx *c) {
+  sim_ctx *x = S(c);
+  while (x->pend_rma) {
+    x->waiting = 1;
+    coop_park("flush (simulated MPI)");
+    x->waiting = 0;
+  }
+}
+
+/* One collective as point-to-point rounds, on a tag of its own. */
+static void coll(contend_ctx *c, contend_coll_kind k, size_t bytes) {
+  sim_ctx *x = S(c);
+  const int tag = TAG_COLL - (int)(x->ncoll++ % 1000000);
+  const int rounds = contend_coll_rounds(k, c->size);
+  for (int i = 0; i < rounds; i++) {
+    int to, from;
+    contend_coll_round(k, c->rank, c->size, i, &to, &from);
+    if (from >= 0)
+      do_irecv(x, NULL, bytes, from, tag);
+    if (to >= 0) {
+      record(x, c->rank, to, bytes, 1);
+      do_isend(x, NULL, bytes, to, tag);
+    }
+    s_waitall(c);
+  }
+}
+
+static void s_barrier(contend_ctx *c) {
+  contend_traffic_coll(S(c)->traffic, CONTEND_COLL_BARRIER, 0);
+  coll(c, CONTEND_COLL_BARRIER, 0);
+}
+
+/* Results are not computed (as on the trace engine): receive buffers keep
+ * what they held. */
+static void s_allreduce(contend_ctx *c, const void *s, void *r, int count, contend_dtype dt,
+                        contend_op op) {
+  (void)s, (void)r, (void)op;
+  const size_t bytes = contend_dtype_bytes(dt) * (size_t)count;
+  contend_traffic_coll(S(c)->traffic, CONTEND_COLL_ALLREDUCE, (double)bytes);
+  coll(c, CONTEND_COLL_ALLREDUCE, bytes);
+}
+
+static void s_alltoall(contend_ctx *c, const void *s, void *r, size_t per) {
+  (void)s, (void)r;
+  contend_traffic_coll(S(c)->traffic, CONTEND_COLL_ALLTOALL, (double)per * (c->size - 1));
+  coll(c, CONTEND_COLL_ALLTOALL, per);
+}
+
+static void s_compute(contend_ctx *c, double sec) {
+  sim_ctx *x = S(c);
+  if (x->traffic)
+    x->traffic->compute_s += sec;
+  if (sec > 0)
+    sim_engine_sleep(sec, "compute (simulated time)");
+}
+
+static int s_file_open(contend_ctx *c, const contend_io_spec *s) {
+  (void)s;
+  return S(c)->nfiles++;
+}
+static void s_file_write_at(contend_ctx *c, int fh, const void *b, size_t n,
+                            unsigned long long off) {
+  (void)fh, (void)b, (void)off;
+  contend_traffic *t = S(c)->traffic;
+  if (t) {
+    t->io_write_bytes += (double)n;
+    t->io_write_ops += 1;
+  }
+}
+static void s_file_read_at(contend_ctx *c, int fh, void *b, size_t n, unsigned long long off) {
+  (void)fh, (void)b, (void)off;
+  contend_traffic *t = S(c)->traffic;
+  if (t) {
+    t->io_read_bytes += (double)n;
+    t->io_read_ops += 1;
+  }
+}
+static void s_file_fh(contend_ctx *c, int fh) { (void)c, (void)fh; }
+static void s_file_remove(contend_ctx *c, const contend_io_spec *s) { (void)c, (void)s; }
+static void s_count(contend_ctx *c, contend_traffic *t) { S(c)->traffic = t; }
+
+static const contend_engine_ops sim_ops = {
+    .name = "sim",
+    .alloc = s_alloc,
+    .win_alloc = s_win_alloc,
+    .isend = s_isend,
+    .irecv = s_irecv,
+    .exchange = s_exchange,
+    .repeat = s_repeat,
+    .waitall = s_waitall,
+    .put = s_put,
+    .get = s_get,
+    .flush_all = s_flush_all,
+    .barrier = s_barrier,
+    .allreduce = s_allreduce,
+    .alltoall = s_alltoall,
+    .compute = s_compute,
+    .file_open = s_file_open,
+    .file_write_at = s_file_write_at,
+    .file_read_at = s_file_read_at,
+    .file_sync = s_file_fh,
+    .file_close = s_file_fh,
+    .file_remove = s_file_remove,
+    .count = s_count,
+};
+
+int sim_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p, int rank,
+                     contend_inproc_comm *comm, uint64_t seed, const contend_ctx *job) {
+  sim_ctx *x = calloc(1, sizeof *x);
+  if (!x)
+    contend_fail("out of memory (simulated context)");
+  contend_ctx_init(c, m, p, rank, comm->size, comm->node, seed, job);
+  x->c = c;
+  x->comm = comm;
+  x->wrank = comm->wrank[rank];
+  x->node = comm->node[rank];
+  x->posted_head = x->posted_tail = x->unexp_head = x->unexp_tail = UINT32_MAX;
+  c->ops = &sim_ops;
+  c->impl = x;
+  return m->setup ? m->setup(c) : 0;
+}
+
+/* Collective over the group (the window): every member finishes what it
+ * started, as MPI_Win_free would. */
+void sim_mpi_ctx_close(contend_ctx *c) {
+  sim_ctx *x = c->impl;
+  if (!x)
+    return;
+  park_until_done(x, "closing a context (simulated MPI)");
+  contend_arena_release(&x->mem);
+  contend_ctx_free_state(c);
+  c->impl = NULL;
+  c->node_of = NULL;
+  x->comm->ctx[c->rank] = NULL;
+  contend_inproc_comm_release(x->comm);
+  free(x);
+}
+
+void sim_mpi_reset(void) {
+  for (uint32_t i = 0; i < P.n; i++)
+    P.m[i].data = NULL; /* freed with their messages, or leaked by an aborted run */
+  free(P.m);
+  free(P.r);
+  P = (typeof(P)){.free = UINT32_MAX, .freer = UINT32_MAX};
+}

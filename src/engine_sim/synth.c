@@ -1,0 +1,572 @@
+/* Synthetic traffic on the simulated fabric (`contend sim`): traffic
+ * components (patterns with their own sources and load) generate packets,
+ * and a run reports offered and accepted load and packet latency per
+ * component and in total, for one load or a sweep.
+ *
+ * A component is `[name=]pattern[:k=v,...]`; components are joined with
+ * ';'.  Patterns: uniform, shift:K (or shift:k=K), group_shift,
+ * permutation, incast:senders=LIST,dst=N, hotspot:dst=N,frac=F,
+ * flow:src=S,dst=D.  Every pattern takes load=F (default: --load) and
+ * nodes=LIST (its sources; default: all nodes, the senders of an incast,
+ * the src of a flow).  LIST is like 0-7+12+20-23 ('+' joins ranges, since
+ * ',' separates keys).
+ *
+ * Load is a fraction of the node link's bandwidth: time is cut into slots
+ * of one packet's serialization on the node link, and in every slot a
+ * source generates a packet of mtu payload (plus header) with probability
+ * load (Bernoulli; load 1 is a saturated source), into a source queue of at most
+ * --source-queue packets (beyond it the packet is not generated; the
+ * refusal is counted).  Latency runs from generation to the tail's
+ * arrival (source queueing included).  Accepted load counts the wire
+ * bytes delivered during the measured window per source of the
+ * component, over the node link bandwidth. */
+#include "synth.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/error.h"
+#include "contend/json.h"
+#include "contend/stats.h"
+#include "counters.h"
+
+#define MAX_COMPONENTS 16
+
+typedef enum { P_UNIFORM, P_SHIFT, P_GROUP_SHIFT, P_PERM, P_INCAST, P_HOTSPOT, P_FLOW } pattern;
+
+typedef struct component {
+  char name[48];
+  char text[160];
+  pattern pat;
+  double load;
+  int load_set;
+  int k, dst, src;
+  int self; /* uniform: a source may pick itself (Karol's switch model) */
+  double frac;
+  int *nodes, nnodes; /* sources */
+  int *perm;          /* permutation */
+  /* per run */
+  uint64_t offered_bytes, refused, generated;
+  uint64_t accepted_bytes, delivered;
+  uint64_t *src_bytes; /* accepted per source (index in nodes) */
+  int *src_index;      /* node -> index in nodes, or -1 */
+  contend_hist lat_ns;
+} component;
+
+typedef struct synth {
+  sim_net *net;
+  const sim_topo *t;
+  component *c;
+  int nc;
+  int *slot_comp, *slot_node; /* generator timers: (component, source) by timer id */
+  int nslots;
+  contend_rng rng;
+  uint32_t mtu, wire; /* payload and wire bytes per packet */
+  sim_time ser;       /* of a packet on a node link */
+  sim_time t_measure, t_end;
+  int generating;
+  uint32_t source_queue;
+  contend_hist total_lat;
+} synth;
+
+static int parse_list(const char *s, int max, int **out, int *n, char *err, size_t errlen) {
+  int cap = 16, k = 0;
+  int *v = malloc(sizeof *v * (size_t)cap);
+  if (!v)
+    contend_fail("out of memory");
+  const char *p = s;
+  while (*p) {
+    char *end;
+    errno = 0;
+    long a = strtol(p, &end, 10), b = a;
+    if (end == p || errno) {
+      snprintf(err, errlen, "bad node list '%s'", s);
+      free(v);
+      return -1;
+    }
+    p = end;
+    if (*p == '-') {
+      b = strtol(p + 1, &end, 10);
+      if (end == p + 1) {
+        snprintf(err, errlen, "bad node list '%s'", s);
+        free(v);
+        return -1;
+      }
+      p = end;
+    }
+    if (a < 0 || b < a || b >= max) {
+      snprintf(err, errlen, "node list '%s': nodes must be 0..%d, ranges ascending", s, max - 1);
+      free(v);
+      return -1;
+    }
+    for (long x = a; x <= b; x++) {
+      if (k == cap) {
+        cap *= 2;
+        v = realloc(v, sizeof *v * (size_t)cap);
+        if (!v)
+          contend_fail("out of memory");
+      }
+      v[k++] = (int)x;
+    }
+    if (*p == '+' || *p == ' ')
+      p++;
+    else if (*p) {
+      snprintf(err, errlen, "bad node list '%s' (use 0-7+12: '+' joins ranges inside a spec)", s);
+      free(v);
+      return -1;
+    }
+  }
+  *out = v;
+  *n = k;
+  return 0;
+}
+
+static int get_num(const char *key, const char *val, double lo, double hi, double *out, char *err,
+                   size_t errlen) {
+  char *end;
+  errno = 0;
+  const double d = strtod(val, &end);
+  if (end == val || *end || errno || !(d >= lo && d <= hi)) {
+    snprintf(err, errlen, "%s=%s: expected a number in [%g, %g]", key, val, lo, hi);
+    return -1;
+  }
+  *out = d;
+  return 0;
+}
+
+/* One component from text like "victim=flow:src=5,dst=9,load=0.2". */
+static int parse_component(const char *text, const sim_topo *t, double dflt_load, component *c,
+                           contend_rng *rng, char *err, size_t errlen) {
+  memset(c, 0, sizeof *c);
+  c->src = c->dst = -1;
+  c->k = 1;
+  snprintf(c->text, sizeof c->text, "%s", text);
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *body = buf;
+  char *colon = strchr(buf, ':');
+  char *eq = strchr(buf, '=');
+  if (eq && (!colon || eq < colon)) { /* a name */
+    *eq = 0;
+    snprintf(c->name, sizeof c->name, "%.47s", buf);
+    body = eq + 1;
+    colon = strchr(body, ':');
+  }
+  char *args = NULL;
+  if (colon) {
+    *colon = 0;
+    args = colon + 1;
+  }
+  static const char *const names[] = {"uniform", "shift",   "group_shift", "permutation",
+                                      "incast",  "hotspot", "flow"};
+  int pat = -1;
+  for (int i = 0; i < 7; i++)
+    if (!strcmp(body, names[i]))
+      pat = i;
+  if (pat < 0) {
+    snprintf(err, errlen,
+             "--traffic: unknown pattern '%s' (known: uniform, shift:K, group_shift, permutation, "
+             "incast:senders=LIST,dst=N, hotspot:dst=N,frac=F, flow:src=S,dst=D)",
+             body);
+    return -1;
+  }
+  c->pat = (pattern)pat;
+  if (!c->name[0])
+    snprintf(c->name, sizeof c->name, "%.47s", body);
+  c->load = dflt_load;
+  char *nodes = NULL;
+  for (char *tok = args ? strtok(args, ",") : NULL; tok; tok = strtok(NULL, ",")) {
+    char *v = strchr(tok, '=');
+    double d;
+    if (!v) {
+      if (c->pat == P_SHIFT && get_num("shift", tok, -1e7, 1e7, &d, err, errlen) == 0) {
+        c->k = (int)d;
+        continue;
+      }
+      snprintf(err, errlen, "--traffic %s: expected key=value, got '%s'", text, tok);
+      return -1;
+    }
+    *v++ = 0;
+    if (!strcmp(tok, "load")) {
+      if (get_num(tok, v, 0, 1, &c->load, err, errlen))
+        return -1;
+      c->load_set = 1;
+    } else if (!strcmp(tok, "nodes") || !strcmp(tok, "senders")) {
+      nodes = v;
+    } else if (!strcmp(tok, "dst") || !strcmp(tok, "src") || !strcmp(tok, "k")) {
+      if (get_num(tok, v, !strcmp(tok, "k") ? -1e7 : 0, !strcmp(tok, "k") ? 1e7 : t->nnodes - 1, &d,
+                  err, errlen))
+        return -1;
+      *(!strcmp(tok, "dst") ? &c->dst : !strcmp(tok, "src") ? &c->src : &c->k) = (int)d;
+    } else if (!strcmp(tok, "self") && c->pat == P_UNIFORM) {
+      if (get_num(tok, v, 0, 1, &d, err, errlen))
+        return -1;
+      c->self = d != 0;
+    } else if (!strcmp(tok, "frac")) {
+      if (get_num(tok, v, 0, 1, &c->frac, err, errlen))
+        return -1;
+    } else {
+      snprintf(err, errlen, "--traffic %s: unknown key '%s'", text, tok);
+      return -1;
+    }
+  }
+  if ((c->pat == P_INCAST || c->pat == P_HOTSPOT || c->pat == P_FLOW) && c->dst < 0) {
+    snprintf(err, errlen, "--traffic %s: needs dst=N", text);
+    return -1;
+  }
+  if (c->pat == P_FLOW && c->src < 0) {
+    snprintf(err, errlen, "--traffic %s: needs src=N", text);
+    return -1;
+  }
+  if (c->pat == P_INCAST && !nodes) {
+    snprintf(err, errlen, "--traffic %s: needs senders=LIST", text);
+    return -1;
+  }
+  if (nodes) {
+    if (parse_list(nodes, t->nnodes, &c->nodes, &c->nnodes, err, errlen))
+      return -1;
+  } else if (c->pat == P_FLOW) {
+    c->nodes = malloc(sizeof(int));
+    c->nodes[0] = c->src;
+    c->nnodes = 1;
+  } else {
+    c->nodes = malloc(sizeof(int) * (size_t)t->nnodes);
+    if (!c->nodes)
+      contend_fail("out of memory");
+    for (int i = 0; i < t->nnodes; i++)
+      c->nodes[i] = i;
+    c->nnodes = t->nnodes;
+  }
+  c->src_bytes = calloc((size_t)c->nnodes, sizeof *c->src_bytes);
+  c->src_index = malloc(sizeof(int) * (size_t)t->nnodes);
+  if (!c->src_bytes || !c->src_index)
+    contend_fail("out of memory");
+  for (int i = 0; i < t->nnodes; i++)
+    c->src_index[i] = -1;
+  for (int i = 0; i < c->nnodes; i++)
+    c->src_index[c->nodes[i]] = i;
+  if (c->pat == P_PERM) {
+    c->perm = malloc(sizeof(int) * (size_t)t->nnodes);
+    if (!c->perm)
+      contend_fail("out of memory");
+    /* a derangement-free shuffle is not needed: self-sends are skipped */
+    for (int i = 0; i < t->nnodes; i++)
+      c->perm[i] = i;
+    contend_rng_shuffle(rng, c->perm, t->nnodes);
+  }
+  return 0;
+}
+
+static void component_free(component *c) {
+  free(c->src_bytes);
+  free(c->src_index);
+  free(c->nodes);
+  free(c->perm);
+  contend_hist_free(&c->lat_ns);
+}
+
+int synth_parse(const char *spec, const sim_topo *t, double load, uint64_t seed, synth_spec *out,
+                char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  component *c = calloc(MAX_COMPONENTS, sizeof *c);
+  if (!c)
+    contend_fail("out of memory");
+  contend_rng rng;
+  contend_rng_init(&rng, seed, 0x7a11, 1, 0, 0);
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", spec);
+  int n = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+    while (isspace((unsigned char)*tok))
+      tok++;
+    if (!*tok)
+      continue;
+    if (n == MAX_COMPONENTS) {
+      snprintf(err, errlen, "--traffic: at most %d components", MAX_COMPONENTS);
+      goto fail;
+    }
+    if (parse_component(tok, t, load, &c[n], &rng, err, errlen))
+      goto fail;
+    for (int i = 0; i < n; i++)
+      if (!strcmp(c[i].name, c[n].name)) {
+        snprintf(err, errlen, "--traffic: two components named '%s' (name them: NAME=pattern)",
+                 c[n].name);
+        n++;
+        goto fail;
+      }
+    n++;
+  }
+  if (!n) {
+    snprintf(err, errlen, "--traffic: empty");
+    goto fail;
+  }
+  out->c = c;
+  out->n = n;
+  return 0;
+fail:
+  for (int i = 0; i < n; i++)
+    component_free(&c[i]);
+  free(c);
+  return -1;
+}
+
+void synth_free(synth_spec *s) {
+  for (int i = 0; i < s->n; i++)
+    component_free(&((component *)s->c)[i]);
+  free(s->c);
+  s->c = NULL;
+}
+
+/* ---- running ---- */
+
+static int pick_dst(synth *s, component *c, int src) {
+  const int N = s->t->nnodes;
+  switch (c->pat) {
+  case P_UNIFORM: {
+    if (c->self)
+      return (int)contend_rng_below(&s->rng, (uint64_t)N);
+    if (N < 2)
+      return -1;
+    int d = (int)contend_rng_below(&s->rng, (uint64_t)N - 1);
+    return d >= src ? d + 1 : d;
+  }
+  case P_SHIFT:
+    return (int)(((long)src + c->k % N + N) % N);
+  case P_GROUP_SHIFT: {
+    int per = s->t->kind == SIM_TOPO_DRAGONFLY ? s->t->a * s->t->p : N;
+    if (s->t->kind == SIM_TOPO_XGFT && s->t->h >= 2)
+      per = N / s->t->m[s->t->h - 1];
+    return (src + per) % N;
+  }
+  case P_PERM:
+    return c->perm[src];
+  case P_INCAST:
+  case P_FLOW:
+    return c->dst;
+  case P_HOTSPOT:
+    if (contend_rng_uniform(&s->rng) < c->frac)
+      return c->dst;
+    {
+      int d = (int)contend_rng_below(&s->rng, (uint64_t)N - 1);
+      return d >= src ? d + 1 : d;
+    }
+  }
+  return -1;
+}
+
+/* Slots (one packet's serialization on the node link) until the next
+ * packet: a Bernoulli trial per slot with probability load (geometric);
+ * at load 1 every slot (a saturated source). */
+static sim_time gap(synth *s, double load) {
+  if (load >= 1.0)
+    return s->ser;
+  const double u = contend_rng_uniform(&s->rng);
+  const double k = floor(log1p(-u) / log1p(-load));
+  return (sim_time)(k + 1.0) * s->ser;
+}
+
+enum { T_GEN = 0 };
+
+static void on_timer(void *arg, uint32_t kind, uint32_t slot) {
+  synth *s = arg;
+  (void)kind;
+  if (!s->generating)
+    return;
+  component *c = &s->c[s->slot_comp[slot]];
+  const int src = s->slot_node[slot];
+  const sim_time now = sim_net_now(s->net);
+  const int dst = pick_dst(s, c, src);
+  const int counted = now >= s->t_measure;
+  if (dst >= 0 && (dst != src || c->self)) {
+    if (counted)
+      c->offered_bytes += s->wire;
+    if (sim_nic_backlog(s->net, src) >= s->source_queue) {
+      c->refused += counted;
+    } else {
+      sim_msg_send(s->net,
+                   sim_msg_new(s->net, src, dst, s->mtu, (uint32_t)s->slot_comp[slot], now));
+      c->generated++;
+    }
+  }
+  const sim_time next = now + gap(s, c->load);
+  if (next < s->t_end)
+    sim_net_timer(s->net, next, T_GEN, slot);
+}
+
+static void on_delivered(void *arg, uint32_t mi) {
+  synth *s = arg;
+  sim_msg *m = sim_msg_at(s->net, mi);
+  const sim_time now = sim_net_now(s->net);
+  component *c = &s->c[m->kind];
+  if (now >= s->t_measure && now < s->t_end) {
+    c->accepted_bytes += s->wire;
+    c->src_bytes[c->src_index[m->src]] += s->wire;
+    c->delivered++;
+  }
+  if (m->cookie >= s->t_measure && m->cookie < s->t_end) { /* generated in the window */
+    const double ns = (double)(now - m->cookie) / 1000.0;
+    contend_hist_add(&c->lat_ns, ns);
+    contend_hist_add(&s->total_lat, ns);
+  }
+}
+
+static void lat_json(contend_json *j, const contend_hist *h) {
+  contend_json_obj_begin(j, "latency_ns");
+  contend_json_uint(j, "count", h->count);
+  contend_json_double(j, "mean", h->count ? contend_hist_mean(h) : NAN);
+  contend_json_double(j, "p50", contend_hist_quantile(h, 0.50));
+  contend_json_double(j, "p99", contend_hist_quantile(h, 0.99));
+  contend_json_double(j, "max", h->count ? h->max : NAN);
+  contend_json_obj_end(j);
+}
+
+int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load_given,
+              const synth_run_opts *o, contend_json *j, synth_point *pt, char *err, size_t errlen) {
+  synth s = {0};
+  s.t = &su->topo;
+  s.c = spec->c;
+  s.nc = spec->n;
+  s.source_queue = o->source_queue;
+  for (int i = 0; i < s.nc; i++) {
+    component *c = &s.c[i];
+    if (load_given && !c->load_set)
+      c->load = load;
+    c->offered_bytes = c->refused = c->generated = c->accepted_bytes = c->delivered = 0;
+    memset(c->src_bytes, 0, sizeof *c->src_bytes * (size_t)c->nnodes);
+    contend_hist_free(&c->lat_ns);
+    contend_hist_reset(&c->lat_ns);
+    s.nslots += c->nnodes;
+  }
+  contend_hist_reset(&s.total_lat);
+  s.slot_comp = malloc(sizeof(int) * (size_t)s.nslots);
+  s.slot_node = malloc(sizeof(int) * (size_t)s.nslots);
+  if (!s.slot_comp || !s.slot_node)
+    contend_fail("out of memory");
+  for (int i = 0, k = 0; i < s.nc; i++)
+    for (int q = 0; q < s.c[i].nnodes; q++, k++) {
+      s.slot_comp[k] = i;
+      s.slot_node[k] = s.c[i].nodes[q];
+    }
+  sim_net_hooks hooks = {.arg = &s, .delivered = on_delivered, .timer = on_timer};
+  s.net = sim_net_new(&su->net, &hooks, err, errlen);
+  if (!s.net) {
+    free(s.slot_comp);
+    free(s.slot_node);
+    return -1;
+  }
+  contend_rng_init(&s.rng, su->net.seed, 0x7a11, 2, 0, 0);
+  s.mtu = su->net.mtu;
+  s.wire = su->net.mtu + su->net.header;
+  s.ser = sim_net_ser(s.net, SIM_LINK_NODE, s.wire);
+  s.t_measure = o->warmup;
+  s.t_end = o->warmup + o->measure;
+  s.generating = 1;
+  sim_counters *ctr = NULL;
+  if (su->counters &&
+      sim_counters_open(&ctr, s.net, su->counters, su->counter_interval, err, errlen)) {
+    sim_net_free(s.net);
+    free(s.slot_comp);
+    free(s.slot_node);
+    return -1;
+  }
+  struct timespec w0, w1;
+  clock_gettime(CLOCK_MONOTONIC, &w0);
+  for (int k = 0; k < s.nslots; k++)
+    if (s.c[s.slot_comp[k]].load > 0)
+      sim_net_timer(s.net, gap(&s, s.c[s.slot_comp[k]].load), T_GEN, (uint32_t)k);
+  sim_net_run(s.net, s.t_end, NULL, NULL);
+  s.generating = 0;
+  uint64_t undelivered = 0;
+  int drained = -1;
+  if (o->drain) { /* injection stopped: everything in flight must arrive */
+    sim_net_run(s.net, SIM_NEVER, NULL, NULL);
+    const sim_net_stats *st = sim_net_stats_get(s.net);
+    uint64_t gen = 0;
+    for (int i = 0; i < s.nc; i++)
+      gen += s.c[i].generated;
+    undelivered = gen - st->packets;
+    drained = undelivered == 0;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &w1);
+  const double wall = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
+  const sim_net_stats *st = sim_net_stats_get(s.net);
+  const double window_s = (double)o->measure / SIM_PS_PER_S;
+  const double node_Bps = su->net.gbps[SIM_LINK_NODE] * 1e9 / 8.0;
+  double off_all = 0, acc_all = 0;
+  int src_all = 0;
+  contend_json_obj_begin(j, NULL);
+  contend_json_double(j, "load", load);
+  for (int i = 0; i < s.nc; i++) {
+    off_all += (double)s.c[i].offered_bytes;
+    acc_all += (double)s.c[i].accepted_bytes;
+    src_all += s.c[i].nnodes;
+  }
+  const double norm_all = window_s * node_Bps * (src_all ? src_all : 1);
+  contend_json_double(j, "offered_load", off_all / norm_all);
+  contend_json_double(j, "accepted_load", acc_all / norm_all);
+  lat_json(j, &s.total_lat);
+  contend_json_arr_begin(j, "components");
+  for (int i = 0; i < s.nc; i++) {
+    const component *c = &s.c[i];
+    const double norm = window_s * node_Bps * c->nnodes;
+    contend_json_obj_begin(j, NULL);
+    contend_json_str(j, "name", c->name);
+    contend_json_str(j, "spec", c->text);
+    contend_json_int(j, "sources", c->nnodes);
+    contend_json_double(j, "load", c->load);
+    contend_json_double(j, "offered_load", (double)c->offered_bytes / norm);
+    contend_json_double(j, "accepted_load", (double)c->accepted_bytes / norm);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int q = 0; q < c->nnodes; q++) {
+      lo = c->src_bytes[q] < lo ? c->src_bytes[q] : lo;
+      hi = c->src_bytes[q] > hi ? c->src_bytes[q] : hi;
+    }
+    contend_json_double(j, "accepted_load_source_min", (double)lo / (norm / c->nnodes));
+    contend_json_double(j, "accepted_load_source_max", (double)hi / (norm / c->nnodes));
+    contend_json_uint(j, "refused_packets", c->refused);
+    lat_json(j, &c->lat_ns);
+    contend_json_obj_end(j);
+  }
+  contend_json_arr_end(j);
+  pt->generated = 0;
+  for (int i = 0; i < s.nc; i++)
+    pt->generated += s.c[i].generated;
+  contend_json_uint(j, "generated_packets", pt->generated);
+  contend_json_uint(j, "delivered_packets", st->packets);
+  if (drained >= 0) {
+    contend_json_bool(j, "drained", drained);
+    contend_json_uint(j, "undelivered_packets", undelivered);
+  }
+  contend_json_uint(j, "packet_hops", st->packet_hops);
+  contend_json_uint(j, "events", st->events);
+  contend_json_uint(j, "ecn_marks", st->ecn_marks);
+  contend_json_uint(j, "cc_notifications", st->cc_notifications);
+  contend_json_double(j, "sim_time_us", (double)sim_net_now(s.net) / 1e6);
+  if (ctr)
+    sim_counters_summary_json(ctr, j, 10);
+  contend_json_double(j, "wall_s", wall);
+  contend_json_obj_end(j);
+  pt->offered = off_all / norm_all;
+  pt->accepted = acc_all / norm_all;
+  pt->lat_mean_ns = s.total_lat.count ? contend_hist_mean(&s.total_lat) : NAN;
+  pt->lat_p99_ns = contend_hist_quantile(&s.total_lat, 0.99);
+  pt->hops = st->packet_hops;
+  pt->events = st->events;
+  pt->wall_s = wall;
+  pt->drained = drained;
+  pt->undelivered = undelivered;
+  int rc = 0;
+  if (ctr && sim_counters_close(ctr, err, errlen))
+    rc = -1;
+  contend_hist_free(&s.total_lat);
+  sim_net_free(s.net);
+  free(s.slot_comp);
+  free(s.slot_node);
+  return rc;
+}

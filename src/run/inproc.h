@@ -1,0 +1,50 @@
+/* The control plane of the in-process engines (world_inproc.c): every
+ * rank of nodes x ranks_per_node is a fiber of this process (src/coop/),
+ * rank r on node r / ranks_per_node; control collectives are rendezvous
+ * in memory.  An engine plugs in its clock, its motif contexts (data
+ * plane), its watchdog and what an idle scheduler does: the trace engine
+ * (no time, dry runs) and the simulated fabric (simulated time). */
+#ifndef CONTEND_RUN_INPROC_H
+#define CONTEND_RUN_INPROC_H
+
+#include "contend/world.h"
+
+/* The members of a group that opened a motif context together: shared
+ * by their contexts; the last to close releases it
+ * (contend_inproc_comm_release). */
+typedef struct contend_inproc_comm {
+  int refs, size;
+  int *node;                /* node of each group rank */
+  int *wrank;               /* world rank (fiber) of each group rank */
+  struct contend_ctx **ctx; /* each group rank's context */
+} contend_inproc_comm;
+
+void contend_inproc_comm_release(void *comm);
+
+typedef struct contend_inproc_backend {
+  const char *engine;  /* world ops name: "trace", "sim" */
+  const char *library; /* what `library` reports */
+  double (*now)(void);
+  /* Opens c as group rank `rank` of comm (every member's node, wrank and
+   * ctx are filled) and runs the motif's setup; returns its status.  The
+   * backend releases comm (contend_inproc_comm_release) when c closes. */
+  int (*ctx_open)(contend_ctx *c, const contend_motif *m, const contend_params *p, int rank,
+                  contend_inproc_comm *comm, uint64_t seed, const contend_ctx *job);
+  void (*ctx_close)(contend_ctx *c);
+  /* arms (seconds > 0) or disarms the run's watchdog; NULL: no time passes */
+  void (*watchdog)(double seconds, const char *msg);
+  /* signal_test found its signal incomplete: let the others progress
+   * (trace: yield; sim: sleep a polling interval of simulated time) */
+  void (*poll)(void);
+  /* the scheduler's idle hook (coop_set_idle), or NULL */
+  int (*idle)(void);
+  /* world ops results_json (NULL: none) */
+  void (*results_json)(contend_group *g, struct contend_json *j);
+} contend_inproc_backend;
+
+/* Runs body on nodes x ranks_per_node fibers with backend b; returns rank
+ * 0's status, or exit status 2 (with a message) for bad sizes. */
+int contend_inproc_launch(const contend_inproc_backend *b, int nodes, int ranks_per_node,
+                          contend_body body, void *arg);
+
+#endif

@@ -1,0 +1,365 @@
+"""The simulated fabric's validation ladder (`contend sim`, synthetic
+traffic, fixed seeds, small sizes): one link, one switch (head-of-line
+blocking), incast and victims, fat trees, dragonflies under minimal,
+Valiant and UGAL routing, deadlock freedom at saturation, determinism.
+Every expected value is computed here from the model's parameters or
+taken from the literature, never from the simulator's own output."""
+
+import json
+import subprocess
+
+import pytest
+from conftest import BUILD
+
+BIN = BUILD / "bin" / "contend"
+
+
+def sim(tmp_path, *args, name="sim.json"):
+    out = tmp_path / name
+    cmd = [str(BIN), "sim", "--seed", "7", "-q", "-o", str(out), *map(str, args)]
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr + r.stdout
+    return json.loads(out.read_text())
+
+
+def point(doc, i=0):
+    return doc["points"][i]
+
+
+def comp(p, name):
+    return next(c for c in p["components"] if c["name"] == name)
+
+
+# ---- rung 1: one link ----
+
+
+def test_one_link_throughput_is_the_bandwidth(tmp_path):
+    doc = sim(
+        tmp_path,
+        "--topology",
+        "switch:nodes=2",
+        "--traffic",
+        "flow:src=0,dst=1",
+        "--load",
+        "1",
+        "--measure-us",
+        "200",
+    )
+    p = point(doc)
+    assert p["accepted_load"] == pytest.approx(1.0, rel=0.01)
+
+
+def test_zero_load_latency_is_the_analytic_sum(tmp_path):
+    mtu, gbps, node_ns, router_ns = 4096, 100.0, 5.0, 100.0
+    doc = sim(
+        tmp_path,
+        "--topology",
+        "switch:nodes=2",
+        "--traffic",
+        "flow:src=0,dst=1",
+        "--load",
+        "0.05",
+        "--mtu",
+        mtu,
+        "--node-gbps",
+        gbps,
+        "--node-latency-ns",
+        node_ns,
+        "--router-latency-ns",
+        router_ns,
+        "--measure-us",
+        "100",
+    )
+    lat = point(doc)["latency_ns"]
+    ser_ns = mtu * 8 / gbps  # 327.68 ns
+    expect = ser_ns + 2 * node_ns + router_ns  # NIC link, router, NIC link
+    assert lat["count"] > 5
+    assert lat["mean"] == pytest.approx(expect, abs=1e-6)
+    assert lat["max"] == pytest.approx(expect, abs=1e-6)
+
+
+# ---- rung 2: one switch, head-of-line blocking (Karol et al. 1987) ----
+
+
+@pytest.mark.parametrize("n,expect", [(2, 0.750), (4, 0.655), (8, 0.618)])
+def test_head_of_line_blocking_saturation(tmp_path, n, expect):
+    doc = sim(
+        tmp_path,
+        "--topology",
+        f"switch:nodes={n}",
+        "--traffic",
+        "uniform:self=1",
+        "--load",
+        "1",
+        "--vcs",
+        "1",
+        "--warmup-us",
+        "100",
+        "--measure-us",
+        "3000",
+    )
+    assert point(doc)["accepted_load"] == pytest.approx(expect, rel=0.02)
+
+
+# ---- rung 3: incast and victims ----
+
+
+def test_incast_shares_the_ejection_link_equally(tmp_path):
+    n = 8
+    doc = sim(
+        tmp_path,
+        "--topology",
+        f"switch:nodes={n + 1}",
+        "--traffic",
+        f"incast:senders=1-{n},dst=0,load=1",
+        "--measure-us",
+        "1000",
+    )
+    c = comp(point(doc), "incast")
+    assert c["accepted_load"] == pytest.approx(1 / n, rel=0.02)
+    assert c["accepted_load_source_min"] == pytest.approx(1 / n, rel=0.02)
+    assert c["accepted_load_source_max"] == pytest.approx(1 / n, rel=0.02)
+
+
+# A full-bisection tree of 4 leaves x 8 nodes.  The incast: 14 senders on
+# leaves 1 and 2 to node 0 (D-mod-k takes every flow to node 0 through
+# spine 0).  Victim "near" (node 15, leaf 1, to node 4: also through spine
+# 0) shares leaf1->spine0 and spine0->leaf0 with the congestion tree;
+# victim "far" (node 26, leaf 3, to node 5: through spine 1) shares none.
+TREE = "fattree:leaves=4,nodes=8,uplinks=4"
+INCAST = "incast:senders=8-14+16-22,dst=0,load=1"
+NEAR = "near=flow:src=15,dst=4,load=0.01"
+FAR = "far=flow:src=26,dst=5,load=0.01"
+
+
+def victims(tmp_path, with_incast, cc="none"):
+    traffic = ";".join(([INCAST] if with_incast else []) + [NEAR, FAR])
+    doc = sim(
+        tmp_path,
+        "--topology",
+        TREE,
+        "--routing",
+        "dmodk",
+        "--traffic",
+        traffic,
+        "--cc",
+        cc,
+        "--warmup-us",
+        "50",
+        "--measure-us",
+        "1000",
+        name=f"v{with_incast}{cc}.json",
+    )
+    p = point(doc)
+    return comp(p, "near")["latency_ns"]["mean"], comp(p, "far")["latency_ns"]["mean"]
+
+
+def test_victims_of_a_congestion_tree(tmp_path):
+    near0, far0 = victims(tmp_path, False)
+    near, far = victims(tmp_path, True)
+    assert near >= 10 * near0, (near, near0)
+    assert far == pytest.approx(far0, rel=0.05)
+
+
+def test_perflow_keeps_the_victim_near_its_alone_latency(tmp_path):
+    near0, _ = victims(tmp_path, False)
+    near_cc, _ = victims(tmp_path, True, cc="perflow")
+    assert near_cc <= 2 * near0, (near_cc, near0)
+
+
+# ---- rung 4: fat trees ----
+
+
+def test_shift_on_a_full_bisection_tree_with_dmodk(tmp_path):
+    doc = sim(
+        tmp_path,
+        "--topology",
+        "fattree:leaves=8,nodes=8,uplinks=8",
+        "--routing",
+        "dmodk",
+        "--traffic",
+        "shift:8",
+        "--load",
+        "1",
+        "--measure-us",
+        "300",
+    )
+    assert point(doc)["accepted_load"] >= 0.95
+
+
+def test_tapered_tree_uniform_plateau_is_head_of_line_limited(tmp_path):
+    # 2:1 taper, 1 VC: uplink bound 0.508 x single-queue HOL limit 0.586;
+    # caminos-lib measured 0.295 on the same tree
+    doc = sim(
+        tmp_path,
+        "--topology",
+        "xgft:h=2,down=8,8,up=4,8",
+        "--routing",
+        "dmodk",
+        "--vcs",
+        "1",
+        "--traffic",
+        "uniform",
+        "--load",
+        "1",
+        "--warmup-us",
+        "50",
+        "--measure-us",
+        "200",
+    )
+    assert doc["nodes"] == 512
+    assert point(doc)["accepted_load"] == pytest.approx(0.295, rel=0.10)
+
+
+# ---- rung 5: dragonfly a=4, p=2, h=2 (9 groups, 72 nodes) ----
+
+DF = "dragonfly:a=4,p=2,h=2"
+
+
+def df(tmp_path, traffic, routing):
+    # routers with an internal speedup of 2 (a plain input-queued router
+    # saturates near 0.65 on uniform traffic from head-of-line blocking)
+    doc = sim(
+        tmp_path,
+        "--topology",
+        DF,
+        "--traffic",
+        traffic,
+        "--routing",
+        routing,
+        "--load",
+        "1",
+        "--speedup",
+        "2",
+        "--warmup-us",
+        "50",
+        "--measure-us",
+        "300",
+        name=f"{traffic}-{routing}.json",
+    )
+    assert doc["nodes"] == 72
+    return point(doc)["accepted_load"]
+
+
+def test_dragonfly_minimal_valiant_ugal(tmp_path):
+    a, p = 4, 2
+    uni_min = df(tmp_path, "uniform", "minimal")
+    assert uni_min >= 0.70
+    gs_min = df(tmp_path, "group_shift", "minimal")
+    assert gs_min <= 1.1 / (a * p)
+    assert df(tmp_path, "group_shift", "ugal") >= 2 * gs_min
+    assert df(tmp_path, "uniform", "ugal") == pytest.approx(uni_min, rel=0.10)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Valiant on the dragonfly worst case accepts about 0.38, "
+    "not the 0.45 the issue asks (open)",
+)
+def test_dragonfly_valiant_worst_case(tmp_path):
+    assert df(tmp_path, "group_shift", "valiant") >= 0.45
+
+
+# ---- rung 6: deadlock freedom at saturation ----
+
+# (topology, routing, simulated us for at least 10^6 packets of 256 B)
+COMBOS = [
+    ("switch:nodes=8", "minimal", 40000),
+    ("fattree:leaves=4,nodes=4,uplinks=2", "dmodk", 20000),
+    ("fattree:leaves=4,nodes=4,uplinks=2", "random", 20000),
+    ("fattree:leaves=4,nodes=4,uplinks=2", "adaptive", 20000),
+    ("fattree:pods=2,leaves=2,nodes=4,uplinks=2,pod_uplinks=2", "adaptive", 20000),
+    ("dragonfly:a=4,p=2,h=2", "minimal", 4000),
+    ("dragonfly:a=4,p=2,h=2", "valiant", 4000),
+    ("dragonfly:a=4,p=2,h=2", "ugal", 4000),
+]
+
+
+@pytest.mark.parametrize("topo,routing,us", COMBOS)
+def test_every_packet_arrives_after_saturation(tmp_path, topo, routing, us):
+    doc = sim(
+        tmp_path,
+        "--topology",
+        topo,
+        "--routing",
+        routing,
+        "--traffic",
+        "uniform",
+        "--load",
+        "1",
+        "--mtu",
+        "256",
+        "--buffer-bytes",
+        "1024",
+        "--warmup-us",
+        "0",
+        "--measure-us",
+        us,
+        "--drain",
+    )
+    p = point(doc)
+    assert p["drained"] is True
+    assert p["undelivered_packets"] == 0
+    assert p["generated_packets"] == p["delivered_packets"] >= 10**6
+
+
+# ---- rung 7: determinism ----
+
+
+def test_same_command_same_bytes(tmp_path):
+    args = [
+        "--topology",
+        DF,
+        "--routing",
+        "ugal",
+        "--traffic",
+        "uniform",
+        "--sweep",
+        "0.3,0.9",
+        "--measure-us",
+        "50",
+    ]
+    a = sim(tmp_path, *args, name="a.json")
+    b = sim(tmp_path, *args, name="b.json")
+    for d in (a, b):
+        d["config"].pop("output")
+        d.pop("wall_s")
+        d.pop("peak_rss_mib")
+        for p in d["points"]:
+            p.pop("wall_s")
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    c = sim(tmp_path, *args[:-2], "--measure-us", "50", "--seed", "8", name="c.json")
+    assert c["points"][1]["delivered_packets"] != a["points"][1]["delivered_packets"]
+
+
+# ---- bad input: exit 2, one message, nothing written ----
+
+
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["--topology", "torus:x=4"], "torus"),
+        (["--topology", "dragonfly:a=4,p=2"], "h"),
+        (["--routing", "valiant", "--topology", "switch:nodes=4"], "valiant"),
+        (["--traffic", "incast:dst=0"], "senders"),
+        (["--traffic", "zigzag"], "zigzag"),
+        (["--load", "1.5"], "load"),
+        (["--cc", "magic"], "magic"),
+        (["--mtu", "4096", "--buffer-bytes", "1000"], "buffer"),
+        (["--network", "tofu-like"], "tofu-like"),
+        (["--sweep", "0.2,x"], "sweep"),
+    ],
+)
+def test_bad_input(tmp_path, args, words):
+    out = tmp_path / "never.json"
+    r = subprocess.run(
+        [str(BIN), "sim", "-o", str(out), *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2, r.stderr
+    assert words in r.stderr
+    assert r.stderr.count("error:") == 1
+    assert not out.exists()
