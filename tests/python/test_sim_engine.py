@@ -1,0 +1,121 @@
+"""The GPCNeT schedule and the jobs orchestrator on the simulated fabric
+(`--engine sim`): the unchanged motifs run as simulated MPI, time is
+simulated time, results validate against the schemas, and bad engine
+options are refused before anything runs."""
+
+import json
+import subprocess
+
+import jsonschema
+import pytest
+from conftest import BUILD, SCHEMAS
+
+BIN = BUILD / "bin" / "contend"
+
+
+def run(*args, timeout=300):
+    return subprocess.run(
+        [str(BIN), *map(str, args)], check=False, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_network_latency_is_the_fabric_zero_load_latency(tmp_path):
+    out = tmp_path / "n.json"
+    r = run(
+        "network",
+        "--engine",
+        "sim",
+        "--topology",
+        "switch:nodes=8",
+        "--timeout",
+        "0.001",
+        "--seed",
+        "3",
+        "-q",
+        "-o",
+        out,
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, json.loads((SCHEMAS / "contend-results.schema.json").read_text()))
+    assert doc["engine"] == "sim"
+    sim = doc["environment"]["simulation"]
+    assert sim["topology"] == "switch:nodes=8" and sim["packets"] > 0
+    # an 8 B eager message crosses NIC link, router, NIC link: ser(8 B at
+    # 100 Gbit/s) + 2 x 5 ns + 100 ns; each rank sends two (left, right)
+    # back to back, so the second leaves one serialization later.  GPCNeT's
+    # RR latency is half the exchange's time.
+    ser_ns = 8 * 8 / 100.0
+    exchange_us = (2 * ser_ns + 2 * 5 + 100) / 1000.0
+    lat = next(t for t in doc["tests"] if t["name"] == "rr_lat")
+    assert lat["lat_us"]["mean"] == pytest.approx(exchange_us / 2, rel=1e-6)
+    get = next(t for t in doc["tests"] if t["name"] == "rr_get_lat")
+    # a get is a request and a response: about one round trip
+    assert get["lat_us"]["mean"] == pytest.approx(exchange_us, rel=0.02)
+
+
+def test_load_on_a_tapered_tree_shows_congestion(tmp_path):
+    out = tmp_path / "l.json"
+    r = run(
+        "load",
+        "--engine",
+        "sim",
+        "--topology",
+        "fattree:leaves=8,nodes=4,uplinks=1",
+        "--timeout",
+        "0.001",
+        "--seed",
+        "5",
+        "-q",
+        "-o",
+        out,
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    ci = {i["name"]: i for i in doc["impact"]}
+    assert ci["rr_lat"]["ci_mean"] > 1.5, ci["rr_lat"]
+    stalled = doc["environment"]["simulation"]["counters"]["top_stalled"]
+    assert stalled and stalled[0]["stall_fraction"] > 0
+
+
+def test_jobs_on_the_fabric(tmp_path):
+    out = tmp_path / "j.json"
+    jobfile = SCHEMAS.parent / "examples" / "jobs" / "quickstart.job"
+    r = run(
+        "jobs",
+        jobfile,
+        "--engine",
+        "sim",
+        "--topology",
+        "switch:nodes=4",
+        "--mode",
+        "both",
+        "--seed",
+        "2",
+        "-q",
+        "-o",
+        out,
+    )
+    assert r.returncode == 0, r.stderr + r.stdout
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, json.loads((SCHEMAS / "contend-jobs.schema.json").read_text()))
+    assert doc["engine"] == "sim"
+    assert doc["environment"]["simulation"]["payload_bytes"] > 0
+
+
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["network", "--topology", "switch:nodes=4"], "--engine sim"),
+        (["network", "--engine", "sim", "--topology", "switch:nodes=4", "--nodes", "9"], "4 nodes"),
+        (["network", "--engine", "sim", "--topology", "ring:n=4"], "ring"),
+        (["load", "--engine", "sim", "--network", "bogus-like"], "bogus-like"),
+        (["network", "--engine", "sim", "--virtual-nodes", "2"], "virtual"),
+    ],
+)
+def test_bad_engine_options(tmp_path, args, words):
+    out = tmp_path / "x.json"
+    r = run(*args, "-o", out, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert words in r.stderr
+    assert not out.exists()
