@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/proc.h"
 #include "contend/world.h"
 #include "engine_mpi.h"
 #include "mpi_check.h"
@@ -317,9 +318,7 @@ static void w_watchdog(contend_group *world, double seconds, const char *msg) {
 
 static double w_peak_rss_mib(contend_group *g) {
   (void)g;
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_maxrss / 1024.0; /* KiB -> MiB */
+  return contend_peak_rss_mib();
 }
 
 static const contend_world_ops world_ops = {

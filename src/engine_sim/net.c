@@ -528,30 +528,37 @@ const sim_net_stats *sim_net_stats_get(const sim_net *n) { return &n->stats; }
 
 /* ---- construction ---- */
 
-sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char *err,
-                     size_t errlen) {
-  const sim_topo *t = cfg->topo;
+int sim_net_config_check(const sim_net_config *cfg, char *err, size_t errlen) {
   const int V = sim_routing_vcs(cfg->routing);
   if (V < 1 || V > SIM_MAX_VCS) {
     snprintf(err, errlen, "%d VCs: the simulator supports 1 to %d", V, SIM_MAX_VCS);
-    return NULL;
+    return -1;
   }
   if (cfg->mtu < 1) {
     snprintf(err, errlen, "--mtu must be at least 1 B");
-    return NULL;
+    return -1;
   }
   if (cfg->buffer_bytes < cfg->mtu + cfg->header) {
     snprintf(err, errlen,
              "--buffer-bytes %u B holds less than one packet (mtu %u B + header %u B): "
              "virtual cut-through needs room for a whole packet",
              cfg->buffer_bytes, cfg->mtu, cfg->header);
-    return NULL;
+    return -1;
   }
   for (int k = 0; k < SIM_LINK_NCLASS; k++)
     if (!(cfg->gbps[k] > 0)) {
       snprintf(err, errlen, "link bandwidths must be > 0 Gbit/s");
-      return NULL;
+      return -1;
     }
+  return 0;
+}
+
+sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char *err,
+                     size_t errlen) {
+  if (sim_net_config_check(cfg, err, errlen))
+    return NULL;
+  const sim_topo *t = cfg->topo;
+  const int V = sim_routing_vcs(cfg->routing);
   sim_net *n = calloc(1, sizeof *n);
   if (!n)
     contend_fail("out of memory (simulator)");

@@ -93,7 +93,10 @@ typedef struct sim_net_stats {
 
 typedef struct sim_net sim_net;
 
-/* Returns NULL with err on bad configuration (e.g. a buffer smaller than
+/* Validates a configuration: 0, or -1 with one line in err (a buffer
+ * smaller than one packet, VCs out of range, a zero bandwidth). */
+int sim_net_config_check(const sim_net_config *cfg, char *err, size_t errlen);
+/* Returns NULL with err on bad configuration (sim_net_config_check) (e.g. a buffer smaller than
  * one packet, more VCs than SIM_MAX_VCS). */
 sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char *err,
                      size_t errlen);

@@ -250,11 +250,7 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
   c->cc_period = ns_to_ps(contend_param_double(p, "cc_period_us") * 1000.0);
   c->cc_gain = contend_param_double(p, "cc_gain");
   c->seed = seed;
-  if (c->buffer_bytes < c->mtu + c->header) {
-    snprintf(err, errlen,
-             "--buffer-bytes %u B holds less than one packet (mtu %u B + header %u B): "
-             "virtual cut-through needs room for a whole packet",
-             c->buffer_bytes, c->mtu, c->header);
+  if (sim_net_config_check(c, err, errlen)) {
     sim_setup_free(s);
     return -1;
   }

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "../core/error.h"
+#include "../core/proc.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
 #include "synth.h"
@@ -236,12 +236,10 @@ int contend_sim_main(int argc, char **argv) {
     events += pt.events;
   }
   contend_json_arr_end(&j);
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
   contend_json_uint(&j, "packet_hops", hops);
   contend_json_uint(&j, "events", events);
   contend_json_double(&j, "wall_s", wall);
-  contend_json_double(&j, "peak_rss_mib", (double)ru.ru_maxrss / 1024.0);
+  contend_json_double(&j, "peak_rss_mib", contend_peak_rss_mib());
   contend_json_obj_end(&j);
   contend_sb_printf(&js, "\n");
   rc = 0;

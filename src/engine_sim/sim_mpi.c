@@ -80,54 +80,48 @@ struct sim_ctx {
   int nfiles;
 };
 
-static struct {
-  smsg *m;
+/* A free-list pool of records whose first member is `uint32_t next`:
+ * indices stay valid when the array grows. */
+typedef struct pool {
+  void *a;
   uint32_t n, cap, free;
-  sreq *r;
-  uint32_t nr, capr, freer;
-} P = {.free = UINT32_MAX, .freer = UINT32_MAX};
+} pool;
 
-static uint32_t smsg_new(void) {
-  if (P.free != UINT32_MAX) {
-    const uint32_t i = P.free;
-    P.free = P.m[i].next;
+static uint32_t pool_get(pool *p, size_t size, const char *what) {
+  if (p->free != UINT32_MAX) {
+    const uint32_t i = p->free;
+    memcpy(&p->free, (char *)p->a + i * size, sizeof p->free);
     return i;
   }
-  if (P.n == P.cap) {
-    P.cap = P.cap ? 2 * P.cap : 1024;
-    P.m = realloc(P.m, sizeof *P.m * P.cap);
-    if (!P.m)
-      contend_fail("out of memory (simulated MPI messages)");
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 1024;
+    void *a = realloc(p->a, size * p->cap);
+    if (!a)
+      contend_fail("out of memory (simulated MPI %s)", what);
+    p->a = a;
   }
-  return P.n++;
+  return p->n++;
 }
+
+static void pool_put(pool *p, size_t size, uint32_t i) {
+  memcpy((char *)p->a + i * size, &p->free, sizeof p->free);
+  p->free = i;
+}
+
+static pool PM = {.free = UINT32_MAX}, PR = {.free = UINT32_MAX}; /* smsg, sreq */
+#define MSG(i) (((smsg *)PM.a)[i])
+#define REQ(i) (((sreq *)PR.a)[i])
+
+static uint32_t smsg_new(void) { return pool_get(&PM, sizeof(smsg), "messages"); }
 
 static void smsg_free(uint32_t i) {
-  free(P.m[i].data);
-  P.m[i].data = NULL;
-  P.m[i].next = P.free;
-  P.free = i;
+  free(MSG(i).data);
+  MSG(i).data = NULL;
+  pool_put(&PM, sizeof(smsg), i);
 }
 
-static uint32_t sreq_new(void) {
-  if (P.freer != UINT32_MAX) {
-    const uint32_t i = P.freer;
-    P.freer = P.r[i].next;
-    return i;
-  }
-  if (P.nr == P.capr) {
-    P.capr = P.capr ? 2 * P.capr : 1024;
-    P.r = realloc(P.r, sizeof *P.r * P.capr);
-    if (!P.r)
-      contend_fail("out of memory (simulated MPI requests)");
-  }
-  return P.nr++;
-}
-
-static void sreq_free(uint32_t i) {
-  P.r[i].next = P.freer;
-  P.freer = i;
-}
+static uint32_t sreq_new(void) { return pool_get(&PR, sizeof(sreq), "requests"); }
+static void sreq_free(uint32_t i) { pool_put(&PR, sizeof(sreq), i); }
 
 static sim_ctx *S(contend_ctx *c) { return c->impl; }
 
@@ -153,7 +147,7 @@ static void wake_if_done(sim_ctx *x) {
 
 /* Sends MPI message i now: on the fabric, or through memory on one node. */
 static void post(uint32_t i) {
-  smsg *m = &P.m[i];
+  smsg *m = &MSG(i);
   const int dnode = m->comm->node[m->dst_rank];
   const int back = m->kind == K_CTS || m->kind == K_PUT_ACK || m->kind == K_GET_RESP;
   const int from = back ? dnode : m->src->node, to = back ? m->src->node : dnode;
@@ -197,7 +191,7 @@ static void do_isend(sim_ctx *x, const void *buf, size_t n, int peer, int tag) {
   if (peer < 0 || peer >= x->comm->size)
     contend_fail("isend to rank %d of a group of %d", peer, x->comm->size);
   const uint32_t i = smsg_new();
-  smsg *m = &P.m[i];
+  smsg *m = &MSG(i);
   *m = (smsg){.tag = tag,
               .src_rank = x->c->rank,
               .dst_rank = peer,
@@ -213,7 +207,7 @@ static void do_isend(sim_ctx *x, const void *buf, size_t n, int peer, int tag) {
   } else {
     m->kind = K_RTS;
     const uint32_t r = sreq_new();
-    P.r[r] = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .sbuf = buf, .bytes = n};
+    REQ(r) = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .sbuf = buf, .bytes = n};
     m->sreq = r;
   }
   post(i);
@@ -221,7 +215,7 @@ static void do_isend(sim_ctx *x, const void *buf, size_t n, int peer, int tag) {
 
 /* Data of message m lands in receive r (its buffer); r is done. */
 static void land(sim_ctx *x, const smsg *m, uint32_t r) {
-  sreq *q = &P.r[r];
+  sreq *q = &REQ(r);
   if (m->bytes > q->bytes)
     contend_fail("message of %zu B from rank %d (tag %d) truncated: receive of %zu B", m->bytes,
                  m->src_rank, m->tag, q->bytes);
@@ -234,8 +228,8 @@ static void land(sim_ctx *x, const smsg *m, uint32_t r) {
 
 /* The receiver answers an RTS (message i, matched by receive r). */
 static void send_cts(uint32_t i, uint32_t r) {
-  P.m[i].kind = K_CTS;
-  P.m[i].rreq = r;
+  MSG(i).kind = K_CTS;
+  MSG(i).rreq = r;
   post(i);
 }
 
@@ -243,16 +237,16 @@ static void do_irecv(sim_ctx *x, void *buf, size_t n, int peer, int tag) {
   if (peer < 0 || peer >= x->comm->size)
     contend_fail("irecv from rank %d of a group of %d", peer, x->comm->size);
   const uint32_t r = sreq_new();
-  P.r[r] = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .buf = buf, .bytes = n};
+  REQ(r) = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .buf = buf, .bytes = n};
   x->pend_recv++;
-  for (uint32_t prev = UINT32_MAX, i = x->unexp_head; i != UINT32_MAX; prev = i, i = P.m[i].next) {
-    smsg *m = &P.m[i];
+  for (uint32_t prev = UINT32_MAX, i = x->unexp_head; i != UINT32_MAX; prev = i, i = MSG(i).next) {
+    smsg *m = &MSG(i);
     if (m->src_rank != peer || m->tag != tag)
       continue;
     if (prev == UINT32_MAX)
       x->unexp_head = m->next;
     else
-      P.m[prev].next = m->next;
+      MSG(prev).next = m->next;
     if (x->unexp_tail == i)
       x->unexp_tail = prev;
     if (m->kind == K_EAGER) {
@@ -263,24 +257,24 @@ static void do_irecv(sim_ctx *x, void *buf, size_t n, int peer, int tag) {
     }
     return;
   }
-  P.r[r].next = UINT32_MAX;
+  REQ(r).next = UINT32_MAX;
   if (x->posted_tail == UINT32_MAX)
     x->posted_head = r;
   else
-    P.r[x->posted_tail].next = r;
+    REQ(x->posted_tail).next = r;
   x->posted_tail = r;
 }
 
 /* Eager data or an RTS arrived at x: match a posted receive or queue it. */
 static void arrive_two_sided(sim_ctx *x, uint32_t i) {
-  smsg *m = &P.m[i];
-  for (uint32_t prev = UINT32_MAX, r = x->posted_head; r != UINT32_MAX; prev = r, r = P.r[r].next) {
-    if (P.r[r].peer != m->src_rank || P.r[r].tag != m->tag)
+  smsg *m = &MSG(i);
+  for (uint32_t prev = UINT32_MAX, r = x->posted_head; r != UINT32_MAX; prev = r, r = REQ(r).next) {
+    if (REQ(r).peer != m->src_rank || REQ(r).tag != m->tag)
       continue;
     if (prev == UINT32_MAX)
-      x->posted_head = P.r[r].next;
+      x->posted_head = REQ(r).next;
     else
-      P.r[prev].next = P.r[r].next;
+      REQ(prev).next = REQ(r).next;
     if (x->posted_tail == r)
       x->posted_tail = prev;
     if (m->kind == K_EAGER) {
@@ -295,21 +289,21 @@ static void arrive_two_sided(sim_ctx *x, uint32_t i) {
   if (x->unexp_tail == UINT32_MAX)
     x->unexp_head = i;
   else
-    P.m[x->unexp_tail].next = i;
+    MSG(x->unexp_tail).next = i;
   x->unexp_tail = i;
 }
 
 /* ---- fabric callbacks (engine_sim.c routes them here) ---- */
 
 void sim_mpi_arrived(uint32_t i) {
-  smsg *m = &P.m[i];
+  smsg *m = &MSG(i);
   switch (m->kind) {
   case K_EAGER:
   case K_RTS:
     arrive_two_sided(dst_of(m), i);
     break;
   case K_CTS: { /* at the sender: the data goes */
-    sreq *s = &P.r[m->sreq];
+    sreq *s = &REQ(m->sreq);
     m->data = copy_of(s->sbuf, m->bytes);
     sreq_free(m->sreq);
     m->sreq = UINT32_MAX;
@@ -332,8 +326,8 @@ void sim_mpi_arrived(uint32_t i) {
   case K_PUT_ACK:
   case K_GET_RESP: {
     sim_ctx *x = m->src;
-    if (m->kind == K_GET_RESP && m->data && P.r[m->rreq].buf)
-      memcpy(P.r[m->rreq].buf, m->data, m->bytes);
+    if (m->kind == K_GET_RESP && m->data && REQ(m->rreq).buf)
+      memcpy(REQ(m->rreq).buf, m->data, m->bytes);
     if (m->kind == K_GET_RESP)
       sreq_free(m->rreq);
     smsg_free(i);
@@ -350,7 +344,7 @@ void sim_mpi_arrived(uint32_t i) {
 }
 
 void sim_mpi_injected(uint32_t i, sim_time t) {
-  smsg *m = &P.m[i];
+  smsg *m = &MSG(i);
   if (m->kind == K_EAGER || m->kind == K_RDATA) {
     sim_ctx *x = m->src;
     if (--x->pend_send == 0 && !x->pend_recv && !x->pend_rma && x->waiting) {
@@ -394,7 +388,6 @@ static void s_waitall(contend_ctx *c) {
   while (x->pend_send || x->pend_recv) {
     x->waiting = 1;
     coop_park("waitall (simulated MPI)");
-    x->waiting = 0;
   }
 }
 
@@ -418,7 +411,7 @@ static void s_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off)
   sim_ctx *x = S(c);
   record(x, c->rank, peer, n, 0);
   const uint32_t i = smsg_new();
-  P.m[i] = (smsg){.kind = K_PUT,
+  MSG(i) = (smsg){.kind = K_PUT,
                   .src_rank = c->rank,
                   .dst_rank = peer,
                   .src = x,
@@ -436,9 +429,9 @@ static void s_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
   sim_ctx *x = S(c);
   record(x, peer, c->rank, n, 0);
   const uint32_t r = sreq_new();
-  P.r[r] = (sreq){.next = UINT32_MAX, .peer = peer, .buf = b, .bytes = n};
+  REQ(r) = (sreq){.next = UINT32_MAX, .peer = peer, .buf = b, .bytes = n};
   const uint32_t i = smsg_new();
-  P.m[i] = (smsg){.kind = K_GET_REQ,
+  MSG(i) = (smsg){.kind = K_GET_REQ,
                   .src_rank = c->rank,
                   .dst_rank = peer,
                   .src = x,
@@ -456,7 +449,6 @@ static void s_flush_all(contend_ctx *c) {
   while (x->pend_rma) {
     x->waiting = 1;
     coop_park("flush (simulated MPI)");
-    x->waiting = 0;
   }
 }
 
@@ -590,9 +582,7 @@ void sim_mpi_ctx_close(contend_ctx *c) {
 }
 
 void sim_mpi_reset(void) {
-  for (uint32_t i = 0; i < P.n; i++)
-    P.m[i].data = NULL; /* freed with their messages, or leaked by an aborted run */
-  free(P.m);
-  free(P.r);
-  P = (typeof(P)){.free = UINT32_MAX, .freer = UINT32_MAX};
+  free(PM.a); /* payloads of messages still in flight went with an aborted run */
+  free(PR.a);
+  PM = PR = (pool){.free = UINT32_MAX};
 }

@@ -29,6 +29,7 @@
 
 #include "../coop/sched.h"
 #include "../core/error.h"
+#include "../core/proc.h"
 #include "contend/traffic.h"
 #include "contend/world.h"
 #include "inproc.h"
@@ -543,9 +544,7 @@ static void w_watchdog(contend_group *world, double seconds, const char *msg) {
 
 static double w_peak_rss_mib(contend_group *g) {
   (void)g;
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
+  return contend_peak_rss_mib();
 }
 
 static contend_world_ops inproc_world_ops = {

@@ -1,0 +1,8 @@
+/* Facts about this process that engines and commands report. */
+#ifndef CONTEND_CORE_PROC_H
+#define CONTEND_CORE_PROC_H
+
+/* Peak resident memory of this process so far, MiB (getrusage). */
+double contend_peak_rss_mib(void);
+
+#endif
