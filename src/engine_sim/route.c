@@ -25,15 +25,18 @@
  * is its port k = (G - T - 1) mod (a*h+1), on router k / h):
  *   minimal   local-global-local;
  *   valiant   at the source router a uniformly random intermediate router
- *             in a group other than the source's and the destination's
- *             (when no such group exists: minimal); the packet goes
- *             minimally to that group and, once it enters it, minimally to
- *             the destination (the intermediate router itself is not
- *             visited: this keeps one local hop in the intermediate group,
- *             which is what lets 3 VC classes suffice; with a router drawn
- *             uniformly the intermediate group is uniform).  Packets
- *             between two routers of one group go through another group
- *             too;
+ *             of the whole network; when it lies in the source's or the
+ *             destination's group the route is minimal, otherwise the
+ *             packet goes minimally to that group and, once it enters it,
+ *             minimally to the destination (the intermediate router itself
+ *             is not visited: this keeps one local hop in the intermediate
+ *             group, which is what lets 3 VC classes suffice).  Drawing
+ *             from every group balances the global links: under the
+ *             group_shift worst case each carries 2/g of a group's load
+ *             (bound g/16 per node for a=4,h=2), where excluding the two
+ *             end groups would leave the direct link idle (bound 7/16).
+ *             Packets between two routers of one group may go through
+ *             another group too;
  *   ugal      UGAL-L at the source router: one random valiant candidate;
  *             non-minimal when q_min * H_min > q_val * H_val + threshold,
  *             q the occupancy of the two candidate first-hop ports and H
@@ -570,11 +573,15 @@ void sim_route(const sim_routing *R, int r, int in_port, int in_vc, int src, int
   default: { /* dragonfly */
     const int d = t->node_router[dst];
     if (inject && R->alg != A_DF_MIN && r != d) {
-      const int Gs = r / R->a, Gd = d / R->a, nc = df_ncand(R, Gs, Gd);
+      const int Gs = r / R->a, Gd = d / R->a;
+      const int nc = R->alg == A_DF_VAL ? R->g : df_ncand(R, Gs, Gd);
       if (nc > 0) {
         const int k = rng ? (int)contend_rng_below(rng, (uint64_t)nc * (uint64_t)R->a) : 0;
-        const int I = df_cand_group(k / R->a, Gs, Gd), inter = I * R->a + k % R->a;
-        int take = 1;
+        const int I = R->alg == A_DF_VAL ? k / R->a : df_cand_group(k / R->a, Gs, Gd);
+        const int inter = I * R->a + k % R->a;
+        /* valiant draws from every group; the source's or the destination's
+         * own group makes the route minimal */
+        int take = I != Gs && I != Gd;
         if (R->alg == A_DF_UGAL) {
           const int pmin = df_to_router(R, r, d), pval = df_to_group(R, r, I);
           const uint64_t qmin = occ ? occ(occ_arg, r, pmin) : 0;
