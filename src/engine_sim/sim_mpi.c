@@ -20,9 +20,14 @@
  * - Payload moves only with --verify (buffers are copied at the MPI
  *   points where data is read and written); otherwise buffers keep what
  *   they held and cost no memory (lazily committed, see core/arena.h).
- * - Traffic accounting (count) follows the trace engine: exact node pairs
- *   for point-to-point and one-sided steps, estimated ones for the
- *   collective expansion, recorded when the step is posted.
+ * - Traffic accounting (count) counts what the fabric delivered: the
+ *   payload of a message is added to the traffic attached when it was
+ *   posted (the origin's), for its (source node, destination node), when
+ *   it lands: eager and rendezvous data in the receive buffer, a put in
+ *   the target window, a get response at the origin.  Steps of the
+ *   collective expansion count as estimated pairs, as on the trace engine.
+ *   Every message lands before its receiver (or origin) completes, so the
+ *   traffic of an iteration is complete when every rank has left it.
  * Waiting (waitall, flush_all, a collective, compute) parks the rank's
  * fiber; the fabric's events wake it (engine_sim.c drives them). */
 #include <stdlib.h>
@@ -53,6 +58,8 @@ typedef struct smsg {
   uint32_t sreq, rreq; /* requests: the send (rendezvous) / the receive */
   size_t offset;       /* put/get: offset in the target window */
   void *data;          /* --verify: the payload (owned), or NULL */
+  contend_traffic *tr; /* attached at posting (not owned), or NULL */
+  uint8_t estimated;   /* a step of a collective's expansion */
 } smsg;
 
 /* A posted receive or a rendezvous send waiting for its CTS. */
@@ -167,12 +174,14 @@ static void post(uint32_t i) {
   sim_msg_send(sim_engine_net(), sim_msg_new(sim_engine_net(), from, to, bytes, 0, i));
 }
 
-static void record(sim_ctx *x, int from_rank, int to_rank, size_t bytes, int estimated) {
-  if (!x->traffic)
+/* Message m's payload has landed: it counts from `from` to `to` (group
+ * ranks) in the traffic attached when it was posted. */
+static void delivered(const smsg *m, int from_rank, int to_rank) {
+  if (!m->tr)
     return;
-  const int *node = x->comm->node;
-  contend_flow_add(estimated ? &x->traffic->estimated : &x->traffic->flows, node[from_rank],
-                   node[to_rank], (double)bytes, 1);
+  const int *node = m->comm->node;
+  contend_flow_add(m->estimated ? &m->tr->estimated : &m->tr->flows, node[from_rank],
+                   node[to_rank], (double)m->bytes, 1);
 }
 
 static void *copy_of(const void *buf, size_t n) {
@@ -187,7 +196,7 @@ static void *copy_of(const void *buf, size_t n) {
 
 /* ---- two-sided ---- */
 
-static void do_isend(sim_ctx *x, const void *buf, size_t n, int peer, int tag) {
+static void do_isend(sim_ctx *x, const void *buf, size_t n, int peer, int tag, int estimated) {
   if (peer < 0 || peer >= x->comm->size)
     contend_fail("isend to rank %d of a group of %d", peer, x->comm->size);
   const uint32_t i = smsg_new();
@@ -199,7 +208,9 @@ static void do_isend(sim_ctx *x, const void *buf, size_t n, int peer, int tag) {
               .comm = x->comm,
               .bytes = n,
               .sreq = UINT32_MAX,
-              .rreq = UINT32_MAX};
+              .rreq = UINT32_MAX,
+              .tr = x->traffic,
+              .estimated = (uint8_t)estimated};
   x->pend_send++;
   if (n < sim_engine_eager()) {
     m->kind = K_EAGER;
@@ -221,6 +232,7 @@ static void land(sim_ctx *x, const smsg *m, uint32_t r) {
                  m->src_rank, m->tag, q->bytes);
   if (m->data && q->buf)
     memcpy(q->buf, m->data, m->bytes);
+  delivered(m, m->src_rank, m->dst_rank);
   sreq_free(r);
   x->pend_recv--;
   wake_if_done(x);
@@ -318,6 +330,7 @@ void sim_mpi_arrived(uint32_t i) {
   case K_PUT: /* at the target: written, acknowledged */
     if (m->data && dst_of(m)->win)
       memcpy((char *)dst_of(m)->win + m->offset, m->data, m->bytes);
+    delivered(m, m->src_rank, m->dst_rank);
     free(m->data);
     m->data = NULL;
     m->kind = K_PUT_ACK;
@@ -328,8 +341,10 @@ void sim_mpi_arrived(uint32_t i) {
     sim_ctx *x = m->src;
     if (m->kind == K_GET_RESP && m->data && REQ(m->rreq).buf)
       memcpy(REQ(m->rreq).buf, m->data, m->bytes);
-    if (m->kind == K_GET_RESP)
+    if (m->kind == K_GET_RESP) {
+      delivered(m, m->dst_rank, m->src_rank); /* data flows from the target */
       sreq_free(m->rreq);
+    }
     smsg_free(i);
     x->pend_rma--;
     wake_if_done(x);
@@ -368,8 +383,7 @@ static void *s_win_alloc(contend_ctx *c, size_t n) {
 }
 
 static void s_isend(contend_ctx *c, const void *b, size_t n, int peer, int tag) {
-  record(S(c), c->rank, peer, n, 0);
-  do_isend(S(c), b, n, peer, tag);
+  do_isend(S(c), b, n, peer, tag, 0);
 }
 
 static void s_irecv(contend_ctx *c, void *b, size_t n, int peer, int tag) {
@@ -409,7 +423,6 @@ static void s_repeat(contend_ctx *c, const contend_xfer *t, const int *len, int 
 
 static void s_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off) {
   sim_ctx *x = S(c);
-  record(x, c->rank, peer, n, 0);
   const uint32_t i = smsg_new();
   MSG(i) = (smsg){.kind = K_PUT,
                   .src_rank = c->rank,
@@ -420,14 +433,14 @@ static void s_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off)
                   .offset = off,
                   .sreq = UINT32_MAX,
                   .rreq = UINT32_MAX,
-                  .data = copy_of(b, n)};
+                  .data = copy_of(b, n),
+                  .tr = x->traffic};
   x->pend_rma++;
   post(i);
 }
 
 static void s_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
   sim_ctx *x = S(c);
-  record(x, peer, c->rank, n, 0);
   const uint32_t r = sreq_new();
   REQ(r) = (sreq){.next = UINT32_MAX, .peer = peer, .buf = b, .bytes = n};
   const uint32_t i = smsg_new();
@@ -439,7 +452,8 @@ static void s_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
                   .bytes = n,
                   .offset = off,
                   .sreq = UINT32_MAX,
-                  .rreq = r};
+                  .rreq = r,
+                  .tr = x->traffic};
   x->pend_rma++;
   post(i);
 }
@@ -462,10 +476,8 @@ static void coll(contend_ctx *c, contend_coll_kind k, size_t bytes) {
     contend_coll_round(k, c->rank, c->size, i, &to, &from);
     if (from >= 0)
       do_irecv(x, NULL, bytes, from, tag);
-    if (to >= 0) {
-      record(x, c->rank, to, bytes, 1);
-      do_isend(x, NULL, bytes, to, tag);
-    }
+    if (to >= 0)
+      do_isend(x, NULL, bytes, to, tag, 1);
     s_waitall(c);
   }
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../../src/core/error.h"
+#include "../../src/run/envelope.h"
 #include "contend/traffic.h"
 #include "contend/world.h"
 
@@ -566,6 +567,32 @@ int main(int argc, char **argv) {
   o.in_process = e->in_process;
   if (e->in_process && (o.nodes < 1 || o.ppn < 1))
     return usage("in-process engines need --nodes and --ranks-per-node");
-  contend_launch l = {.argc = &argc, .argv = &argv, .nodes = o.nodes, .ranks_per_node = o.ppn};
-  return e->launch(&l, body, &o);
+  /* the run options an engine reads (the simulator builds its fabric
+   * from them: the default topology) */
+  contend_param_def *defs = contend_run_defs_with(NULL);
+  contend_params opts;
+  char err[1024];
+  if (contend_params_init(&opts, defs, "run", err, sizeof err) ||
+      contend_params_set(&opts, contend_params_find(&opts, "engine"), o.engine, err, sizeof err))
+    contend_fail("%s", err);
+  if (e->in_process) {
+    char n[16], p[16];
+    snprintf(n, sizeof n, "%d", o.nodes);
+    snprintf(p, sizeof p, "%d", o.ppn);
+    if (contend_params_set(&opts, contend_params_find(&opts, "nodes"), n, err, sizeof err) ||
+        contend_params_set(&opts, contend_params_find(&opts, "ranks_per_node"), p, err,
+                           sizeof err))
+      contend_fail("%s", err);
+  }
+  if (e->check && e->check(&opts, err, sizeof err))
+    return usage(err);
+  contend_launch l = {.argc = &argc,
+                      .argv = &argv,
+                      .nodes = o.nodes,
+                      .ranks_per_node = o.ppn,
+                      .opts = &opts};
+  const int rc = e->launch(&l, body, &o);
+  contend_params_free(&opts);
+  free(defs);
+  return rc;
 }
