@@ -106,6 +106,9 @@ typedef struct contend_engine_ops {
   void (*file_remove)(struct contend_ctx *c, const contend_io_spec *spec);
   /* Traffic accounting (see above); NULL detaches. */
   void (*count)(struct contend_ctx *c, struct contend_traffic *t);
+  /* 1: what file_write_at writes, file_read_at reads back (real files);
+   * 0: file I/O is volume only, so file contents cannot be verified */
+  int files_hold_data;
 } contend_engine_ops;
 
 /* Whether this build has the HDF5 back end (1/0), and if not, why (for

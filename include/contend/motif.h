@@ -71,7 +71,11 @@ enum {
    * iteration: for sub-microsecond iterations where reading the clock
    * would be part of what is measured (ping-pong).  Iteration statistics
    * are then block means.  Not applied with --verify. */
-  CONTEND_MOTIF_BLOCK_TIMING = 2
+  CONTEND_MOTIF_BLOCK_TIMING = 2,
+  /* the motif's data is file contents (io_write, io_read): its prepare and
+   * check are skipped on engines whose files hold no data
+   * (contend_engine_ops.files_hold_data == 0) */
+  CONTEND_MOTIF_FILE_DATA = 4
 };
 
 /* How a per-iteration time t (seconds) becomes the reported value:

@@ -14,7 +14,8 @@
  * - Collectives: expanded into point-to-point rounds (src/core/
  *   coll_expand.h, shared with the trace engine) on tags of their own.
  * - compute(s) lets s of simulated time pass; file I/O takes none (its
- *   volume is counted, nothing touches a disk).
+ *   volume is counted, nothing touches a disk, so files hold no data and
+ *   the I/O motifs' content checks are skipped: files_hold_data = 0).
  * - Ranks on the same node exchange through memory: a message there takes
  *   intra_latency + bytes / intra_bandwidth and never enters the fabric.
  * - Payload moves only with --verify (buffers are copied at the MPI

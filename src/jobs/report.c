@@ -303,6 +303,12 @@ void contend_jobs_report_table(const contend_jobs_run *r, contend_strbuf *o) {
            "time.\n");
     if (vchk > 0)
       contend_sb_printf(o, "  Verification: %.0f payloads checked, %.0f corrupted\n", vchk, verr);
+    double io = 0;
+    for (int g = 0; g < r->nm; g++)
+      io += r->mi[g].traffic.io_write_bytes + r->mi[g].traffic.io_read_bytes;
+    if (io > 0 && r->env && !strcmp(r->env->engine, "sim"))
+      contend_sb_printf(o, "  The simulated fabric has no file system: file I/O is counted but "
+                           "takes no time\n  and holds no data (its checks are skipped).\n");
     contend_sb_printf(o, "  Wall time %.1f s\n", r->wall_s);
   }
 }

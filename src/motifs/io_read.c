@@ -45,5 +45,5 @@ const contend_motif contend_motif_io_read = {
     .check = check,
     .cleanup = io_cleanup,
     .validate = io_validate,
-    .flags = CONTEND_MOTIF_ALWAYS_CHECK,
+    .flags = CONTEND_MOTIF_ALWAYS_CHECK | CONTEND_MOTIF_FILE_DATA,
 };

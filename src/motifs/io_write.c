@@ -44,6 +44,7 @@ const contend_motif contend_motif_io_write = {
     .setup = setup,
     .iterate = iterate,
     .check = check,
+    .flags = CONTEND_MOTIF_FILE_DATA,
     .cleanup = io_cleanup,
     .validate = io_validate,
 };

@@ -119,3 +119,37 @@ def test_bad_engine_options(tmp_path, args, words):
     assert r.returncode == 2, r.stderr
     assert words in r.stderr
     assert not out.exists()
+
+
+def test_file_io_on_the_fabric_is_volume_only(tmp_path):
+    # the simulated fabric has no file system: files hold no data, so the
+    # read-back check (always on for io_read) and --verify must not report
+    # the blocks as corrupted; the volume is still counted
+    job = tmp_path / "rw.job"
+    data = tmp_path / "f-{run}-{job}-{rank}.dat"
+    io = f"api=posix layout=per_rank block_bytes=1MiB transfer_bytes=256KiB path={data}"
+    job.write_text(
+        f"[JOB_NAME] rw\n[PLACEMENT] linear nodes=4\n[MOTIF] io_write {io}\n[MOTIF] io_read {io}\n"
+    )
+    out = tmp_path / "rw.json"
+    r = run(
+        "jobs",
+        job,
+        "--engine",
+        "sim",
+        "--topology",
+        "switch:nodes=4",
+        "--verify",
+        "--seed",
+        "1",
+        "-o",
+        out,
+    )
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "corrupted" not in r.stdout + r.stderr
+    assert "no file system" in r.stdout
+    doc = json.loads(out.read_text())
+    assert doc["verify"]["errors"] == 0
+    io = [m["io"] for m in doc["jobs"][0]["motifs"]]
+    assert io[0]["bytes_written"] == 4 << 20 and io[1]["bytes_read"] == 4 << 20
+    assert not list(tmp_path.glob("f-*.dat"))
