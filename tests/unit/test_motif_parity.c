@@ -23,7 +23,6 @@
 #include "contend/traffic.h"
 #include "contend/world.h"
 
-
 #define MAXM 64
 
 typedef struct run {
@@ -99,9 +98,9 @@ static int launch(const char *engine, int nodes, int ppn, const char *topo, run 
   char nodes_s[16], ppn_s[16];
   snprintf(nodes_s, sizeof nodes_s, "%d", nodes);
   snprintf(ppn_s, sizeof ppn_s, "%d", ppn);
-  const char *set[][2] = {{"engine", engine},  {"seed", "7"},
-                          {"quiet", "1"},      {"nodes", nodes_s},
-                          {"ranks_per_node", ppn_s}, {"topology", topo}};
+  const char *set[][2] = {
+      {"engine", engine},        {"seed", "7"},     {"quiet", "1"}, {"nodes", nodes_s},
+      {"ranks_per_node", ppn_s}, {"topology", topo}};
   const int nset = strcmp(engine, "sim") ? 5 : 6;
   for (int i = 0; i < nset; i++)
     if (contend_params_set(&opts, contend_params_find(&opts, set[i][0]), set[i][1], err,

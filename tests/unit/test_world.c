@@ -580,17 +580,13 @@ int main(int argc, char **argv) {
     snprintf(n, sizeof n, "%d", o.nodes);
     snprintf(p, sizeof p, "%d", o.ppn);
     if (contend_params_set(&opts, contend_params_find(&opts, "nodes"), n, err, sizeof err) ||
-        contend_params_set(&opts, contend_params_find(&opts, "ranks_per_node"), p, err,
-                           sizeof err))
+        contend_params_set(&opts, contend_params_find(&opts, "ranks_per_node"), p, err, sizeof err))
       contend_fail("%s", err);
   }
   if (e->check && e->check(&opts, err, sizeof err))
     return usage(err);
-  contend_launch l = {.argc = &argc,
-                      .argv = &argv,
-                      .nodes = o.nodes,
-                      .ranks_per_node = o.ppn,
-                      .opts = &opts};
+  contend_launch l = {
+      .argc = &argc, .argv = &argv, .nodes = o.nodes, .ranks_per_node = o.ppn, .opts = &opts};
   const int rc = e->launch(&l, body, &o);
   contend_params_free(&opts);
   free(defs);
