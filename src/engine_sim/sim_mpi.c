@@ -181,8 +181,8 @@ static void delivered(const smsg *m, int from_rank, int to_rank) {
   if (!m->tr)
     return;
   const int *node = m->comm->node;
-  contend_flow_add(m->estimated ? &m->tr->estimated : &m->tr->flows, node[from_rank],
-                   node[to_rank], (double)m->bytes, 1);
+  contend_flow_add(m->estimated ? &m->tr->estimated : &m->tr->flows, node[from_rank], node[to_rank],
+                   (double)m->bytes, 1);
 }
 
 static void *copy_of(const void *buf, size_t n) {
