@@ -109,7 +109,7 @@ static void write_sample(sim_counters *k) {
 static void on_sample(void *arg) {
   sim_counters *k = arg;
   write_sample(k);
-  if (k->interval && k->n->des.n) /* the fabric still has work: keep sampling */
+  if (k->interval && sim_des_pending(&k->n->des)) /* the fabric still has work: keep sampling */
     sim_des_push(&k->n->des, k->n->des.now + k->interval, EV_SAMPLE, 0);
 }
 

@@ -9,6 +9,7 @@ void sim_des_init(sim_des *d) { *d = (sim_des){0}; }
 
 void sim_des_free(sim_des *d) {
   free(d->h);
+  free(d->q);
   *d = (sim_des){0};
 }
 
@@ -20,6 +21,22 @@ void sim_des_push(sim_des *d, sim_time t, uint32_t kind, uint32_t id) {
   if (t < d->now)
     contend_fail("internal error: simulator event in the past (%llu < %llu ps)",
                  (unsigned long long)t, (unsigned long long)d->now);
+  if (t == d->now) { /* at once: the FIFO */
+    if (d->qn == d->qcap) {
+      const size_t cap = d->qcap ? 2 * d->qcap : 1024;
+      sim_event *q = malloc(sizeof *q * cap);
+      if (!q)
+        contend_fail("out of memory (simulator event queue, %zu events)", cap);
+      for (size_t i = 0; i < d->qn; i++)
+        q[i] = d->q[(d->qh + i) & (d->qcap - 1)];
+      free(d->q);
+      d->q = q;
+      d->qh = 0;
+      d->qcap = cap;
+    }
+    d->q[(d->qh + d->qn++) & (d->qcap - 1)] = (sim_event){t, d->seq++, id, kind};
+    return;
+  }
   if (d->n == d->cap) {
     const size_t cap = d->cap ? 2 * d->cap : 1024;
     sim_event *h = realloc(d->h, sizeof *h * cap);
@@ -41,6 +58,13 @@ void sim_des_push(sim_des *d, sim_time t, uint32_t kind, uint32_t id) {
 }
 
 int sim_des_pop(sim_des *d, sim_event *out) {
+  if (d->qn && !(d->n && d->h[0].t == d->now)) {
+    *out = d->q[d->qh];
+    d->qh = (d->qh + 1) & (d->qcap - 1);
+    d->qn--;
+    d->processed++;
+    return 1;
+  }
   if (!d->n)
     return 0;
   *out = d->h[0];

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../coop/sched.h"
 #include "../core/error.h"
@@ -31,6 +32,8 @@ static struct {
   uint64_t eager;
   unsigned long watchdog_gen;
   unsigned long long switches0; /* coop_switches() at launch */
+  int progress;                 /* not --quiet: a wall-clock progress line */
+  double wall0, wall_next;      /* launch, next progress line (wall s) */
   char watchdog_msg[512];
 } E;
 
@@ -90,9 +93,34 @@ static int some_rank_runnable(void *arg) {
   return coop_runnable() > 0;
 }
 
+static double wall(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+#define PROGRESS_EVERY_S 15.0 /* wall seconds between progress lines */
+
+/* Long simulations say how far they are: simulated time moves at its own
+ * pace, so the runners' progress (on the engine's clock) can be rare. */
+static void progress(void) {
+  const double w = wall();
+  if (w < E.wall_next)
+    return;
+  E.wall_next = w + PROGRESS_EVERY_S;
+  const sim_net_stats *st = sim_net_stats_get(E.net);
+  fprintf(stderr,
+          "[contend] sim: %.3f ms simulated, %.1f M events, %.1f M packet hops (%.2f M/s), "
+          "wall %.0f s\n",
+          sim_now() * 1e3, (double)st->events / 1e6, (double)st->packet_hops / 1e6,
+          (double)st->packet_hops / 1e6 / (w - E.wall0), w - E.wall0);
+}
+
 /* Every rank is parked: run the fabric until one wakes. */
 static int idle(void) {
   sim_net_run(E.net, SIM_NEVER, some_rank_runnable, NULL);
+  if (E.progress)
+    progress();
   return coop_runnable() > 0;
 }
 
@@ -193,6 +221,9 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
   }
   const int nodes = l->nodes > 0 ? l->nodes : E.su.topo.nnodes;
   E.switches0 = coop_switches();
+  E.progress = l->opts && !contend_param_bool(l->opts, "quiet");
+  E.wall0 = wall();
+  E.wall_next = E.wall0 + PROGRESS_EVERY_S;
   int rc = contend_inproc_launch(&sim_backend, nodes, l->ranks_per_node, body, arg);
   if (sim_counters_close(E.ctr, err, sizeof err)) {
     fprintf(stderr, "contend: %s\n", err);

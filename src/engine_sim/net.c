@@ -488,7 +488,7 @@ static void on_arrive(sim_net *n, uint32_t c) {
 
 int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg) {
   sim_event e;
-  while (n->des.n && sim_des_next_time(&n->des) <= until) {
+  while (sim_des_pending(&n->des) && sim_des_next_time(&n->des) <= until) {
     sim_des_pop(&n->des, &e);
     n->stats.events++;
     switch (e.kind) {
@@ -521,7 +521,7 @@ int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg) {
     if (stop && stop(arg))
       break;
   }
-  return n->des.n != 0;
+  return sim_des_pending(&n->des) != 0;
 }
 
 const sim_net_stats *sim_net_stats_get(const sim_net *n) { return &n->stats; }

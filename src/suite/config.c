@@ -12,7 +12,7 @@
  * (src/run/options.c). */
 static const contend_param_def suite_defs[] = {
     {"timeout", CONTEND_P_DOUBLE, "10", "s",
-     "a test stops taking new measurements after this time (decided collectively)", 1e-3, 1e7},
+     "a test stops taking new measurements after this time (decided collectively)", 1e-6, 1e7},
     {"measurements", CONTEND_P_INT, "-1", "count",
      "set nM of every test (-1: each test's own default, see --TEST.measurements)", -1, 1e12},
     {"rings", CONTEND_P_INT, "-1", "count", "set nR of every test (-1: each test's default)", -1,
