@@ -15,7 +15,7 @@ from html import escape
 
 from . import __version__, plots
 from . import formatting as fmt
-from .report import NOTES, run_summary, timed_out
+from .report import NOTES, SIM_NOTES, run_summary, sim_tables, stalled_title, timed_out
 from .tables import compare_table, congestor_table, impact_table
 
 CSS = """
@@ -105,7 +105,45 @@ def _run_section(results, log_y: bool) -> str:
                 "(bottom), log x axis; red line: mean, green dashed: 99% value.",
             )
         )
+    parts += _sim_section(results)
     return "\n".join(parts)
+
+
+def _sim_section(results) -> list:
+    """--engine sim: the fabric, stall per tier (figure and table), most stalled ports."""
+    sim = sim_tables(results)
+    if sim is None:
+        return []
+    parts = [
+        "<h3>Simulated fabric</h3>",
+        f'<p class="note">{escape(sim["fabric"])}</p>',
+    ]
+    if not sim["tiers"].empty:
+        env_sim = results.environment["simulation"]
+        parts.append(
+            _figure(
+                plots.tier_stall_figure(
+                    sim["tiers"],
+                    f"{results.label}: stall time per tier, {env_sim['topology']}",
+                ),
+                f"stall time per tier of {results.label}",
+                "Time a packet waited for credit, as % of the simulated time, per tier "
+                "of the fabric (in the order a packet crosses them): mean over the "
+                "tier's ports (solid) and its most stalled port (hatched).",
+            )
+        )
+    parts += [
+        "<h3>Simulated fabric: per tier</h3>",
+        fmt.html_table(sim["tiers"], sim["tiers_view"]),
+        f"<h3>{escape(stalled_title(sim))}</h3>",
+        (
+            fmt.html_table(sim["ports"], sim["ports_view"])
+            if not sim["ports"].empty
+            else '<p class="note">No port stalled.</p>'
+        ),
+        f'<p class="note">{escape(SIM_NOTES)}</p>',
+    ]
+    return parts
 
 
 def _single_congestor_runs(runs) -> list:

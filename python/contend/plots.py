@@ -6,6 +6,8 @@
   single-congestor run (GPCNeT Figures 4-5);
 * :func:`impact_bars_figure`  Congestion Impact at mean and 99 % across runs
   on a log y axis (GPCNeT Figure 11);
+* :func:`tier_stall_figure`  the simulated fabric's stall time per tier (mean
+  and max over each tier's ports) as bars;
 * :func:`job_boxes_figure`  per-job run times alone vs. in contention as box
   plots with the mean as a diamond (StressBench Figures 1-2); for the jobs
   feature, which does not write results yet.
@@ -276,6 +278,52 @@ def impact_bars_figure(frame: pd.DataFrame, title: str = "Congestion Impact"):
     ax.set_title(title, fontsize=10)
     ax.grid(True, axis="y", which="major", alpha=0.3)
     ax.legend(fontsize=7, ncol=len(names), frameon=False, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def tier_stall_figure(tiers: pd.DataFrame, title: str = "Stall time per tier"):
+    """Bars per tier of the simulated fabric: mean (solid) and max (hatched) stall.
+
+    ``tiers`` has the columns of :func:`contend.tables.tier_table` (tier,
+    ports, stall_mean_pct, stall_max_pct); tiers keep their order.
+    """
+    if tiers.empty:
+        raise ValueError("no tiers to plot: not a results file of an --engine sim run")
+    names = list(tiers["tier"])
+    x = np.arange(len(names))
+    width = 0.38
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.25 * len(names) + 1.5), 3.8))
+    for k, (key, label, hatch, alpha) in enumerate(
+        (
+            ("stall_mean_pct", "mean over the tier's ports", None, 0.85),
+            ("stall_max_pct", "most stalled port", "//", 0.55),
+        )
+    ):
+        vals = tiers[key].to_numpy(float)
+        bars = ax.bar(
+            x + (k - 0.5) * width,
+            vals,
+            width,
+            color=CANARY_COLORS[k],
+            alpha=alpha,
+            hatch=hatch,
+            edgecolor="black",
+            linewidth=0.4,
+            label=label,
+        )
+        ax.bar_label(bars, labels=[f"{v:.3g}" for v in vals], fontsize=7, padding=1)
+    ax.set_xticks(x)
+    ax.set_xticklabels(
+        [f"{textwrap.fill(n, 14)}\n({int(p)} ports)" for n, p in zip(names, tiers["ports"])],
+        fontsize=7,
+    )
+    top = float(np.nanmax(tiers[["stall_mean_pct", "stall_max_pct"]].to_numpy(float)))
+    ax.set_ylim(0, max(top * 1.15, 1.0))
+    ax.set_ylabel("stalled (% of simulated time)")
+    ax.set_title(textwrap.fill(title, 90), fontsize=10)
+    ax.grid(True, axis="y", which="major", alpha=0.3)
+    ax.legend(fontsize=7, frameon=False, loc="upper right")
     fig.tight_layout()
     return fig
 

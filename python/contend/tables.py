@@ -284,3 +284,101 @@ def significance_table(
                     }
                 )
     return pd.DataFrame(rows, columns=SIGNIFICANCE_COLUMNS)
+
+
+# ---------------------------------------------------------------- simulated fabric
+
+STALLED_PORT_COLUMNS = [
+    "component",
+    "port",
+    "peer",
+    "tier",
+    "stall_pct",
+    "busy_pct",
+    "xmit_data_bytes",
+    "occupancy_bytes_mean",
+]
+TIER_COLUMNS = [
+    "tier",
+    "ports",
+    "stall_mean_pct",
+    "stall_max_pct",
+    "busy_mean_pct",
+    "xmit_data_bytes",
+]
+
+
+def sim_counters(results: Results) -> dict | None:
+    """``environment.simulation.counters`` of an ``--engine sim`` run, else None."""
+    sim = results.environment.get("simulation")
+    if not isinstance(sim, dict):
+        return None
+    counters = sim.get("counters")
+    return counters if isinstance(counters, dict) else None
+
+
+def stalled_ports_table(results: Results, top: int = 10) -> pd.DataFrame:
+    """The simulated fabric's most stalled output ports, most stalled first.
+
+    One row per entry of ``counters.top_stalled`` (at most ``top``): stall and
+    busy time as percent of the simulated time (100 x the file's fractions),
+    bytes sent and the mean bytes queued in the downstream buffer.
+    """
+    counters = sim_counters(results) or {}
+    rows = [
+        {
+            "component": p["component"],
+            "port": int(p["port"]),
+            "peer": p["peer"],
+            "tier": p["tier"],
+            "stall_pct": 100.0 * p["stall_fraction"],
+            "busy_pct": 100.0 * p["busy_fraction"],
+            "xmit_data_bytes": p.get("xmit_data_bytes", np.nan),
+            "occupancy_bytes_mean": p.get("occupancy_bytes_mean", np.nan),
+        }
+        for p in counters.get("top_stalled") or []
+    ]
+    frame = pd.DataFrame(rows, columns=STALLED_PORT_COLUMNS)
+    frame = frame.sort_values("stall_pct", ascending=False, kind="stable")
+    return frame.head(top).reset_index(drop=True)
+
+
+def _tier_order(name: str):
+    """Along a packet's path: injection, up the levels, local, global, down, ejection."""
+    if name.startswith("injection"):
+        return (0, 0)
+    if name.startswith("level "):
+        try:
+            src = int(name.split()[1].split("->")[0])
+        except (IndexError, ValueError):
+            return (4, 0)
+        return (1, src) if name.endswith("(up)") else (5, -src)
+    return {"local": (2, 0), "global": (3, 0)}.get(
+        name, (6, 0) if name.startswith("ejection") else (4, 0)
+    )
+
+
+def tier_table(results: Results) -> pd.DataFrame:
+    """``counters.by_tier`` in percent, tiers in the order a packet crosses them.
+
+    Columns: tier, ports, mean and max stall and mean busy time as percent of
+    the simulated time; ``xmit_data_bytes`` when the file has it per tier
+    (NaN otherwise).
+    """
+    counters = sim_counters(results) or {}
+    rows = [
+        {
+            "tier": t["tier"],
+            "ports": int(t["ports"]),
+            "stall_mean_pct": 100.0 * t["stall_fraction_mean"],
+            "stall_max_pct": 100.0 * t["stall_fraction_max"],
+            "busy_mean_pct": 100.0 * t["busy_fraction_mean"],
+            "xmit_data_bytes": t.get("xmit_data_bytes", np.nan),
+        }
+        for t in counters.get("by_tier") or []
+    ]
+    rows.sort(key=lambda r: _tier_order(r["tier"]))
+    frame = pd.DataFrame(rows, columns=TIER_COLUMNS)
+    frame["ports"] = frame["ports"].astype("Int64")
+    frame["xmit_data_bytes"] = frame["xmit_data_bytes"].astype(float)
+    return frame
