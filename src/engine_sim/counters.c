@@ -217,11 +217,12 @@ void sim_counters_summary_json(sim_counters *k, contend_json *j, int top) {
     contend_json_obj_end(j);
   }
   contend_json_arr_end(j);
-  /* per tier: ports, mean and max stall and busy fractions */
+  /* per tier: ports, mean and max stall and busy fractions, bytes sent */
   typedef struct agg {
     char name[64];
     int ports;
     double stall_sum, stall_max, busy_sum;
+    uint64_t bytes;
   } agg;
   agg a[16];
   int na = 0;
@@ -244,6 +245,8 @@ void sim_counters_summary_json(sim_counters *k, contend_json *j, int top) {
     a[i].ports++;
     a[i].stall_sum += s;
     a[i].busy_sum += (double)ch->busy / (double)now;
+    for (int v = 0; v < n->V; v++)
+      a[i].bytes += n->cvc[(size_t)c * n->V + v].bytes;
     if (s > a[i].stall_max)
       a[i].stall_max = s;
   }
@@ -255,6 +258,7 @@ void sim_counters_summary_json(sim_counters *k, contend_json *j, int top) {
     contend_json_double(j, "stall_fraction_mean", a[i].stall_sum / a[i].ports);
     contend_json_double(j, "stall_fraction_max", a[i].stall_max);
     contend_json_double(j, "busy_fraction_mean", a[i].busy_sum / a[i].ports);
+    contend_json_uint(j, "xmit_data_bytes", a[i].bytes);
     contend_json_obj_end(j);
   }
   contend_json_arr_end(j);
