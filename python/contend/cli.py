@@ -1,4 +1,5 @@
-"""Command line of the analysis layer: report, compare, significance, plot, html.
+"""Command line of the analysis layer: report, compare, significance, plot, html
+(and sweep, in :mod:`contend.sweep`).
 
 The C binary runs ``contend X ...`` as the program ``contend-X``; the console
 scripts ``contend-report``, ``contend-compare``, ``contend-significance``,
@@ -13,11 +14,11 @@ import glob
 import sys
 from pathlib import Path
 
-from . import __version__
+from . import __version__, sweep
 from .formatting import FORMATS
 
 EXIT_USAGE = 2
-COMMANDS = ("report", "compare", "significance", "plot", "html")
+COMMANDS = ("report", "compare", "significance", "plot", "html", "sweep")
 PLOT_KINDS = ("hist", "congestors", "impact", "jobs")
 
 
@@ -350,6 +351,7 @@ def build_parser(prog: str = "contend") -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for add in (_add_report, _add_compare, _add_significance, _add_plot, _add_html):
         add(sub)
+    sweep.add_parser(sub)
     return parser
 
 
@@ -382,6 +384,7 @@ main_compare = _entry("compare")
 main_significance = _entry("significance")
 main_plot = _entry("plot")
 main_html = _entry("html")
+main_sweep = _entry("sweep")
 
 
 if __name__ == "__main__":
