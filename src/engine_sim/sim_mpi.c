@@ -72,6 +72,17 @@ typedef struct sreq {
   size_t bytes;
 } sreq;
 
+/* One peer's matching queues at a context: receives posted for it and
+ * its messages (eager data, RTS) that arrived unmatched, each in order.
+ * Motifs name their source, so matching searches that peer's queues only
+ * (an incast root holding thousands of unexpected messages from a hundred
+ * senders stays O(1) per receive).  peer < 0: a free slot. */
+typedef struct peerq {
+  int peer;
+  uint32_t ph, pt; /* posted receives (sreq) */
+  uint32_t uh, ut; /* unexpected messages (smsg) */
+} peerq;
+
 struct sim_ctx {
   contend_ctx *c;
   contend_inproc_comm *comm;
@@ -81,10 +92,10 @@ struct sim_ctx {
   void *win;
   size_t win_bytes;
   int pend_send, pend_recv, pend_rma;
-  int waiting;                       /* parked on its pending counts */
-  uint32_t posted_head, posted_tail; /* receives, posting order */
-  uint32_t unexp_head, unexp_tail;   /* smsg: eager data or RTS */
-  long ncoll;                        /* collectives called */
+  int waiting;           /* parked on its pending counts */
+  peerq *pq;             /* open addressing; an entry lives while a queue is */
+  uint32_t pq_cap, pq_n; /* non-empty (power-of-2 capacity, entries) */
+  long ncoll;            /* collectives called */
   int nfiles;
 };
 
@@ -132,6 +143,77 @@ static uint32_t sreq_new(void) { return pool_get(&PR, sizeof(sreq), "requests");
 static void sreq_free(uint32_t i) { pool_put(&PR, sizeof(sreq), i); }
 
 static sim_ctx *S(contend_ctx *c) { return c->impl; }
+
+/* ---- per-peer matching queues ---- */
+
+static inline uint32_t pq_slot(const sim_ctx *x, int peer) {
+  return ((uint32_t)peer * 2654435761u) & (x->pq_cap - 1);
+}
+
+/* peer's queues, or NULL when it has none. */
+static peerq *pq_find(sim_ctx *x, int peer) {
+  if (!x->pq_n)
+    return NULL;
+  for (uint32_t i = pq_slot(x, peer);; i = (i + 1) & (x->pq_cap - 1)) {
+    if (x->pq[i].peer == peer)
+      return &x->pq[i];
+    if (x->pq[i].peer < 0)
+      return NULL;
+  }
+}
+
+/* peer's queues, created empty if needed (pointers from earlier calls
+ * may move). */
+static peerq *pq_get(sim_ctx *x, int peer) {
+  peerq *e = pq_find(x, peer);
+  if (e)
+    return e;
+  if (2 * (x->pq_n + 1) > x->pq_cap) {
+    const uint32_t old = x->pq_cap;
+    peerq *o = x->pq;
+    x->pq_cap = old ? 2 * old : 16;
+    x->pq = malloc(sizeof *x->pq * x->pq_cap);
+    if (!x->pq)
+      contend_fail("out of memory (simulated MPI matching queues)");
+    for (uint32_t i = 0; i < x->pq_cap; i++)
+      x->pq[i].peer = -1;
+    for (uint32_t i = 0; i < old; i++)
+      if (o[i].peer >= 0) {
+        uint32_t j = pq_slot(x, o[i].peer);
+        while (x->pq[j].peer >= 0)
+          j = (j + 1) & (x->pq_cap - 1);
+        x->pq[j] = o[i];
+      }
+    free(o);
+  }
+  uint32_t i = pq_slot(x, peer);
+  while (x->pq[i].peer >= 0)
+    i = (i + 1) & (x->pq_cap - 1);
+  x->pq[i] = (peerq){peer, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  x->pq_n++;
+  return &x->pq[i];
+}
+
+/* Drops e if both its queues are empty (backward-shift deletion, so
+ * lookups never need tombstones). */
+static void pq_tidy(sim_ctx *x, peerq *e) {
+  if (e->ph != UINT32_MAX || e->uh != UINT32_MAX)
+    return;
+  const uint32_t mask = x->pq_cap - 1;
+  uint32_t i = (uint32_t)(e - x->pq);
+  for (uint32_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    if (x->pq[j].peer < 0)
+      break;
+    const uint32_t home = pq_slot(x, x->pq[j].peer);
+    /* j's entry may fill the hole at i unless its home lies in (i, j] */
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      x->pq[i] = x->pq[j];
+      i = j;
+    }
+  }
+  x->pq[i].peer = -1;
+  x->pq_n--;
+}
 
 /* The receiver's (target's) context.  Resolved when needed, not when
  * posted: a member that opened its context together with the sender may
@@ -252,16 +334,19 @@ static void do_irecv(sim_ctx *x, void *buf, size_t n, int peer, int tag) {
   const uint32_t r = sreq_new();
   REQ(r) = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .buf = buf, .bytes = n};
   x->pend_recv++;
-  for (uint32_t prev = UINT32_MAX, i = x->unexp_head; i != UINT32_MAX; prev = i, i = MSG(i).next) {
+  peerq *e = pq_find(x, peer);
+  for (uint32_t prev = UINT32_MAX, i = e ? e->uh : UINT32_MAX; i != UINT32_MAX;
+       prev = i, i = MSG(i).next) {
     smsg *m = &MSG(i);
-    if (m->src_rank != peer || m->tag != tag)
+    if (m->tag != tag)
       continue;
     if (prev == UINT32_MAX)
-      x->unexp_head = m->next;
+      e->uh = m->next;
     else
       MSG(prev).next = m->next;
-    if (x->unexp_tail == i)
-      x->unexp_tail = prev;
+    if (e->ut == i)
+      e->ut = prev;
+    pq_tidy(x, e);
     if (m->kind == K_EAGER) {
       land(x, m, r);
       smsg_free(i);
@@ -270,26 +355,29 @@ static void do_irecv(sim_ctx *x, void *buf, size_t n, int peer, int tag) {
     }
     return;
   }
-  REQ(r).next = UINT32_MAX;
-  if (x->posted_tail == UINT32_MAX)
-    x->posted_head = r;
+  e = pq_get(x, peer);
+  if (e->pt == UINT32_MAX)
+    e->ph = r;
   else
-    REQ(x->posted_tail).next = r;
-  x->posted_tail = r;
+    REQ(e->pt).next = r;
+  e->pt = r;
 }
 
 /* Eager data or an RTS arrived at x: match a posted receive or queue it. */
 static void arrive_two_sided(sim_ctx *x, uint32_t i) {
   smsg *m = &MSG(i);
-  for (uint32_t prev = UINT32_MAX, r = x->posted_head; r != UINT32_MAX; prev = r, r = REQ(r).next) {
-    if (REQ(r).peer != m->src_rank || REQ(r).tag != m->tag)
+  peerq *e = pq_find(x, m->src_rank);
+  for (uint32_t prev = UINT32_MAX, r = e ? e->ph : UINT32_MAX; r != UINT32_MAX;
+       prev = r, r = REQ(r).next) {
+    if (REQ(r).tag != m->tag)
       continue;
     if (prev == UINT32_MAX)
-      x->posted_head = REQ(r).next;
+      e->ph = REQ(r).next;
     else
       REQ(prev).next = REQ(r).next;
-    if (x->posted_tail == r)
-      x->posted_tail = prev;
+    if (e->pt == r)
+      e->pt = prev;
+    pq_tidy(x, e);
     if (m->kind == K_EAGER) {
       land(x, m, r);
       smsg_free(i);
@@ -298,12 +386,13 @@ static void arrive_two_sided(sim_ctx *x, uint32_t i) {
     }
     return;
   }
+  e = pq_get(x, m->src_rank);
   m->next = UINT32_MAX;
-  if (x->unexp_tail == UINT32_MAX)
-    x->unexp_head = i;
+  if (e->ut == UINT32_MAX)
+    e->uh = i;
   else
-    MSG(x->unexp_tail).next = i;
-  x->unexp_tail = i;
+    MSG(e->ut).next = i;
+  e->ut = i;
 }
 
 /* ---- fabric callbacks (engine_sim.c routes them here) ---- */
@@ -572,7 +661,6 @@ int sim_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_param
   x->comm = comm;
   x->wrank = comm->wrank[rank];
   x->node = comm->node[rank];
-  x->posted_head = x->posted_tail = x->unexp_head = x->unexp_tail = UINT32_MAX;
   c->ops = &sim_ops;
   c->impl = x;
   return m->setup ? m->setup(c) : 0;
@@ -591,6 +679,7 @@ void sim_mpi_ctx_close(contend_ctx *c) {
   c->node_of = NULL;
   x->comm->ctx[c->rank] = NULL;
   contend_inproc_comm_release(x->comm);
+  free(x->pq);
   free(x);
 }
 
