@@ -12,7 +12,8 @@
  * link (additive increase).
  *
  * perflow (Slingshot-like endpoint congestion control): the destination
- * keeps the sources it heard from during the last cc_period and how busy
+ * keeps the sources it heard from during the last PERFLOW_SOURCE_PERIODS
+ * cc_periods and how busy
  * its own link was; while that link runs at least PERFLOW_BUSY busy with
  * two or more sources (an endpoint congestion, not one in the fabric), it
  * tells every recent source (at most once per cc_period / 8) to send at
@@ -35,6 +36,12 @@
  * PERFLOW_SHARE of it (below 1 so that the queues behind it drain). */
 #define PERFLOW_BUSY (0.9 * PERFLOW_SHARE)
 #define PERFLOW_SHARE 0.75
+/* perflow: a source counts as contributing for this many periods after its
+ * last packet arrived.  Throttled sources of a large incast each deliver a
+ * packet only every N packet times, far more than one period: counting the
+ * sources of the last period alone would find a fraction of them and give
+ * each a rate N / (that fraction) times too high. */
+#define PERFLOW_SOURCE_PERIODS 16
 
 typedef struct flow {
   int32_t dst;
@@ -227,7 +234,8 @@ void sim_cc_delivered(sim_net *n, const sim_pkt *p) {
   const sim_time now = n->des.now, T = n->cfg.cc_period;
   nic_cc *d = &s->nic[p->dst];
   if (n->cfg.cc == SIM_CC_PERFLOW) {
-    saw_source(d, (int)p->src, now, T);
+    const sim_time W = PERFLOW_SOURCE_PERIODS * T;
+    saw_source(d, (int)p->src, now, W);
     if (now >= d->win_start + T) { /* close the utilization window */
       const double cap = n->cfg.gbps[SIM_LINK_NODE] / 8000.0 * (double)(now - d->win_start);
       d->util = cap > 0 ? (double)d->win_bytes / cap : 0;
@@ -240,11 +248,11 @@ void sim_cc_delivered(sim_net *n, const sim_pkt *p) {
     d->last_notify = now;
     uint32_t active = 0;
     for (uint32_t i = 0; i < d->nsrc; i++)
-      active += d->seen[i] + T >= now;
+      active += d->seen[i] + W >= now;
     if (active < 2)
       return; /* one sender cannot congest its own destination */
     for (uint32_t i = 0; i < d->nsrc; i++)
-      if (d->seen[i] + T >= now)
+      if (d->seen[i] + W >= now)
         notify(n, d->src[i], (int)p->dst, PERFLOW_SHARE / active);
     return;
   }

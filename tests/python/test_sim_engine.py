@@ -153,3 +153,36 @@ def test_file_io_on_the_fabric_is_volume_only(tmp_path):
     io = [m["io"] for m in doc["jobs"][0]["motifs"]]
     assert io[0]["bytes_written"] == 4 << 20 and io[1]["bytes_read"] == 4 << 20
     assert not list(tmp_path.glob("f-*.dat"))
+
+
+def gpcnet_on_fabric(tmp_path, cc):
+    # GPCNeT's load test with its default congestors on the 72-node
+    # dragonfly, minimal routing; the congestors' rounds are shortened (64
+    # iterations) so that they stop soon after the canaries
+    out = tmp_path / f"gpcnet-{cc}.json"
+    short = [a for m in CONGESTORS for a in (f"--{m}.iters", "64")]
+    r = run(
+        "load", "--engine", "sim", "--topology", DF72, "--routing", "minimal", "--cc", cc,
+        "--timeout", "0.0002", "--seed", "1", *short, "-q", "-o", out,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    rr = next(i for i in doc["impact"] if i["name"] == "rr_lat")
+    return doc, rr["ci_tail_99"]
+
+
+DF72 = "dragonfly:a=4,p=2,h=2"
+CONGESTORS = ("pairwise_a2a", "p2p_incast", "rma_put_incast", "rma_get_bcast")
+
+
+def test_gpcnet_congestion_and_perflow_on_the_fabric(tmp_path):
+    doc, ci_none = gpcnet_on_fabric(tmp_path, "none")
+    assert ci_none >= 5
+    # the most stalled ports are on the incast congestors' trees: the
+    # stalled NICs are incast senders
+    group = {n: g["name"] for g in doc["placement"]["groups"] for n in g["nodes"]}
+    top = doc["environment"]["simulation"]["counters"]["top_stalled"][:5]
+    nics = [int(p["component"][3:]) for p in top if p["component"].startswith("nic")]
+    assert nics and all(group[n] in ("p2p_incast", "rma_put_incast") for n in nics), top
+    _, ci_perflow = gpcnet_on_fabric(tmp_path, "perflow")
+    assert ci_perflow <= ci_none / 2, (ci_perflow, ci_none)
