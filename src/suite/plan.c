@@ -17,6 +17,18 @@ static int fits(int n, double frac, int ncong, int cong_only) {
   return nc >= 2 && (n - nc) / ncong >= 2;
 }
 
+/* The last plan made in this process, shared read-only by every plan of
+ * the same inputs while one holds it: the in-process engines play every
+ * rank here, and each rank makes the same plan (16,384 ranks would hold
+ * 16,384 copies of two arrays of 16,384 nodes).  Under MPI a process makes
+ * one.  Not thread-safe (ranks are fibers of one thread). */
+static struct {
+  int refs, nnodes, ncong, cong_only;
+  double frac;
+  uint64_t seed;
+  contend_plan plan;
+} shared;
+
 int contend_plan_make(const contend_config *cfg, int nnodes, uint64_t seed, contend_plan *plan,
                       char *err, size_t errlen) {
   const int load = cfg->cmd == CONTEND_CMD_LOAD;
@@ -51,6 +63,12 @@ int contend_plan_make(const contend_config *cfg, int nnodes, uint64_t seed, cont
                nnodes - (int)floor(frac * nnodes + 0.5), ncong, need);
     return -1;
   }
+  if (shared.refs && shared.nnodes == nnodes && shared.seed == seed && shared.ncong == ncong &&
+      shared.cong_only == cong_only && shared.frac == frac) {
+    *plan = shared.plan;
+    shared.refs++;
+    return 0;
+  }
   plan->order = malloc(sizeof(int) * (size_t)nnodes);
   plan->group_of_node = malloc(sizeof(int) * (size_t)nnodes);
   if (!plan->order || !plan->group_of_node) {
@@ -78,11 +96,27 @@ int contend_plan_make(const contend_config *cfg, int nnodes, uint64_t seed, cont
       plan->group_nodes[1 + k] = take;
     }
   }
+  if (!shared.refs) {
+    shared.refs = 1;
+    shared.nnodes = nnodes;
+    shared.seed = seed;
+    shared.ncong = ncong;
+    shared.cong_only = cong_only;
+    shared.frac = frac;
+    shared.plan = *plan;
+  }
   return 0;
 }
 
 void contend_plan_free(contend_plan *plan) {
-  free(plan->order);
-  free(plan->group_of_node);
+  if (shared.refs && plan->order == shared.plan.order) {
+    if (--shared.refs == 0) {
+      free(shared.plan.order);
+      free(shared.plan.group_of_node);
+    }
+  } else {
+    free(plan->order);
+    free(plan->group_of_node);
+  }
   plan->order = plan->group_of_node = NULL;
 }
