@@ -7,7 +7,9 @@
  * [min, max] so percentiles are always consistent with the extremes.
  * Histograms of equal layout merge by adding fields (MPI_SUM on counts,
  * MIN/MAX on extremes), so per-rank histograms reduce to a global one.
- * Memory is fixed (about 11 KiB) whatever the number of samples. */
+ * Memory is bounded (at most about 11 KiB) whatever the number of
+ * samples: only the span of buckets the samples fell in is held, a few
+ * dozen for one rank's samples of one test. */
 #ifndef CONTEND_STATS_H
 #define CONTEND_STATS_H
 
@@ -20,21 +22,29 @@
 #define CONTEND_HIST_HI 1e9
 #define CONTEND_HIST_NBUCKETS 1400
 
-/* The bucket array is allocated at the first sample (a histogram that
- * never gets one costs its header only: thousands of in-process ranks
- * each hold every result of a run); its owner frees it with
- * contend_hist_free.  Copying a contend_hist copies the pointer. */
+/* The buckets are allocated at the first sample, as a window that grows
+ * to cover the samples (a histogram that never gets one costs its header
+ * only: thousands of in-process ranks each hold every result of a run);
+ * its owner frees them with contend_hist_free.  Copying a contend_hist
+ * copies the pointer. */
 typedef struct contend_hist {
   double sum, sumsq, min, max; /* min = +inf, max = -inf when empty */
   uint64_t count;
-  uint64_t *bucket; /* CONTEND_HIST_NBUCKETS counts, or NULL: all zero */
+  uint64_t *bucket; /* counts of buckets lo .. lo + n - 1, or NULL: all zero */
+  int lo, n;
 } contend_hist;
 
 /* Makes h empty without reading it (any buckets it held are forgotten:
  * free them first). */
 void contend_hist_reset(contend_hist *h);
 void contend_hist_free(contend_hist *h);
-/* The bucket array, allocated (zeroed) if h has none yet. */
+/* The count of bucket b (0 .. CONTEND_HIST_NBUCKETS - 1). */
+static inline uint64_t contend_hist_at(const contend_hist *h, int b) {
+  return h->bucket && b >= h->lo && b < h->lo + h->n ? h->bucket[b - h->lo] : 0;
+}
+/* Every bucket, CONTEND_HIST_NBUCKETS counts indexed by bucket (the
+ * window widened to all of them, zeroed where new): for code that fills a
+ * histogram from a reduction. */
 uint64_t *contend_hist_buckets(contend_hist *h);
 void contend_hist_add(contend_hist *h, double v);
 void contend_hist_merge(contend_hist *into, const contend_hist *from);

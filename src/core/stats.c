@@ -20,12 +20,33 @@ void contend_hist_free(contend_hist *h) {
   h->bucket = NULL;
 }
 
-uint64_t *contend_hist_buckets(contend_hist *h) {
-  if (!h->bucket) {
-    h->bucket = calloc(CONTEND_HIST_NBUCKETS, sizeof *h->bucket);
-    if (!h->bucket)
-      abort();
+/* Makes the window cover buckets [lo, hi) (and what it held). */
+static void cover(contend_hist *h, int lo, int hi) {
+  if (h->bucket) {
+    if (lo >= h->lo && hi <= h->lo + h->n)
+      return;
+    if (h->lo < lo)
+      lo = h->lo;
+    if (h->lo + h->n > hi)
+      hi = h->lo + h->n;
   }
+  if (lo < 0)
+    lo = 0;
+  if (hi > CONTEND_HIST_NBUCKETS)
+    hi = CONTEND_HIST_NBUCKETS;
+  uint64_t *b = calloc((size_t)(hi - lo), sizeof *b);
+  if (!b)
+    abort();
+  if (h->bucket)
+    memcpy(b + (h->lo - lo), h->bucket, sizeof *b * (size_t)h->n);
+  free(h->bucket);
+  h->bucket = b;
+  h->lo = lo;
+  h->n = hi - lo;
+}
+
+uint64_t *contend_hist_buckets(contend_hist *h) {
+  cover(h, 0, CONTEND_HIST_NBUCKETS);
   return h->bucket;
 }
 
@@ -60,7 +81,13 @@ void contend_hist_add(contend_hist *h, double v) {
     h->min = v;
   if (v > h->max)
     h->max = v;
-  contend_hist_buckets(h)[contend_hist_index(v)]++;
+  const int i = contend_hist_index(v);
+  if (!h->bucket || i < h->lo || i >= h->lo + h->n) {
+    /* room around the sample: half again the span held, at least 16 */
+    const int slack = h->n / 2 > 16 ? h->n / 2 : 16;
+    cover(h, i - slack, i + 1 + slack);
+  }
+  h->bucket[i - h->lo]++;
 }
 
 void contend_hist_merge(contend_hist *into, const contend_hist *from) {
@@ -73,9 +100,9 @@ void contend_hist_merge(contend_hist *into, const contend_hist *from) {
     into->max = from->max;
   if (!from->bucket)
     return;
-  uint64_t *b = contend_hist_buckets(into);
-  for (int i = 0; i < CONTEND_HIST_NBUCKETS; i++)
-    b[i] += from->bucket[i];
+  cover(into, from->lo, from->lo + from->n);
+  for (int i = 0; i < from->n; i++)
+    into->bucket[from->lo + i - into->lo] += from->bucket[i];
 }
 
 double contend_hist_quantile(const contend_hist *h, double q) {
@@ -90,12 +117,14 @@ double contend_hist_quantile(const contend_hist *h, double q) {
   if (k < 1)
     k = 1;
   uint64_t seen = 0;
-  int idx = 0;
-  for (; idx < CONTEND_HIST_NBUCKETS; idx++) {
-    seen += h->bucket[idx];
+  int idx = h->lo;
+  for (; idx < h->lo + h->n; idx++) {
+    seen += h->bucket[idx - h->lo];
     if (seen >= k)
       break;
   }
+  if (idx >= h->lo + h->n)
+    idx = CONTEND_HIST_NBUCKETS - 1; /* (counts short of count: the maximum) */
   double v;
   if (idx == 0)
     v = h->min; /* underflow bucket: best estimate is the exact minimum */

@@ -209,7 +209,7 @@ void contend_jobs_reduce_pass(contend_jobs_rank *x, int p) {
     contend_hist *h = &r->m[p][g].iter_us;
     int64_t v[CONTEND_HIST_NBUCKETS + 1];
     for (int q = 0; q < CONTEND_HIST_NBUCKETS; q++)
-      v[q] = h->bucket ? (int64_t)h->bucket[q] : 0;
+      v[q] = (int64_t)contend_hist_at(h, q);
     v[CONTEND_HIST_NBUCKETS] = (int64_t)h->count;
     contend_greduce(x->world, v, CONTEND_HIST_NBUCKETS + 1, CONTEND_DT_INT64, CONTEND_OP_SUM);
     if (x->world->rank == 0) {

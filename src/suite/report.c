@@ -243,14 +243,14 @@ static void json_hist(contend_json *j, const contend_hist *h) {
   for (int k = 0; k < 3; k++) {
     contend_json_arr_begin(j, keys[k]);
     for (int b = 0; h->bucket && b < CONTEND_HIST_NBUCKETS; b++) {
-      if (!h->bucket[b])
+      if (!contend_hist_at(h, b))
         continue;
       if (k == 0)
         contend_json_double(j, NULL, contend_hist_lower(b));
       if (k == 1)
         contend_json_double(j, NULL, contend_hist_upper(b));
       if (k == 2)
-        contend_json_uint(j, NULL, h->bucket[b]);
+        contend_json_uint(j, NULL, contend_hist_at(h, b));
     }
     contend_json_arr_end(j);
   }

@@ -56,28 +56,41 @@ int contend_result_index(const contend_run *run, int motif_index, contend_phase 
 
 void contend_run_reduce(contend_run *run, contend_group *world) {
   const int n = run->nresults, rank = world->rank;
-  /* the buckets travel only if some rank took samples (not in dry runs:
-   * thousands of in-process ranks would each send every histogram) */
-  int64_t any = 0;
-  for (int i = 0; i < n; i++)
-    any += (int64_t)(run->results[i].fine.count + run->results[i].bulk.count);
-  contend_gallreduce(world, &any, 1, CONTEND_DT_INT64, CONTEND_OP_SUM);
-  const int NB = any ? CONTEND_HIST_NBUCKETS : 0; /* per histogram: NB buckets, then the count */
-  const size_t nu = (size_t)n * 2 * (NB + 1);
+  /* per histogram, the span of buckets any rank holds [lo, hi): only it
+   * travels (thousands of in-process ranks each send every histogram at
+   * once; a dry run has none) */
+  int64_t *span = malloc(sizeof(int64_t) * ((size_t)n * 4 + 1));
+  if (!span)
+    contend_fail("out of memory");
+  for (int i = 0; i < n; i++) {
+    const contend_hist *h[2] = {&run->results[i].fine, &run->results[i].bulk};
+    for (int k = 0; k < 2; k++) {
+      span[(i * 2 + k) * 2] = h[k]->bucket ? -(int64_t)h[k]->lo : -CONTEND_HIST_NBUCKETS;
+      span[(i * 2 + k) * 2 + 1] = h[k]->bucket ? h[k]->lo + h[k]->n : 0;
+    }
+  }
+  contend_gallreduce(world, span, n * 4, CONTEND_DT_INT64, CONTEND_OP_MAX); /* -min lo, max hi */
+  size_t nu = 0; /* per histogram: its span's buckets, then the count */
+  for (int i = 0; i < 2 * n; i++) {
+    const int64_t lo = -span[2 * i], hi = span[2 * i + 1];
+    nu += (size_t)(hi > lo ? hi - lo : 0) + 1;
+  }
   int64_t *u = malloc(sizeof(int64_t) * (nu + 1));
   double *sum = malloc(sizeof(double) * ((size_t)n * 7 + 1));
   double *mn = malloc(sizeof(double) * ((size_t)n * 2 + 1));
   double *mx = malloc(sizeof(double) * ((size_t)n * 6 + 1));
   if (!u || !sum || !mn || !mx)
     contend_fail("out of memory");
-  for (int i = 0; i < n; i++) {
+  for (int i = 0, at = 0; i < n; i++) {
     contend_result *r = &run->results[i];
     const contend_hist *h[2] = {&r->fine, &r->bulk};
     for (int k = 0; k < 2; k++) {
-      int64_t *d = u + ((size_t)i * 2 + k) * (NB + 1);
-      for (int b = 0; b < NB; b++)
-        d[b] = h[k]->bucket ? (int64_t)h[k]->bucket[b] : 0;
-      d[NB] = (int64_t)h[k]->count;
+      const int lo = (int)-span[(i * 2 + k) * 2], hi = (int)span[(i * 2 + k) * 2 + 1];
+      int64_t *d = u + at;
+      for (int b = lo; b < hi; b++)
+        d[b - lo] = (int64_t)contend_hist_at(h[k], b);
+      d[hi > lo ? hi - lo : 0] = (int64_t)h[k]->count;
+      at += (hi > lo ? hi - lo : 0) + 1;
       sum[i * 7 + 2 * k] = h[k]->sum;
       sum[i * 7 + 2 * k + 1] = h[k]->sumsq;
       mn[i * 2 + k] = h[k]->min;
@@ -96,17 +109,21 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
   contend_greduce(world, mn, n * 2, CONTEND_DT_DOUBLE, CONTEND_OP_MIN);
   contend_greduce(world, mx, n * 6, CONTEND_DT_DOUBLE, CONTEND_OP_MAX);
   if (rank == 0)
-    for (int i = 0; i < n; i++) {
+    for (int i = 0, at = 0; i < n; i++) {
       contend_result *r = &run->results[i];
       contend_hist *h[2] = {&r->fine, &r->bulk};
       for (int k = 0; k < 2; k++) {
-        const int64_t *d = u + ((size_t)i * 2 + k) * (NB + 1);
-        if (d[NB] > 0) { /* samples: buckets */
+        const int lo = (int)-span[(i * 2 + k) * 2], hi = (int)span[(i * 2 + k) * 2 + 1];
+        const int nb = hi > lo ? hi - lo : 0;
+        const int64_t *d = u + at;
+        at += nb + 1;
+        if (d[nb] > 0) { /* samples: buckets */
           uint64_t *bk = contend_hist_buckets(h[k]);
-          for (int b = 0; b < NB; b++)
-            bk[b] = (uint64_t)d[b];
+          memset(bk, 0, sizeof *bk * CONTEND_HIST_NBUCKETS);
+          for (int b = lo; b < hi; b++)
+            bk[b] = (uint64_t)d[b - lo];
         }
-        h[k]->count = (uint64_t)d[NB];
+        h[k]->count = (uint64_t)d[nb];
         h[k]->sum = sum[i * 7 + 2 * k];
         h[k]->sumsq = sum[i * 7 + 2 * k + 1];
         h[k]->min = mn[i * 2 + k];
@@ -121,6 +138,7 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
       r->elapsed_s = mx[i * 6 + 5];
     }
   free(u);
+  free(span);
   free(sum);
   free(mn);
   free(mx);
