@@ -265,6 +265,11 @@ int contend_suite_body(contend_group *world, void *arg) {
                    env.dry_run ? " (dry run, trace engine)" : "", world->size, env.nodes.nnodes,
                    (unsigned long long)env.seed);
 
+  if (!strcmp(env.engine, "sim") && !contend_param_is_set(&cfg->common, "timeout"))
+    contend_progress(&env, world,
+                     "the timeout is %g s of simulated time per test (GPCNeT's): a long "
+                     "simulation; --timeout 0.001 gives a first look in seconds",
+                     contend_param_double(&cfg->common, "timeout"));
   run_phases(&p);
   world->ops->watchdog(world, 0, NULL);
 
