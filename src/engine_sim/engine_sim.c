@@ -30,6 +30,7 @@ static struct {
   sim_counters *ctr;
   int verify;
   uint64_t eager;
+  sim_time overhead;
   unsigned long watchdog_gen;
   unsigned long long switches0; /* coop_switches() at launch */
   int progress;                 /* not --quiet: a wall-clock progress line */
@@ -40,11 +41,17 @@ static struct {
 sim_net *sim_engine_net(void) { return E.net; }
 int sim_engine_verify(void) { return E.verify; }
 uint64_t sim_engine_eager(void) { return E.eager; }
+sim_time sim_engine_overhead(void) { return E.overhead; }
 
 static double sim_now(void) { return E.net ? (double)sim_net_now(E.net) / SIM_PS_PER_S : 0.0; }
 
 void sim_engine_wake_at(int wrank, sim_time t) {
   sim_net_timer(E.net, t, SIM_T_WAKE, (uint32_t)wrank);
+}
+
+void sim_engine_sleep_until(sim_time t, const char *why) {
+  sim_engine_wake_at(coop_self(), t);
+  coop_park(why);
 }
 
 void sim_engine_sleep(double seconds, const char *why) {
@@ -207,6 +214,7 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
   }
   E.verify = l->opts ? contend_param_bool(l->opts, "verify") : 0;
   E.eager = E.su.eager_bytes;
+  E.overhead = E.su.mpi_overhead;
   sim_net_hooks hooks = {.injected = on_injected, .delivered = on_delivered, .timer = on_timer};
   E.net = sim_net_new(&E.su.net, &hooks, err, sizeof err);
   if (!E.net) {

@@ -17,8 +17,9 @@ typedef struct sim_setup {
   sim_topo topo;
   sim_routing *routing;
   sim_net_config net;
-  uint64_t eager_bytes; /* MPI semantics: rendezvous from this size on */
-  const char *counters; /* CSV path or NULL */
+  uint64_t eager_bytes;  /* MPI semantics: rendezvous from this size on */
+  sim_time mpi_overhead; /* MPI semantics: host time per message sent or received */
+  const char *counters;  /* CSV path or NULL */
   sim_time counter_interval;
   const char *preset; /* "" for none */
 } sim_setup;

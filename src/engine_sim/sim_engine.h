@@ -12,10 +12,13 @@ typedef struct sim_ctx sim_ctx;
 enum { SIM_T_WAKE, SIM_T_LOCAL, SIM_T_WATCHDOG };
 
 sim_net *sim_engine_net(void);
-int sim_engine_verify(void);     /* --verify: move payloads */
-uint64_t sim_engine_eager(void); /* rendezvous threshold */
+int sim_engine_verify(void);        /* --verify: move payloads */
+uint64_t sim_engine_eager(void);    /* rendezvous threshold */
+sim_time sim_engine_overhead(void); /* host time per message sent or received (ps) */
 /* Parks the calling rank for `seconds` of simulated time. */
 void sim_engine_sleep(double seconds, const char *why);
+/* Parks the calling rank until simulated time t (> now). */
+void sim_engine_sleep_until(sim_time t, const char *why);
 /* Wakes parked rank wrank at time t (>= now). */
 void sim_engine_wake_at(int wrank, sim_time t);
 

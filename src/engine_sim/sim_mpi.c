@@ -16,6 +16,14 @@
  * - compute(s) lets s of simulated time pass; file I/O takes none (its
  *   volume is counted, nothing touches a disk, so files hold no data and
  *   the I/O motifs' content checks are skipped: files_hold_data = 0).
+ * - Host overhead (mpi_overhead_ns, LogP's o): a rank's CPU spends o on
+ *   every message it sends (isend, put, get request, collective step):
+ *   the call returns o later (the rank sleeps), then the message enters
+ *   the NIC; and o on every message whose data it receives (two-sided
+ *   data, a get's response), charged when the data lands in the receive
+ *   (or when the receive is posted, for a message that came first); a wait
+ *   returns once the CPU is free.  The CPU handles one message at a time
+ *   (cpu_free).  RTS, CTS, put data at the target and acks are the NIC's.
  * - Ranks on the same node exchange through memory: a message there takes
  *   intra_latency + bytes / intra_bandwidth and never enters the fabric.
  * - Payload moves only with --verify (buffers are copied at the MPI
@@ -93,6 +101,7 @@ struct sim_ctx {
   size_t win_bytes;
   int pend_send, pend_recv, pend_rma;
   int waiting;           /* parked on its pending counts */
+  sim_time cpu_free;     /* host overhead: the CPU is busy until then */
   peerq *pq;             /* open addressing; an entry lives while a queue is */
   uint32_t pq_cap, pq_n; /* non-empty (power-of-2 capacity, entries) */
   long ncoll;            /* collectives called */
@@ -228,11 +237,23 @@ static sim_ctx *dst_of(const smsg *m) {
   return c->impl;
 }
 
+/* Wakes x if it waits and everything it waits for is done, once its CPU
+ * is free. */
 static void wake_if_done(sim_ctx *x) {
   if (x->waiting && !x->pend_send && !x->pend_recv && !x->pend_rma) {
     x->waiting = 0;
-    coop_wake(x->wrank);
+    if (x->cpu_free > sim_net_now(sim_engine_net()))
+      sim_engine_wake_at(x->wrank, x->cpu_free);
+    else
+      coop_wake(x->wrank);
   }
+}
+/* The CPU of x spends the host overhead on one message, from now or when
+ * it is next free; returns when it is done. */
+static sim_time cpu_spend(sim_ctx *x) {
+  const sim_time now = sim_net_now(sim_engine_net());
+  x->cpu_free = (x->cpu_free > now ? x->cpu_free : now) + sim_engine_overhead();
+  return x->cpu_free;
 }
 
 /* Sends MPI message i now: on the fabric, or through memory on one node. */
@@ -257,6 +278,16 @@ static void post(uint32_t i) {
   sim_msg_send(sim_engine_net(), sim_msg_new(sim_engine_net(), from, to, bytes, 0, i));
 }
 
+/* Message i, new from rank x (called by x's fiber): the call takes the
+ * host overhead of x's CPU (x sleeps until it is spent), then i goes. */
+static void post_from(sim_ctx *x, uint32_t i) {
+  if (sim_engine_overhead()) {
+    const sim_time t = cpu_spend(x);
+    if (t > sim_net_now(sim_engine_net()))
+      sim_engine_sleep_until(t, "MPI send overhead (simulated)");
+  }
+  post(i);
+}
 /* Message m's payload has landed: it counts from `from` to `to` (group
  * ranks) in the traffic attached when it was posted. */
 static void delivered(const smsg *m, int from_rank, int to_rank) {
@@ -304,7 +335,7 @@ static void do_isend(sim_ctx *x, const void *buf, size_t n, int peer, int tag, i
     REQ(r) = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .sbuf = buf, .bytes = n};
     m->sreq = r;
   }
-  post(i);
+  post_from(x, i);
 }
 
 /* Data of message m lands in receive r (its buffer); r is done. */
@@ -318,6 +349,8 @@ static void land(sim_ctx *x, const smsg *m, uint32_t r) {
   delivered(m, m->src_rank, m->dst_rank);
   sreq_free(r);
   x->pend_recv--;
+  if (sim_engine_overhead())
+    cpu_spend(x);
   wake_if_done(x);
 }
 
@@ -434,6 +467,8 @@ void sim_mpi_arrived(uint32_t i) {
     if (m->kind == K_GET_RESP) {
       delivered(m, m->dst_rank, m->src_rank); /* data flows from the target */
       sreq_free(m->rreq);
+      if (sim_engine_overhead())
+        cpu_spend(x);
     }
     smsg_free(i);
     x->pend_rma--;
@@ -454,7 +489,7 @@ void sim_mpi_injected(uint32_t i, sim_time t) {
     sim_ctx *x = m->src;
     if (--x->pend_send == 0 && !x->pend_recv && !x->pend_rma && x->waiting) {
       x->waiting = 0;
-      sim_engine_wake_at(x->wrank, t); /* out of the NIC at t */
+      sim_engine_wake_at(x->wrank, t > x->cpu_free ? t : x->cpu_free); /* out of the NIC at t */
     }
   }
 }
@@ -487,12 +522,21 @@ static void park_until_done(sim_ctx *x, const char *why) {
   }
 }
 
+/* A wait returns when the CPU has spent the overheads it owes (data that
+ * landed while the rank was busy): the rank's clock never runs ahead of
+ * its CPU. */
+static void cpu_catch_up(sim_ctx *x) {
+  if (x->cpu_free > sim_net_now(sim_engine_net()))
+    sim_engine_sleep_until(x->cpu_free, "MPI receive overhead (simulated)");
+}
+
 static void s_waitall(contend_ctx *c) {
   sim_ctx *x = S(c);
   while (x->pend_send || x->pend_recv) {
     x->waiting = 1;
     coop_park("waitall (simulated MPI)");
   }
+  cpu_catch_up(x);
 }
 
 static void s_exchange(contend_ctx *c, const contend_xfer *t, int n) {
@@ -526,7 +570,7 @@ static void s_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off)
                   .data = copy_of(b, n),
                   .tr = x->traffic};
   x->pend_rma++;
-  post(i);
+  post_from(x, i);
 }
 
 static void s_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
@@ -545,7 +589,7 @@ static void s_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
                   .rreq = r,
                   .tr = x->traffic};
   x->pend_rma++;
-  post(i);
+  post_from(x, i);
 }
 
 static void s_flush_all(contend_ctx *c) {
@@ -554,6 +598,7 @@ static void s_flush_all(contend_ctx *c) {
     x->waiting = 1;
     coop_park("flush (simulated MPI)");
   }
+  cpu_catch_up(x);
 }
 
 /* One collective as point-to-point rounds, on a tag of its own. */

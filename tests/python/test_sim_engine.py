@@ -186,3 +186,19 @@ def test_gpcnet_congestion_and_perflow_on_the_fabric(tmp_path):
     assert nics and all(group[n] in ("p2p_incast", "rma_put_incast") for n in nics), top
     _, ci_perflow = gpcnet_on_fabric(tmp_path, "perflow")
     assert ci_perflow <= ci_none / 2, (ci_perflow, ci_none)
+
+
+def test_host_overhead_is_logp_o(tmp_path):
+    # --mpi-overhead-ns o larger than the wire: a random-ring exchange is two
+    # sends and two receives of one CPU each, 4 o; GPCNeT halves it
+    out = tmp_path / "o.json"
+    r = run(
+        "network", "--engine", "sim", "--topology", "switch:nodes=8", "--canaries",
+        "rr_lat,rr_get_lat", "--mpi-overhead-ns", "1000", "--timeout", "0.0002",
+        "--seed", "3", "-q", "-o", out,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    tests = {t["name"]: t for t in json.loads(out.read_text())["tests"]}
+    assert tests["rr_lat"]["lat_us"]["mean"] == pytest.approx(2.0, rel=1e-9)
+    # a get: the request's send and the response's receive, twice
+    assert tests["rr_get_lat"]["lat_us"]["mean"] == pytest.approx(2.0, rel=1e-9)
