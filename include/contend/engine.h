@@ -109,6 +109,9 @@ typedef struct contend_engine_ops {
   /* 1: what file_write_at writes, file_read_at reads back (real files);
    * 0: file I/O is volume only, so file contents cannot be verified */
   int files_hold_data;
+  /* 1: allreduce and alltoall compute their results (MPI); 0: they move
+   * their volume only, the receive buffers keep what they held */
+  int colls_compute;
 } contend_engine_ops;
 
 /* Whether this build has the HDF5 back end (1/0), and if not, why (for

@@ -75,7 +75,11 @@ enum {
   /* the motif's data is file contents (io_write, io_read): its prepare and
    * check are skipped on engines whose files hold no data
    * (contend_engine_ops.files_hold_data == 0) */
-  CONTEND_MOTIF_FILE_DATA = 4
+  CONTEND_MOTIF_FILE_DATA = 4,
+  /* the motif's check reads a collective's result (allreduce, alltoall):
+   * skipped on engines that time collectives without computing them
+   * (contend_engine_ops.colls_compute == 0) */
+  CONTEND_MOTIF_COLL_DATA = 8
 };
 
 /* How a per-iteration time t (seconds) becomes the reported value:

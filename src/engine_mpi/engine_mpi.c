@@ -553,6 +553,7 @@ static const contend_engine_ops counting_ops = {
     .file_remove = e_file_remove,
     .count = e_count,
     .files_hold_data = 1,
+    .colls_compute = 1,
 };
 
 const contend_engine_ops contend_mpi_ops = {
@@ -579,6 +580,7 @@ const contend_engine_ops contend_mpi_ops = {
     .file_remove = e_file_remove,
     .count = e_count,
     .files_hold_data = 1,
+    .colls_compute = 1,
 };
 
 int contend_mpi_ctx_open(contend_ctx *c, const contend_motif *mo, const contend_params *p,

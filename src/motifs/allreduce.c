@@ -28,4 +28,5 @@ const contend_motif contend_motif_allreduce = {
     .prepare = prepare,
     .iterate = iterate,
     .check = check,
+    .flags = CONTEND_MOTIF_COLL_DATA,
 };

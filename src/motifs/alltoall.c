@@ -54,4 +54,5 @@ const contend_motif contend_motif_alltoall = {
     .prepare = prepare,
     .iterate = iterate,
     .check = check,
+    .flags = CONTEND_MOTIF_COLL_DATA,
 };

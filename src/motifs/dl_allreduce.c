@@ -57,4 +57,5 @@ const contend_motif contend_motif_dl_allreduce = {
     .prepare = prepare,
     .iterate = iterate,
     .check = check,
+    .flags = CONTEND_MOTIF_COLL_DATA,
 };

@@ -59,5 +59,6 @@ const contend_motif contend_motif_wl_allreduce = {
     .prepare = prepare,
     .iterate = iterate,
     .check = check,
+    .flags = CONTEND_MOTIF_COLL_DATA,
     .validate = validate,
 };

@@ -155,7 +155,8 @@ static double run_iterations(contend_ctx *c, const contend_motif *m, const conte
 contend_drive_done contend_drive_run(contend_ctx *c, const contend_motif *m,
                                      const contend_drive *d) {
   contend_drive_done done = {0, 0, 0, 0};
-  const int no_data = (m->flags & CONTEND_MOTIF_FILE_DATA) && !c->ops->files_hold_data;
+  const int no_data = ((m->flags & CONTEND_MOTIF_FILE_DATA) && !c->ops->files_hold_data) ||
+                      ((m->flags & CONTEND_MOTIF_COLL_DATA) && !c->ops->colls_compute);
   const int check = m->check && !no_data && (d->verify || (m->flags & CONTEND_MOTIF_ALWAYS_CHECK));
   const int prepare = m->prepare && !no_data && d->verify;
   const int blocks = (m->flags & CONTEND_MOTIF_BLOCK_TIMING) && !check && !prepare;
