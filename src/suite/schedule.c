@@ -232,6 +232,13 @@ int contend_suite_body(contend_group *world, void *arg) {
   run.env = &env;
   char err[1024];
   if (contend_plan_make(cfg, env.nodes.nnodes, env.seed, &run.plan, err, sizeof err)) {
+    /* the hint for one host names --virtual-nodes; in-process engines
+     * take their nodes from --nodes (and the simulator from --topology) */
+    char *hint = strstr(err, " (on one host, --virtual-nodes");
+    if (hint && world->ops->nodes && env.engine && strcmp(env.engine, "mpi"))
+      snprintf(hint, sizeof err - (size_t)(hint - err), " (%s)",
+               strcmp(env.engine, "sim") ? "--nodes N plays more nodes"
+                                         : "--topology with more nodes, or --nodes N");
     contend_envelope_error(&env, world, err);
     contend_envelope_free(&env);
     return CONTEND_EXIT_USAGE;
