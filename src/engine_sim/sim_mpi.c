@@ -39,6 +39,7 @@
  *   traffic of an iteration is complete when every rank has left it.
  * Waiting (waitall, flush_all, a collective, compute) parks the rank's
  * fiber; the fabric's events wake it (engine_sim.c drives them). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -361,6 +362,52 @@ static void send_cts(uint32_t i, uint32_t r) {
   post(i);
 }
 
+/* Message i meets receive r: eager data lands, an RTS gets its CTS. */
+static void match(sim_ctx *x, uint32_t i, uint32_t r) {
+  if (MSG(i).kind == K_EAGER) {
+    land(x, &MSG(i), r);
+    smsg_free(i);
+  } else {
+    send_cts(i, r);
+  }
+}
+
+/* Matching queues are lists of pool records (smsg or sreq, both starting
+ * with `uint32_t next`) with their tag at tag_off. */
+static uint32_t *next_of(const pool *p, size_t size, uint32_t i) {
+  return (uint32_t *)((char *)p->a + (size_t)i * size);
+}
+
+/* Unlinks and returns the first record of list (*h, *t) whose tag is tag,
+ * or UINT32_MAX. */
+static uint32_t take(const pool *p, size_t size, size_t tag_off, uint32_t *h, uint32_t *t,
+                     int tag) {
+  for (uint32_t prev = UINT32_MAX, i = *h; i != UINT32_MAX; prev = i, i = *next_of(p, size, i)) {
+    int rtag;
+    memcpy(&rtag, (char *)next_of(p, size, i) + tag_off, sizeof rtag);
+    if (rtag != tag)
+      continue;
+    const uint32_t next = *next_of(p, size, i);
+    if (prev == UINT32_MAX)
+      *h = next;
+    else
+      *next_of(p, size, prev) = next;
+    if (*t == i)
+      *t = prev;
+    return i;
+  }
+  return UINT32_MAX;
+}
+
+static void append(const pool *p, size_t size, uint32_t *h, uint32_t *t, uint32_t i) {
+  *next_of(p, size, i) = UINT32_MAX;
+  if (*t == UINT32_MAX)
+    *h = i;
+  else
+    *next_of(p, size, *t) = i;
+  *t = i;
+}
+
 static void do_irecv(sim_ctx *x, void *buf, size_t n, int peer, int tag) {
   if (peer < 0 || peer >= x->comm->size)
     contend_fail("irecv from rank %d of a group of %d", peer, x->comm->size);
@@ -368,64 +415,30 @@ static void do_irecv(sim_ctx *x, void *buf, size_t n, int peer, int tag) {
   REQ(r) = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .buf = buf, .bytes = n};
   x->pend_recv++;
   peerq *e = pq_find(x, peer);
-  for (uint32_t prev = UINT32_MAX, i = e ? e->uh : UINT32_MAX; i != UINT32_MAX;
-       prev = i, i = MSG(i).next) {
-    smsg *m = &MSG(i);
-    if (m->tag != tag)
-      continue;
-    if (prev == UINT32_MAX)
-      e->uh = m->next;
-    else
-      MSG(prev).next = m->next;
-    if (e->ut == i)
-      e->ut = prev;
+  const uint32_t i =
+      e ? take(&PM, sizeof(smsg), offsetof(smsg, tag), &e->uh, &e->ut, tag) : UINT32_MAX;
+  if (i != UINT32_MAX) {
     pq_tidy(x, e);
-    if (m->kind == K_EAGER) {
-      land(x, m, r);
-      smsg_free(i);
-    } else {
-      send_cts(i, r);
-    }
+    match(x, i, r);
     return;
   }
   e = pq_get(x, peer);
-  if (e->pt == UINT32_MAX)
-    e->ph = r;
-  else
-    REQ(e->pt).next = r;
-  e->pt = r;
+  append(&PR, sizeof(sreq), &e->ph, &e->pt, r);
 }
 
 /* Eager data or an RTS arrived at x: match a posted receive or queue it. */
 static void arrive_two_sided(sim_ctx *x, uint32_t i) {
-  smsg *m = &MSG(i);
-  peerq *e = pq_find(x, m->src_rank);
-  for (uint32_t prev = UINT32_MAX, r = e ? e->ph : UINT32_MAX; r != UINT32_MAX;
-       prev = r, r = REQ(r).next) {
-    if (REQ(r).tag != m->tag)
-      continue;
-    if (prev == UINT32_MAX)
-      e->ph = REQ(r).next;
-    else
-      REQ(prev).next = REQ(r).next;
-    if (e->pt == r)
-      e->pt = prev;
+  const int src = MSG(i).src_rank;
+  peerq *e = pq_find(x, src);
+  const uint32_t r =
+      e ? take(&PR, sizeof(sreq), offsetof(sreq, tag), &e->ph, &e->pt, MSG(i).tag) : UINT32_MAX;
+  if (r != UINT32_MAX) {
     pq_tidy(x, e);
-    if (m->kind == K_EAGER) {
-      land(x, m, r);
-      smsg_free(i);
-    } else {
-      send_cts(i, r);
-    }
+    match(x, i, r);
     return;
   }
-  e = pq_get(x, m->src_rank);
-  m->next = UINT32_MAX;
-  if (e->ut == UINT32_MAX)
-    e->uh = i;
-  else
-    MSG(e->ut).next = i;
-  e->ut = i;
+  e = pq_get(x, src);
+  append(&PM, sizeof(smsg), &e->uh, &e->ut, i);
 }
 
 /* ---- fabric callbacks (engine_sim.c routes them here) ---- */
