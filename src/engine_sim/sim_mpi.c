@@ -568,21 +568,28 @@ static void s_repeat(contend_ctx *c, const contend_xfer *t, const int *len, int 
       s_exchange(c, t + at, len[k]);
 }
 
-static void s_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off) {
-  sim_ctx *x = S(c);
+/* A one-sided message of rank x to peer (put data or a get request),
+ * counted as pending until its ack or response. */
+static uint32_t rma_msg(sim_ctx *x, int kind, int peer, size_t n, size_t off, uint32_t rreq) {
   const uint32_t i = smsg_new();
-  MSG(i) = (smsg){.kind = K_PUT,
-                  .src_rank = c->rank,
+  MSG(i) = (smsg){.kind = (uint8_t)kind,
+                  .src_rank = x->c->rank,
                   .dst_rank = peer,
                   .src = x,
                   .comm = x->comm,
                   .bytes = n,
                   .offset = off,
                   .sreq = UINT32_MAX,
-                  .rreq = UINT32_MAX,
-                  .data = copy_of(b, n),
+                  .rreq = rreq,
                   .tr = x->traffic};
   x->pend_rma++;
+  return i;
+}
+
+static void s_put(contend_ctx *c, const void *b, size_t n, int peer, size_t off) {
+  sim_ctx *x = S(c);
+  const uint32_t i = rma_msg(x, K_PUT, peer, n, off, UINT32_MAX);
+  MSG(i).data = copy_of(b, n);
   post_from(x, i);
 }
 
@@ -590,19 +597,7 @@ static void s_get(contend_ctx *c, void *b, size_t n, int peer, size_t off) {
   sim_ctx *x = S(c);
   const uint32_t r = sreq_new();
   REQ(r) = (sreq){.next = UINT32_MAX, .peer = peer, .buf = b, .bytes = n};
-  const uint32_t i = smsg_new();
-  MSG(i) = (smsg){.kind = K_GET_REQ,
-                  .src_rank = c->rank,
-                  .dst_rank = peer,
-                  .src = x,
-                  .comm = x->comm,
-                  .bytes = n,
-                  .offset = off,
-                  .sreq = UINT32_MAX,
-                  .rreq = r,
-                  .tr = x->traffic};
-  x->pend_rma++;
-  post_from(x, i);
+  post_from(x, rma_msg(x, K_GET_REQ, peer, n, off, r));
 }
 
 static void s_flush_all(contend_ctx *c) {
