@@ -43,22 +43,18 @@ int contend_plan_make(const contend_config *cfg, int nnodes, uint64_t seed, cont
     while (need < 10000000 && !fits(need, frac, ncong, cong_only))
       need++;
     if (ncong == 0)
-      snprintf(err, errlen,
-               "too few nodes: %d node%s found, the tests need at least 2 (on one host, "
-               "--virtual-nodes K makes N ranks into N/K nodes)",
-               nnodes, nnodes == 1 ? "" : "s");
+      snprintf(err, errlen, "too few nodes: %d node%s found, the tests need at least 2", nnodes,
+               nnodes == 1 ? "" : "s");
     else if (cong_only)
       snprintf(err, errlen,
                "too few nodes for the split: %d nodes for %d congestors; each congestor needs "
-               "at least 2 nodes: use at least %d nodes (on one host, --virtual-nodes K makes "
-               "N ranks into N/K nodes)",
+               "at least 2 nodes: use at least %d nodes",
                nnodes, ncong, need);
     else
       snprintf(err, errlen,
                "too few nodes for the split: %d nodes with --canary-fraction %g give %d canary "
                "node(s) and %d for %d congestors; canaries and each congestor need at least 2 "
-               "nodes: use at least %d nodes (on one host, --virtual-nodes K makes N ranks "
-               "into N/K nodes)",
+               "nodes: use at least %d nodes",
                nnodes, frac, (int)floor(frac * nnodes + 0.5),
                nnodes - (int)floor(frac * nnodes + 0.5), ncong, need);
     return -1;

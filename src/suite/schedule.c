@@ -232,13 +232,13 @@ int contend_suite_body(contend_group *world, void *arg) {
   run.env = &env;
   char err[1024];
   if (contend_plan_make(cfg, env.nodes.nnodes, env.seed, &run.plan, err, sizeof err)) {
-    /* the hint for one host names --virtual-nodes; in-process engines
-     * take their nodes from --nodes (and the simulator from --topology) */
-    char *hint = strstr(err, " (on one host, --virtual-nodes");
-    if (hint && world->ops->nodes && env.engine && strcmp(env.engine, "mpi"))
-      snprintf(hint, sizeof err - (size_t)(hint - err), " (%s)",
-               strcmp(env.engine, "sim") ? "--nodes N plays more nodes"
-                                         : "--topology with more nodes, or --nodes N");
+    /* how to get more nodes depends on the engine */
+    const size_t len = strlen(err);
+    snprintf(err + len, sizeof err - len, " (%s)",
+             !strcmp(env.engine, "sim")   ? "--topology with more nodes, or --nodes N"
+             : !strcmp(env.engine, "mpi") ? "on one host, --virtual-nodes K makes N ranks into "
+                                            "N/K nodes"
+                                          : "--nodes N plays more nodes");
     contend_envelope_error(&env, world, err);
     contend_envelope_free(&env);
     return CONTEND_EXIT_USAGE;
