@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../src/engine_sim/sim_cmd.h"
+#include "../src/engine_sim/topo_cmd.h"
 #include "../src/jobs/jobs.h"
 #include "../src/suite/suite.h"
 
@@ -22,6 +23,7 @@ static void usage(FILE *f) {
              "p99\n"
              "  jobs      run a job file: concurrent workloads (motifs, I/O), their CI\n"
              "  sim       synthetic traffic on the simulated fabric (packets, credits, counters)\n"
+             "  topology  facts about a simulated-fabric topology: paths between nodes\n"
              "  list      tests (motifs) and their parameters\n"
              "  version   print the version\n"
              "  help CMD  help of one command (same as contend CMD --help)\n\n"
@@ -130,6 +132,8 @@ int main(int argc, char **argv) {
     return launcher_rank() == 0 ? list_tests() : 0;
   if (!strcmp(cmd, "sim"))
     return contend_sim_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "topology"))
+    return contend_topology_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "jobs"))
     return contend_jobs_main(argc - 1, argv + 1, launcher_rank() == 0);
   contend_command c;

@@ -83,6 +83,17 @@ int contend_option_split(const char *arg, char *key, size_t keylen, const char *
 int contend_params_set_arg(contend_params *p, int idx, const char *opt, const char *val, int argc,
                            char **argv, int *a, char *err, size_t errlen);
 
+/* A new table: the rows of a, then those of b (CONTEND_PARAM_END-terminated).
+ * The caller frees it (free()) after the contend_params made from it. */
+contend_param_def *contend_param_defs_join(const contend_param_def *a, const contend_param_def *b);
+
+/* Parses argv[first..argc-1] as options of p ("--key value", "--key=value",
+ * -o, -q).  Returns 0; 1 when -h/--help was given (nothing else parsed
+ * after it); or -1 with one message in err (unknown option, bad value,
+ * a stray argument). */
+int contend_params_parse_argv(contend_params *p, int argc, char **argv, int first, char *err,
+                              size_t errlen);
+
 /* Writes the table's values as a JSON object named key: numbers, booleans
  * and strings typed as declared; a SEED row as its value, or as `seed`
  * (the run's seed) where it was "time". */

@@ -9,6 +9,7 @@
 
 #include "contend/json.h"
 #include "contend/strbuf.h"
+#include "error.h"
 
 static int key_eq(const char *def, const char *user) {
   for (; *def && *user; def++, user++) {
@@ -243,6 +244,44 @@ int contend_params_set_arg(contend_params *p, int idx, const char *opt, const ch
     }
   }
   return contend_params_set(p, idx, val, err, errlen);
+}
+
+contend_param_def *contend_param_defs_join(const contend_param_def *a, const contend_param_def *b) {
+  size_t na = 0, nb = 0;
+  while (a[na].key)
+    na++;
+  while (b[nb].key)
+    nb++;
+  contend_param_def *d = malloc(sizeof *d * (na + nb + 1));
+  if (!d)
+    contend_fail("out of memory");
+  memcpy(d, a, sizeof *d * na);
+  memcpy(d + na, b, sizeof *d * nb);
+  d[na + nb] = (contend_param_def)CONTEND_PARAM_END;
+  return d;
+}
+
+int contend_params_parse_argv(contend_params *p, int argc, char **argv, int first, char *err,
+                              size_t errlen) {
+  for (int a = first; a < argc; a++) {
+    const char *arg = argv[a];
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+      return 1;
+    char key[128];
+    const char *val = NULL;
+    if (!contend_option_split(arg, key, sizeof key, &val)) {
+      snprintf(err, errlen, "unexpected argument '%s'", arg);
+      return -1;
+    }
+    const int idx = contend_params_find(p, key);
+    if (idx < 0) {
+      snprintf(err, errlen, "unknown option '%s'", arg);
+      return -1;
+    }
+    if (contend_params_set_arg(p, idx, arg, val, argc, argv, &a, err, errlen))
+      return -1;
+  }
+  return 0;
 }
 
 void contend_params_json(contend_json *j, const char *key, const contend_params *p, uint64_t seed) {

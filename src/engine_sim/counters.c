@@ -26,20 +26,14 @@ struct sim_counters {
 };
 
 static const char *component(const sim_net *n, uint32_t c, char *buf, size_t len) {
-  if (c >= (uint32_t)n->t->nports)
-    snprintf(buf, len, "nic%u", c - (uint32_t)n->t->nports);
-  else
-    sim_router_label(n->t, n->chan[c].src_router, buf, len);
-  return buf;
+  return sim_channel_component(n->t, c, buf, len);
 }
 
 static int unconnected(const sim_net *n, uint32_t c) {
   return c < (uint32_t)n->t->nports && n->t->peer[c] == SIM_UNCONNECTED;
 }
 
-static int local_port(const sim_net *n, uint32_t c) {
-  return c >= (uint32_t)n->t->nports ? 0 : (int)c - n->t->port_base[n->chan[c].src_router];
-}
+static int local_port(const sim_net *n, uint32_t c) { return sim_channel_port(n->t, c); }
 
 /* Brings every occupancy integral up to now (they are lazy). */
 static void settle(sim_net *n) {
@@ -159,22 +153,7 @@ static int by_stall(const void *a, const void *b) {
 
 /* The tier of a channel: where it goes from and to. */
 static void tier(const sim_net *n, uint32_t c, char *buf, size_t len) {
-  const sim_topo *t = n->t;
-  const sim_chan *ch = &n->chan[c];
-  if (ch->src_router < 0) {
-    snprintf(buf, len, "injection (nic->router)");
-    return;
-  }
-  if (ch->dst_router < 0) {
-    snprintf(buf, len, "ejection (router->nic)");
-    return;
-  }
-  if (t->kind == SIM_TOPO_DRAGONFLY) {
-    snprintf(buf, len, "%s", ch->cls == SIM_LINK_GLOBAL ? "global" : "local");
-    return;
-  }
-  const int a = t->router_level[ch->src_router], b = t->router_level[ch->dst_router];
-  snprintf(buf, len, "level %d->%d (%s)", a, b, b > a ? "up" : "down");
+  sim_channel_tier(n->t, c, buf, len);
 }
 
 void sim_counters_summary_json(sim_counters *k, contend_json *j, int top) {

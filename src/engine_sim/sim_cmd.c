@@ -37,21 +37,6 @@ static const contend_param_def synth_defs[] = {
     {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
     CONTEND_PARAM_END};
 
-static contend_param_def *all_defs(void) {
-  size_t a = 0, b = 0;
-  while (sim_param_defs[a].key)
-    a++;
-  while (synth_defs[b].key)
-    b++;
-  contend_param_def *d = malloc(sizeof *d * (a + b + 1));
-  if (!d)
-    contend_fail("out of memory");
-  memcpy(d, synth_defs, sizeof *d * b);
-  memcpy(d + b, sim_param_defs, sizeof *d * a);
-  d[a + b] = (contend_param_def)CONTEND_PARAM_END;
-  return d;
-}
-
 static void help(const contend_params *p) {
   contend_strbuf o = {0};
   contend_sb_printf(
@@ -110,7 +95,7 @@ static int usage_error(const char *msg) {
 }
 
 int contend_sim_main(int argc, char **argv) {
-  contend_param_def *defs = all_defs();
+  contend_param_def *defs = contend_param_defs_join(synth_defs, sim_param_defs);
   contend_params p;
   char err[1024];
   if (contend_params_init(&p, defs, "", err, sizeof err)) {
@@ -124,30 +109,15 @@ int contend_sim_main(int argc, char **argv) {
   sim_setup su;
   int have_setup = 0;
   synth_spec spec = {0};
-  for (int a = 1; a < argc; a++) {
-    const char *arg = argv[a];
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      help(&p);
-      rc = 0;
-      goto out;
-    }
-    char key[128];
-    const char *val = NULL;
-    if (!contend_option_split(arg, key, sizeof key, &val)) {
-      snprintf(err, sizeof err, "unexpected argument '%s'", arg);
-      rc = usage_error(err);
-      goto out;
-    }
-    const int idx = contend_params_find(&p, key);
-    if (idx < 0) {
-      snprintf(err, sizeof err, "unknown option '%s'", arg);
-      rc = usage_error(err);
-      goto out;
-    }
-    if (contend_params_set_arg(&p, idx, arg, val, argc, argv, &a, err, sizeof err)) {
-      rc = usage_error(err);
-      goto out;
-    }
+  const int parsed = contend_params_parse_argv(&p, argc, argv, 1, err, sizeof err);
+  if (parsed == 1) {
+    help(&p);
+    rc = 0;
+    goto out;
+  }
+  if (parsed < 0) {
+    rc = usage_error(err);
+    goto out;
   }
   const uint64_t seed = (uint64_t)contend_param_int(&p, "seed");
   const char *sweep = contend_param_str(&p, "sweep");

@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "../core/error.h"
+#include "contend/intlist.h"
 #include "contend/json.h"
 #include "contend/stats.h"
 #include "counters.h"
@@ -73,58 +74,6 @@ typedef struct synth {
   uint32_t source_queue;
   contend_hist total_lat;
 } synth;
-
-static int parse_list(const char *s, int max, int **out, int *n, char *err, size_t errlen) {
-  int cap = 16, k = 0;
-  int *v = malloc(sizeof *v * (size_t)cap);
-  if (!v)
-    contend_fail("out of memory");
-  const char *p = s;
-  while (*p) {
-    char *end;
-    errno = 0;
-    long a = strtol(p, &end, 10), b = a;
-    if (end == p || errno) {
-      snprintf(err, errlen, "bad node list '%s'", s);
-      free(v);
-      return -1;
-    }
-    p = end;
-    if (*p == '-') {
-      b = strtol(p + 1, &end, 10);
-      if (end == p + 1) {
-        snprintf(err, errlen, "bad node list '%s'", s);
-        free(v);
-        return -1;
-      }
-      p = end;
-    }
-    if (a < 0 || b < a || b >= max) {
-      snprintf(err, errlen, "node list '%s': nodes must be 0..%d, ranges ascending", s, max - 1);
-      free(v);
-      return -1;
-    }
-    for (long x = a; x <= b; x++) {
-      if (k == cap) {
-        cap *= 2;
-        v = realloc(v, sizeof *v * (size_t)cap);
-        if (!v)
-          contend_fail("out of memory");
-      }
-      v[k++] = (int)x;
-    }
-    if (*p == '+' || *p == ' ')
-      p++;
-    else if (*p) {
-      snprintf(err, errlen, "bad node list '%s' (use 0-7+12: '+' joins ranges inside a spec)", s);
-      free(v);
-      return -1;
-    }
-  }
-  *out = v;
-  *n = k;
-  return 0;
-}
 
 static int get_num(const char *key, const char *val, double lo, double hi, double *out, char *err,
                    size_t errlen) {
@@ -228,7 +177,7 @@ static int parse_component(const char *text, const sim_topo *t, double dflt_load
     return -1;
   }
   if (nodes) {
-    if (parse_list(nodes, t->nnodes, &c->nodes, &c->nnodes, err, errlen))
+    if (contend_parse_int_list(nodes, "+ ", t->nnodes, &c->nodes, &c->nnodes, err, errlen))
       return -1;
   } else if (c->pat == P_FLOW) {
     c->nodes = malloc(sizeof(int));

@@ -250,6 +250,38 @@ void sim_topo_free(sim_topo *t) {
   memset(t, 0, sizeof *t);
 }
 
+const char *sim_channel_component(const sim_topo *t, long c, char *buf, size_t len) {
+  if (c >= t->nports)
+    snprintf(buf, len, "nic%ld", c - t->nports);
+  else
+    sim_router_label(t, sim_port_router(t, (int)c), buf, len);
+  return buf;
+}
+
+int sim_channel_port(const sim_topo *t, long c) {
+  return c >= t->nports ? 0 : (int)c - t->port_base[sim_port_router(t, (int)c)];
+}
+
+const char *sim_channel_tier(const sim_topo *t, long c, char *buf, size_t len) {
+  if (c >= t->nports) {
+    snprintf(buf, len, "injection (nic->router)");
+    return buf;
+  }
+  const int peer = t->peer[c];
+  if (peer < 0 && peer != SIM_UNCONNECTED) {
+    snprintf(buf, len, "ejection (router->nic)");
+    return buf;
+  }
+  if (t->kind == SIM_TOPO_DRAGONFLY) {
+    snprintf(buf, len, "%s", t->cls[c] == SIM_LINK_GLOBAL ? "global" : "local");
+    return buf;
+  }
+  const int a = t->router_level[sim_port_router(t, (int)c)];
+  const int b = peer >= 0 ? t->router_level[sim_port_router(t, peer)] : a;
+  snprintf(buf, len, "level %d->%d (%s)", a, b, b > a ? "up" : "down");
+  return buf;
+}
+
 int sim_port_router(const sim_topo *t, int gp) {
   if (gp < 0 || gp >= t->nports)
     return -1;

@@ -89,6 +89,17 @@ const char *sim_router_label(const sim_topo *t, int r, char *buf, size_t len);
 /* The router a global port belongs to (binary search on port_base). */
 int sim_port_router(const sim_topo *t, int gp);
 
+/* Channels (one direction of a link) are numbered as the fabric numbers
+ * them: c < nports is the channel leaving router port c; c = nports + n is
+ * node n's NIC injecting into its router.  These name a channel the way
+ * the counters CSV does: component (router label or "nicN"), local output
+ * port (a NIC: 0), and tier ("injection (nic->router)", "ejection
+ * (router->nic)", dragonfly "local" / "global", trees "level A->B (up)").
+ * Each writes into buf and returns it (port: returns the number). */
+const char *sim_channel_component(const sim_topo *t, long c, char *buf, size_t len);
+int sim_channel_port(const sim_topo *t, long c);
+const char *sim_channel_tier(const sim_topo *t, long c, char *buf, size_t len);
+
 /* ---- internal: shared by the builders (topo*.c) ---- */
 
 /* One key of a "kind:key=value,..." spec; list keys take comma-separated

@@ -1,0 +1,320 @@
+/* `contend topology paths`: the links of every path the routing can give
+ * between chosen node pairs, as JSON (schema contend-paths/1.0), named the
+ * way the simulator's counter CSV names ports.  Options are the fabric's
+ * own (netparams.c) plus the pair selection below. */
+#include "topo_cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "contend/intlist.h"
+#include "contend/json.h"
+#include "contend/strbuf.h"
+#include "netparams.h"
+#include "paths.h"
+
+#define DEFAULT_ALL_PAIRS_MAX 100000L /* ordered pairs written without a selection */
+
+static const contend_param_def path_defs[] = {
+    {"pairs", CONTEND_P_STRING, "", "list",
+     "node pairs SRC:DST joined by commas (e.g. 0:5,3:17); each pair is written in both "
+     "directions",
+     1, 0},
+    {"nodes", CONTEND_P_STRING, "", "list", "every ordered pair among these nodes (e.g. 0-15,40)",
+     1, 0},
+    {"random_pairs", CONTEND_P_INT, "0", "count", "this many distinct random pairs (seeded)", 0,
+     1e7},
+    {"all_pairs", CONTEND_P_BOOL, "0", "",
+     "every ordered pair of the topology (the default up to 100000 pairs)", 1, 0},
+    {"max_paths", CONTEND_P_INT, "64", "count",
+     "paths written per pair at most: a seeded uniform sample beyond it (paths_total tells)", 1,
+     100000},
+    {"seed", CONTEND_P_SEED, "1", "", "seed of the random pairs and of path sampling", 1, 0},
+    {"output", CONTEND_P_STRING, "", "path", "write the JSON here (-o; default stdout)", 1, 0},
+    {"quiet", CONTEND_P_BOOL, "0", "", "no summary line on stderr (-q)", 1, 0},
+    CONTEND_PARAM_END};
+
+static void help(const contend_params *p) {
+  contend_strbuf o = {0};
+  contend_sb_printf(
+      &o,
+      "usage: contend topology paths --topology SPEC [--routing R] "
+      "[--pairs S:D,.. | --nodes LIST |\n"
+      "                              --random-pairs N | --all-pairs] [--max-paths N] [-o FILE]\n\n"
+      "Writes, for each node pair, every path the routing can give a packet (dmodk: one;\n"
+      "random and adaptive: one per up-port choice; valiant: one per intermediate group;\n"
+      "ugal: minimal and non-minimal) as the list of output ports it crosses, from the\n"
+      "source NIC to the port that delivers to the destination.  Ports are named as in the\n"
+      "simulator's counter CSV (component, port) with their tier, so per-link stall\n"
+      "counters can be summed along paths (contend model fit-latency, docs/netscope.md).\n\n"
+      "JSON: {schema: contend-paths, topology, routing, nodes, links: [{component, port,\n"
+      "class}], pairs: [{src, dst, paths: [[link ids]], paths_total}]}\n\n"
+      "Examples:\n"
+      "  contend topology paths --topology dragonfly:a=4,p=2,h=2 -o paths.json\n"
+      "  contend topology paths --topology fattree:leaves=8,nodes=8,uplinks=4 "
+      "--routing random --pairs 0:63\n"
+      "  contend topology paths --topology slurm:topology.conf --nodes 0-31 -o job.paths.json\n\n"
+      "Options:\n");
+  contend_params_help(p, "", &o);
+  fputs(o.s ? o.s : "", stdout);
+  contend_sb_free(&o);
+}
+
+static int usage_error(const char *msg) {
+  fprintf(stderr, "contend topology paths: error: %s\nTry 'contend topology paths --help'.\n", msg);
+  return CONTEND_EXIT_USAGE;
+}
+
+/* Ordered pairs (2 ints each) into *out; returns the count or -1 (err). */
+static long select_pairs(const contend_params *p, int nn, uint64_t seed, int **out, char *err,
+                         size_t errlen) {
+  const char *pairs = contend_param_str(p, "pairs"), *nodes = contend_param_str(p, "nodes");
+  const long rnd = (long)contend_param_int(p, "random_pairs");
+  const int all = contend_param_bool(p, "all_pairs");
+  const int given = (pairs[0] != 0) + (nodes[0] != 0) + (rnd > 0) + all;
+  if (given > 1) {
+    snprintf(err, errlen, "give one of --pairs, --nodes, --random-pairs and --all-pairs");
+    return -1;
+  }
+  int *v = NULL;
+  long n = 0;
+  if (pairs[0]) {
+    char *copy = strdup(pairs), *save = NULL;
+    if (!copy)
+      contend_fail("out of memory");
+    long cap = 0;
+    for (char *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+      int a, b, used = 0;
+      if (sscanf(e, "%d:%d%n", &a, &b, &used) != 2 || e[used] || a < 0 || b < 0 || a >= nn ||
+          b >= nn || a == b) {
+        snprintf(err, errlen, "--pairs: '%s' is not SRC:DST with two different nodes in 0..%d", e,
+                 nn - 1);
+        free(copy);
+        free(v);
+        return -1;
+      }
+      if (n + 2 > cap && !(v = realloc(v, sizeof *v * (size_t)(cap = 2 * cap + 4) * 2)))
+        contend_fail("out of memory");
+      v[2 * n] = a, v[2 * n + 1] = b, n++;
+      v[2 * n] = b, v[2 * n + 1] = a, n++;
+    }
+    free(copy);
+    if (!n) {
+      snprintf(err, errlen, "--pairs is empty (expected e.g. 0:5,3:17)");
+      return -1;
+    }
+  } else if (rnd > 0) {
+    if ((double)rnd > (double)nn * (nn - 1)) {
+      snprintf(err, errlen, "--random-pairs %ld: the topology has only %ld ordered pairs", rnd,
+               (long)nn * (nn - 1));
+      return -1;
+    }
+    contend_rng r;
+    contend_rng_init(&r, seed, 0x70617468, 1, 0, 0);
+    v = malloc(sizeof *v * (size_t)rnd * 2);
+    if (!v)
+      contend_fail("out of memory");
+    while (n < rnd) {
+      const int a = (int)contend_rng_below(&r, (uint64_t)nn),
+                b = (int)contend_rng_below(&r, (uint64_t)nn);
+      int dup = a == b;
+      for (long k = 0; k < n && !dup; k++)
+        dup = v[2 * k] == a && v[2 * k + 1] == b;
+      if (!dup)
+        v[2 * n] = a, v[2 * n + 1] = b, n++;
+    }
+  } else {
+    int *list = NULL, nl = nn;
+    if (nodes[0]) {
+      if (contend_parse_int_list(nodes, ",", nn, &list, &nl, err, errlen))
+        return -1;
+    } else if (!all && (long)nn * (nn - 1) > DEFAULT_ALL_PAIRS_MAX) {
+      snprintf(err, errlen,
+               "%d nodes make %ld ordered pairs: choose with --nodes, --pairs or --random-pairs "
+               "(or --all-pairs)",
+               nn, (long)nn * (nn - 1));
+      return -1;
+    }
+    v = malloc(sizeof *v * (size_t)nl * (size_t)(nl > 1 ? nl - 1 : 1) * 2 + sizeof *v);
+    if (!v)
+      contend_fail("out of memory");
+    for (int i = 0; i < nl; i++)
+      for (int k = 0; k < nl; k++) {
+        const int a = list ? list[i] : i, b = list ? list[k] : k;
+        if (a != b)
+          v[2 * n] = a, v[2 * n + 1] = b, n++;
+      }
+    free(list);
+    if (!n) {
+      snprintf(err, errlen, "--nodes %s: fewer than two different nodes", nodes);
+      free(v);
+      return -1;
+    }
+  }
+  *out = v;
+  return n;
+}
+
+static int write_paths(sim_setup *su, const int *pairs, long npairs, int max_paths, uint64_t seed,
+                       contend_strbuf *js, long *links_out, long *paths_out, char *err,
+                       size_t errlen) {
+  const sim_topo *t = &su->topo;
+  const long nchan = (long)t->nports + t->nnodes;
+  long *id = malloc(sizeof *id * (size_t)nchan), nlinks = 0, npaths = 0;
+  long *chan_of = malloc(sizeof *chan_of * (size_t)nchan);
+  sim_path_set *sets = calloc((size_t)npairs, sizeof *sets);
+  if (!id || !chan_of || !sets)
+    contend_fail("out of memory (paths)");
+  for (long c = 0; c < nchan; c++)
+    id[c] = -1;
+  contend_rng rng;
+  contend_rng_init(&rng, seed, 0x70617468, 2, 0, 0);
+  int rc = 0;
+  for (long i = 0; i < npairs && !rc; i++) {
+    rc = sim_paths_enumerate(su->routing, pairs[2 * i], pairs[2 * i + 1], max_paths, &rng, &sets[i],
+                             err, errlen);
+    for (int k = 0; !rc && k < sets[i].start[sets[i].npaths]; k++) {
+      const long c = sets[i].links[k];
+      if (id[c] < 0)
+        chan_of[nlinks] = c, id[c] = nlinks++;
+    }
+    if (!rc)
+      npaths += sets[i].npaths;
+  }
+  if (!rc) {
+    contend_json j;
+    contend_json_init(&j, js);
+    contend_json_obj_begin(&j, NULL);
+    contend_json_str(&j, "schema", "contend-paths");
+    contend_json_str(&j, "schema_version", "1.0");
+    contend_json_str(&j, "topology", t->spec);
+    contend_json_str(&j, "routing", sim_routing_name(su->routing));
+    contend_json_int(&j, "nodes", t->nnodes);
+    contend_json_uint(&j, "seed", seed);
+    contend_json_arr_begin(&j, "links");
+    char name[64], tier[64];
+    for (long l = 0; l < nlinks; l++) {
+      char port[16];
+      snprintf(port, sizeof port, "%d", sim_channel_port(t, chan_of[l]));
+      contend_json_obj_begin(&j, NULL);
+      contend_json_str(&j, "component", sim_channel_component(t, chan_of[l], name, sizeof name));
+      contend_json_str(&j, "port", port);
+      contend_json_str(&j, "class", sim_channel_tier(t, chan_of[l], tier, sizeof tier));
+      contend_json_obj_end(&j);
+    }
+    contend_json_arr_end(&j);
+    contend_json_arr_begin(&j, "pairs");
+    for (long i = 0; i < npairs; i++) {
+      const sim_path_set *s = &sets[i];
+      contend_json_obj_begin(&j, NULL);
+      contend_json_int(&j, "src", pairs[2 * i]);
+      contend_json_int(&j, "dst", pairs[2 * i + 1]);
+      contend_json_arr_begin(&j, "paths");
+      for (int k = 0; k < s->npaths; k++) {
+        contend_json_arr_begin(&j, NULL);
+        for (int x = s->start[k]; x < s->start[k + 1]; x++)
+          contend_json_int(&j, NULL, id[s->links[x]]);
+        contend_json_arr_end(&j);
+      }
+      contend_json_arr_end(&j);
+      contend_json_int(&j, "paths_total", s->total);
+      contend_json_obj_end(&j);
+    }
+    contend_json_arr_end(&j);
+    contend_json_obj_end(&j);
+    contend_sb_printf(js, "\n");
+  }
+  for (long i = 0; i < npairs; i++)
+    sim_path_set_free(&sets[i]);
+  free(sets);
+  free(id);
+  free(chan_of);
+  *links_out = nlinks;
+  *paths_out = npaths;
+  return rc;
+}
+
+static int paths_main(int argc, char **argv) {
+  contend_param_def *defs = contend_param_defs_join(path_defs, sim_param_defs);
+  contend_params p;
+  char err[1024];
+  if (contend_params_init(&p, defs, "", err, sizeof err)) {
+    fprintf(stderr, "contend topology paths: internal error: %s\n", err);
+    free(defs);
+    return CONTEND_EXIT_FAIL;
+  }
+  int rc = CONTEND_EXIT_USAGE, have_setup = 0, *pairs = NULL;
+  sim_setup su;
+  contend_strbuf js = {0};
+  const int parsed = contend_params_parse_argv(&p, argc, argv, 1, err, sizeof err);
+  if (parsed == 1) {
+    help(&p);
+    rc = 0;
+    goto out;
+  }
+  if (parsed < 0) {
+    rc = usage_error(err);
+    goto out;
+  }
+  const uint64_t seed = (uint64_t)contend_param_int(&p, "seed");
+  const char *output = contend_param_str(&p, "output");
+  if (output[0] && contend_check_writable(output, err, sizeof err)) {
+    rc = usage_error(err);
+    goto out;
+  }
+  if (sim_setup_from_params(&p, seed, &su, err, sizeof err)) {
+    rc = usage_error(err);
+    goto out;
+  }
+  have_setup = 1;
+  const long npairs = select_pairs(&p, su.topo.nnodes, seed, &pairs, err, sizeof err);
+  if (npairs < 0) {
+    rc = usage_error(err);
+    goto out;
+  }
+  long nlinks = 0, npaths = 0;
+  if (write_paths(&su, pairs, npairs, (int)contend_param_int(&p, "max_paths"), seed, &js, &nlinks,
+                  &npaths, err, sizeof err)) {
+    fprintf(stderr, "contend topology paths: %s\n", err);
+    rc = CONTEND_EXIT_FAIL;
+    goto out;
+  }
+  if (output[0]) {
+    if (contend_write_file_atomic(output, js.s, js.len, err, sizeof err)) {
+      fprintf(stderr, "contend topology paths: %s\n", err);
+      rc = CONTEND_EXIT_FAIL;
+      goto out;
+    }
+  } else {
+    fwrite(js.s, 1, js.len, stdout);
+  }
+  if (!contend_param_bool(&p, "quiet"))
+    fprintf(stderr,
+            "contend topology paths: %s, routing %s: %ld pairs, %ld paths over %ld links%s%s\n",
+            su.topo.spec, sim_routing_name(su.routing), npairs, npaths, nlinks,
+            output[0] ? " -> " : "", output);
+  rc = 0;
+out:
+  contend_sb_free(&js);
+  free(pairs);
+  if (have_setup)
+    sim_setup_free(&su);
+  contend_params_free(&p);
+  free(defs);
+  return rc;
+}
+
+int contend_topology_main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    FILE *f = argc < 2 ? stderr : stdout;
+    fprintf(f, "usage: contend topology paths [options]   (contend topology paths --help)\n\n"
+               "  paths   the links of every path the routing gives between node pairs (JSON)\n");
+    return argc < 2 ? CONTEND_EXIT_USAGE : 0;
+  }
+  if (!strcmp(argv[1], "paths"))
+    return paths_main(argc - 1, argv + 1);
+  fprintf(stderr, "contend topology: unknown subcommand '%s' (known: paths)\n", argv[1]);
+  return CONTEND_EXIT_USAGE;
+}
