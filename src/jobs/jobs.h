@@ -18,7 +18,7 @@
 #include "contend/traffic.h"
 #include "contend/world.h"
 
-#define CONTEND_JOBS_SCHEMA_VERSION "1.0"
+#define CONTEND_JOBS_SCHEMA_VERSION "1.1" /* 1.1: pass_clock */
 #define CONTEND_JOB_NAME_MAX 64
 
 /* ---- the job file ------------------------------------------------------- */
@@ -163,6 +163,10 @@ typedef struct contend_jobs_run {
   int dry_run;
   int npasses;
   contend_pass_kind pass[2];
+  /* rank 0: the engine clock (contend_now; the simulator's clock is the one
+   * its counter CSV uses) and the wall clock (Unix seconds, to align with
+   * counters sampled by wall time) when each pass's perform phase began */
+  double pass_t0_clock_s[2], pass_t0_unix_s[2];
   uint64_t seed;
   int seed_from_time;
   int nnodes, nranks, ppn_min, ppn_max, virtual_nodes;

@@ -10,6 +10,8 @@
  * then rank 0 gathers the results and reports.  On the trace engine (dry
  * run) the same code runs one untimed concurrent pass and reports the
  * traffic it recorded. */
+#include <time.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +142,12 @@ static void perform(contend_jobs_rank *x) {
       contend_traffic_reset(&x->tr[g]);
     contend_gbarrier(x->world);
     const double t_ref = contend_now(x->world);
+    if (pi >= 0) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts); /* metadata for aligning counters, not a measurement */
+      r->pass_t0_clock_s[pi] = t_ref;
+      r->pass_t0_unix_s[pi] = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    }
     if (pi >= 0 && r->pass[p] == CONTEND_PASS_ISOLATED) {
       for (int j = 0; j < jf->njobs; j++) {
         contend_progress(x->env, x->world, "perform, isolated: job %d/%d %s", j + 1, jf->njobs,

@@ -461,6 +461,15 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
   for (int p = 0; p < r->npasses; p++)
     contend_json_str(&j, NULL, pass_name(r->pass[p]));
   contend_json_arr_end(&j);
+  contend_json_arr_begin(&j, "pass_clock");
+  for (int p = 0; p < r->npasses && !r->dry_run; p++) {
+    contend_json_obj_begin(&j, NULL);
+    contend_json_str(&j, "pass", pass_name(r->pass[p]));
+    contend_json_double(&j, "perform_t0_clock_s", r->pass_t0_clock_s[p]);
+    contend_json_double(&j, "perform_t0_unix_s", r->pass_t0_unix_s[p]);
+    contend_json_obj_end(&j);
+  }
+  contend_json_arr_end(&j);
   contend_json_obj_begin(&j, "config");
   contend_params_json(&j, "options", r->opts, r->seed);
   contend_json_obj_end(&j);
