@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from .cluster.paths import node_index, paths_doc
+
 EXIT_USAGE = 2
 SCHEMA = "contend-pingpong-train"
 CONGESTORS = ("pairwise_a2a", "p2p_incast", "rma_put_incast", "rma_get_bcast")
@@ -141,14 +143,17 @@ class RepeatCalibration:
     """Repeats that keep each congestor busy for `margin` times the ping-pong
     window: a congestor's repeat takes about c * n seconds on n nodes (each
     of these patterns moves n - 1 or n messages per iteration); c is learnt
-    from the last run that had the congestor (first guess: c_guess)."""
+    from the last run that had the congestor.  Before that, `first` repeats."""
 
-    def __init__(self, fixed: int, c_guess: float, margin: float = 3.0):
-        self.fixed, self.margin, self.c = fixed, margin, dict.fromkeys(CONGESTORS, c_guess)
+    def __init__(self, fixed: int, first: int = 20, margin: float = 3.0):
+        self.fixed, self.first, self.margin = fixed, first, margin
+        self.c: dict[str, float] = {}
 
     def repeat(self, name: str, n: int, window_s: float) -> int:
         if self.fixed:
             return self.fixed
+        if name not in self.c:
+            return self.first
         return max(1, min(100000, int(self.margin * window_s / (self.c[name] * n)) + 1))
 
     def learn(self, results: dict, used: dict) -> None:
@@ -301,8 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--congestor-repeat",
         type=int,
         default=0,
-        help="repeats of each congestor's motif (0: enough to outlast the ping-pongs, "
-        "estimated from --exchanges) [count]",
+        help="repeats of each congestor's motif (0: 20 in the first congested run, then enough "
+        "to outlast the ping-pongs, learnt from the runs before) [count]",
     )
     p.add_argument(
         "--counter-interval-us",
@@ -327,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--nodes",
         type=int,
         default=0,
-        help="mpi/cluster: nodes the launcher gives (cluster: default all of it) [count]",
+        help="mpi: nodes the launcher gives [count]",
     )
     p.add_argument("--seed", type=int, default=1, help="seed of placements and runs")
     p.add_argument("--timeout", type=float, default=1800, help="per run [s, default %(default)s]")
@@ -359,7 +364,7 @@ def _write_json_atomic(path: Path, doc: dict) -> None:
         raise
 
 
-def _cluster_nodes() -> int:
+def _cluster_desc() -> dict:
     out = subprocess.run(
         [_binary(), "cluster", "show", "--json"], capture_output=True, text=True, check=False
     )
@@ -368,9 +373,9 @@ def _cluster_nodes() -> int:
             "--engine cluster: no emulated cluster is up (start one with `contend cluster up`)"
         )
     try:
-        return int(json.loads(out.stdout)["nodes"])
-    except (ValueError, KeyError):
-        raise UsageError("--engine cluster: cannot read the cluster's node count") from None
+        return json.loads(out.stdout)
+    except ValueError:
+        raise UsageError("--engine cluster: cannot read the cluster's description") from None
 
 
 def train(args, log) -> dict:
@@ -385,7 +390,8 @@ def train(args, log) -> dict:
     if args.engine == "sim":
         nodes = topology_nodes(binary, sim_args)
     elif args.engine == "cluster":
-        nodes = args.nodes or _cluster_nodes()
+        desc = _cluster_desc()
+        nodes = len(desc["nodes"])
     else:
         if not args.launcher or not args.nodes:
             raise UsageError("--engine mpi needs --launcher 'CMD ...' and --nodes N")
@@ -397,7 +403,7 @@ def train(args, log) -> dict:
     # a ping-pong window at ~2 us per round trip (more under congestion)
     window_s = max(args.exchanges * 2e-6, 1e-5)  # first guess: ~2 us per round trip
     interval_us = args.counter_interval_us or max(5.0, window_s * 1e6 / 10)
-    calib = RepeatCalibration(args.congestor_repeat, c_guess=2e-6)
+    calib = RepeatCalibration(args.congestor_repeat)
     stem = out.name.removesuffix(".json")
     rng = random.Random(args.seed)
     runs, used_pairs = [], set()
@@ -448,6 +454,11 @@ def train(args, log) -> dict:
             for c in results.get("pass_clock", []):
                 c["perform_t0_clock_s"] = c["perform_t0_unix_s"]
         samples = samples_from(results, offset, args.msg_bytes)
+        if args.engine == "cluster":  # contend's node numbers -> the cluster's
+            names = results["environment"]["node_names"]
+            for smp in samples:
+                smp["src"] = node_index(desc, names[smp["src"]])
+                smp["dst"] = node_index(desc, names[smp["dst"]])
         calib.learn(results, {name: (len(ns), rep) for name, ns, rep in congestors})
         window_s = max(s["t_end_s"] - s["t_start_s"] for s in samples)
         used_pairs.update((s["src"], s["dst"]) for s in samples)
@@ -497,6 +508,15 @@ def train(args, log) -> dict:
         doc["topology"], doc["routing"], doc["paths"] = (
             pdoc["topology"],
             pdoc["routing"],
+            paths.name,
+        )
+    elif args.engine == "cluster":
+        paths = out.parent / f"{stem}.paths.json"
+        both = sorted(used_pairs | {(b, a) for a, b in used_pairs})
+        _write_json_atomic(paths, paths_doc(desc, both))
+        doc["topology"], doc["routing"], doc["paths"] = (
+            f"cluster:{desc['prefix']}",
+            "tree",
             paths.name,
         )
     _write_json_atomic(out, doc)

@@ -126,3 +126,19 @@ def test_bad_input_exits_2_before_running(contend_bin, tmp_path, extra, needle):
 def test_output_directory_refused(contend_bin, tmp_path):
     r = run_bounded([contend_bin, "pingpong-train", "-o", tmp_path], timeout=60)
     assert r.returncode == 2 and "is a directory" in r.stderr
+
+
+def test_cluster_paths_follow_the_tree():
+    """The emulated cluster's paths: egress, the two uplinks between leaves, ingress."""
+    from contend.cluster.paths import paths_doc
+    from contend.cluster.topology import describe, make_spec
+
+    desc = describe(make_spec(nodes=6, leaves=3, node_rate="100mbit"))
+    doc = paths_doc(desc, [(0, 1), (0, 5)])
+    names = [[doc["links"][i]["component"] for i in p["paths"][0]] for p in doc["pairs"]]
+    assert names == [
+        ["n000-egress", "n001-ingress"],
+        ["n000-egress", "leaf0-uplink-up", "leaf2-uplink-down", "n005-ingress"],
+    ]
+    with pytest.raises(ValueError):
+        paths_doc(desc, [(2, 2)])
