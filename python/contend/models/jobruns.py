@@ -90,9 +90,10 @@ def _counters_path(doc: dict, path: Path, counters_dir, source: str) -> Path:
             "(rerun `contend jobs` with --counters FILE --counter-interval-us N)"
         )
     name = Path(given)
-    candidates = [Path(counters_dir) / name.name] if counters_dir else [name, path.parent / name]
-    if not name.is_absolute() and not counters_dir:
-        candidates.append(path.parent / name.name)
+    if counters_dir:
+        candidates = [Path(counters_dir) / name.name]
+    else:  # as given, then beside the results file (moved together)
+        candidates = [name, path.parent / name, path.parent / name.name]
     for cand in candidates:
         if cand.is_file():
             return cand

@@ -1,0 +1,149 @@
+"""Netscope latency model (contend.models, eq. 6-12) on a synthetic 6-node fabric.
+
+RTTs are generated from chosen constants by plain loops (models_synth) with
+noise; the fit must give the constants back within 5 %.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from contend.models import ModelError, fit_latency, parse_paths, predict_one_way_ns
+from contend.models.latency import error_summary, split_holdout
+from contend.models.queueing import build_timeline, queueing_delay, window_mean_excess
+from models_synth import NODES, RunTruth, intervals, paths_doc
+
+K_CLASS = {"injection": 300.0, "ejection": 250.0, "local": 120.0, "global": 600.0}
+K_CONST = 500.0
+LEVELS = (2, 10, 25, 45, 65, 85)
+
+
+def make_training(seed=3, per_run=40, noise=0.01, k_class=K_CLASS, k_const=K_CONST, pairs=None):
+    """(paths, samples, intervals by run) with RTTs from the given constants."""
+    rng = np.random.default_rng(seed)
+    paths = parse_paths(paths_doc(), "synthetic.paths.json")
+    frames, rows = {}, []
+    for run, level in enumerate(LEVELS):
+        frame = intervals(rng, level, clamp_some=True)
+        frames[run] = frame
+        truth = RunTruth(frame)
+        for _ in range(per_run):
+            if pairs is None:
+                s, d = (int(x) for x in rng.choice(NODES, 2, replace=False))
+            else:
+                s, d = pairs[rng.integers(len(pairs))]
+            ts = rng.uniform(0, 0.015)
+            te = ts + rng.uniform(0.0005, 0.004)
+            rtt_ns = truth.one_way_ns(k_class, k_const, s, d, ts, te) + truth.one_way_ns(
+                k_class, k_const, d, s, ts, te
+            )
+            rows.append((run, s, d, ts, te, rtt_ns / 1e3 * (1 + rng.normal(0, noise))))
+    samples = pd.DataFrame(rows, columns=["run", "src", "dst", "t_start_s", "t_end_s", "rtt_us"])
+    return paths, samples, frames
+
+
+@pytest.fixture(scope="module")
+def training():
+    return make_training()
+
+
+def test_queueing_delay_eq11_and_clamp():
+    q, clamped = queueing_delay([0.0, 50.0, 75.0, 99.0, 99.5, 120.0, -3.0])
+    assert q.tolist() == pytest.approx([1.0, 2.0, 4.0, 100.0, 100.0, 100.0, 1.0])
+    assert clamped == 2
+
+
+def test_window_mean_is_time_weighted_and_missing_rows_are_quiet():
+    frame = pd.DataFrame(
+        {
+            "t0_s": [0.0, 1.0, 0.0, 2.0],
+            "t1_s": [1.0, 2.0, 1.0, 3.0],
+            "component": ["x", "x", "y", "y"],
+            "port": ["0", "0", "1", "1"],
+            "pts_percent": [50.0, 75.0, 0.0, 50.0],
+        }
+    )
+    tl = build_timeline(frame, {("x", "0"): 0, ("y", "1"): 1})
+    # window [0.5, 2.5]: x has Q 2 for 0.5 s, 4 for 1 s, no row (Q 1) for 0.5 s
+    means = window_mean_excess(tl, [0.5, 5.0], [2.5, 6.0])
+    assert means[0, 0] + 1 == pytest.approx((0.5 * 2 + 1.0 * 4 + 0.5 * 1) / 2.0)
+    assert means[0, 1] + 1 == pytest.approx((0.5 * 1 + 1.0 * 1 + 0.5 * 2) / 2.0)
+    assert np.isnan(means[1]).all()  # no sampled time in [5, 6]
+
+
+def test_fit_gives_the_constants_back_within_5_percent(training):
+    paths, samples, frames = training
+    fit = fit_latency(paths, samples, frames, holdout=0.25, seed=7)
+    model = fit.model
+    for cls, k in K_CLASS.items():
+        assert model.k_link_ns_per_q[cls] == pytest.approx(k, rel=0.05), cls
+    assert model.k_const_ns == pytest.approx(K_CONST, rel=0.05)
+    assert fit.parameters == 5 and fit.design_rank == 5
+    assert fit.pts_clamped_intervals > 0  # clamp_some put PTs 99.7 rows on training paths
+    held = fit.summary("holdout")
+    assert held["samples"] == round(0.25 * len(samples))
+    assert held["pearson_r"] > 0.99
+    assert held["within_30_percent_share"] == 1.0
+
+
+def test_holdout_split_is_seeded():
+    a, b, c = split_holdout(40, 0.25, 1), split_holdout(40, 0.25, 1), split_holdout(40, 0.25, 2)
+    assert a.sum() == 10 and (a == b).all() and not (a == c).all()
+    assert split_holdout(3, 0.1, 0).sum() == 1  # at least one held out when asked
+    assert split_holdout(10, 0.0, 0).sum() == 0
+    with pytest.raises(ModelError):
+        split_holdout(10, 1.0, 0)
+
+
+def test_one_link_class_fits_a_single_constant():
+    k_same = dict.fromkeys(K_CLASS, 200.0)
+    paths, samples, frames = make_training(seed=5, k_class=k_same)
+    fit = fit_latency(paths, samples, frames, link_classes="one", holdout=0.2, seed=1)
+    assert list(fit.model.k_link_ns_per_q) == ["all"]
+    assert fit.model.k_link_ns_per_q["all"] == pytest.approx(200.0, rel=0.05)
+    assert fit.model.k_const_ns == pytest.approx(K_CONST, rel=0.05)
+
+
+def test_predicted_one_way_latency_matches_eq12(training):
+    paths, samples, frames = training
+    fit = fit_latency(paths, samples, frames, holdout=0.0)
+    truth = RunTruth(frames[3])
+    model = fit.model
+    pairs = [(0, 5), (5, 0), (2, 3), (1, 2)]
+    got = predict_one_way_ns(model, paths, pairs, 0.0021, 0.0137, frames[3])
+    want = [
+        truth.one_way_ns(model.k_link_ns_per_q, model.k_const_ns, s, d, 0.0021, 0.0137)
+        for s, d in pairs
+    ]
+    assert got == pytest.approx(want, rel=1e-9)
+
+
+def test_class_no_training_path_crosses_is_undetermined_and_refused():
+    # pairs within router A or B only: no path crosses the global links
+    pairs = [(0, 1), (1, 0), (0, 2), (3, 1), (2, 3)]
+    paths, samples, frames = make_training(seed=9, pairs=pairs)
+    fit = fit_latency(paths, samples, frames, holdout=0.0)
+    assert fit.model.k_link_ns_per_q["global"] is None
+    assert fit.model.k_link_ns_per_q["local"] == pytest.approx(120.0, rel=0.05)
+    with pytest.raises(ModelError, match="global"):
+        predict_one_way_ns(fit.model, paths, [(0, 4)], 0.0, 0.01, frames[0])
+
+
+def test_pairs_missing_from_paths_and_foreign_counters_are_refused(training):
+    paths, samples, frames = training
+    bad = samples.copy()
+    bad.loc[0, "dst"] = 17
+    with pytest.raises(ModelError, match="0->17|17->0"):
+        fit_latency(paths, bad, frames)
+    foreign = {run: f.assign(component="other") for run, f in frames.items()}
+    with pytest.raises(ModelError, match="no counter row names a link"):
+        fit_latency(paths, samples, foreign)
+
+
+def test_error_summary_percentiles():
+    measured = np.array([10.0, 10.0, 10.0, 10.0, 10.0])
+    predicted = np.array([11.0, 9.0, 14.0, 10.0, 2.0])  # errors +10 -10 +40 0 -80 %
+    out = error_summary(measured, predicted)
+    assert out["abs_error_percent"]["p50"] == pytest.approx(10.0)
+    assert out["abs_error_percent"]["p90"] == pytest.approx(np.percentile([10, 10, 40, 0, 80], 90))
+    assert out["within_30_percent_share"] == pytest.approx(3 / 5)
+    assert out["mean_error_percent"] == pytest.approx(-8.0)
