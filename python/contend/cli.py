@@ -83,9 +83,16 @@ def _nonneg_int(text: str) -> int:
 
 
 def cmd_report(args) -> int:
+    from .models.modelfile import SCHEMAS as MODEL_SCHEMAS
+    from .models.modelfile import load_model_file, sniff_schema
     from .report import check_impact, render_report
     from .results import load_results
 
+    if sniff_schema(args.results) in MODEL_SCHEMAS:  # contend model fit-latency / sensitivity
+        from .models.views import render_model
+
+        _write(render_model(load_model_file(args.results), args.results, args.format), args.output)
+        return 0
     results = load_results(args.results)
     check_impact(results)
     _write(
@@ -206,10 +213,17 @@ def cmd_plot(args) -> int:
 
 def cmd_html(args) -> int:
     from .htmlreport import render_html
+    from .models.modelfile import SCHEMAS as MODEL_SCHEMAS
+    from .models.modelfile import load_model_file, sniff_schema
     from .results import load_many
 
-    runs = load_many(args.results)
-    _write(render_html(runs, args.title, args.published, log_y=not args.linear_y), args.output)
+    is_model = [sniff_schema(p) in MODEL_SCHEMAS for p in args.results]
+    runs = load_many([p for p, m in zip(args.results, is_model) if not m])
+    models = [(p, load_model_file(p)) for p, m in zip(args.results, is_model) if m]
+    _write(
+        render_html(runs, args.title, args.published, log_y=not args.linear_y, models=models),
+        args.output,
+    )
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -234,9 +248,12 @@ def _add_report(sub):
         help="impact table of one results file",
         description="Isolated vs. congested mean and 99%% of each canary and the "
         "Congestion Impact (GPCNeT Table 2 layout), from a results "
-        "file of `contend load` or `contend network`.",
+        "file of `contend load` or `contend network`; for a model file of "
+        "`contend model` (latency model or delay sensitivity), its tables.",
     )
-    p.add_argument("results", help="results file (.json or .json.gz)")
+    p.add_argument(
+        "results", help="results file (.json or .json.gz), or a model file of `contend model`"
+    )
     _add_format(p)
     p.add_argument(
         "--bootstrap",
@@ -331,9 +348,10 @@ def _add_html(sub):
         help="self-contained HTML report",
         description="One offline HTML page (figures embedded) with each run's "
         "configuration, tables and histograms, and for several "
-        "runs the comparison and impact bars.",
+        "runs the comparison and impact bars; model files of `contend model` "
+        "add their tables and figures (RTT fit, runtime fit, convergence).",
     )
-    p.add_argument("results", nargs="+", help="results files")
+    p.add_argument("results", nargs="+", help="results files (and model files of `contend model`)")
     p.add_argument("-o", "--output", required=True, help="HTML file to write")
     p.add_argument("--title", default="contend report", help="page title")
     p.add_argument("--published", action="store_true", help="add GPCNeT SC'19 Table 2")

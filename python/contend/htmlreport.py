@@ -159,15 +159,20 @@ def _single_congestor_runs(runs) -> list:
 
 
 def render_html(
-    runs: list, title: str = "contend report", published: bool = False, log_y: bool = True
+    runs: list,
+    title: str = "contend report",
+    published: bool = False,
+    log_y: bool = True,
+    models=(),
 ) -> str:
-    """The page as a string."""
+    """The page as a string; ``models``: (path, document) of Netscope model files."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    files = f"{len(runs)} results file(s)" + (f", {len(models)} model file(s)" if models else "")
     body = [
         f"<h1>{escape(title)}</h1>",
         (
             f'<p class="note">Generated {now} by contend {__version__} from '
-            f"{len(runs)} results file(s). {escape(NOTES)}</p>"
+            f"{files}. {escape(NOTES) if runs or not models else ''}</p>"
         ),
     ]
     published_rows = None
@@ -205,6 +210,10 @@ def render_html(
             )
     for results in runs:
         body.append(_run_section(results, log_y))
+    if models:
+        from .models.views import html_section
+
+        body += [html_section(doc, str(path)) for path, doc in models]
     if published_rows is not None:
         body += [
             "<h2>Published baselines: GPCNeT SC'19 Table 2</h2>",

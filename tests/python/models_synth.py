@@ -13,6 +13,7 @@ import json
 
 import numpy as np
 import pandas as pd
+from contend.models import parse_paths
 
 ROUTER_OF = {0: "A", 1: "A", 2: "B", 3: "B", 4: "C", 5: "C"}
 NODES = 6
@@ -140,3 +141,163 @@ class RunTruth:
                 q = self.mean_q(link["component"], link["port"], t_start, t_end)
                 total += k_class[link["class"]] * q / len(plist)
         return total + k_const
+
+
+# ------------------------------------------------------------ files on disk
+
+
+def write_sim_counters(frame, path):
+    """The PTs intervals as the simulator's counter CSV: cumulative xmit_wait_ns per port.
+
+    A baseline sample at the first interval's start holds 0; like the simulator, a
+    port is written only at the samples where its counter changed.
+    """
+    edges = sorted(set(frame["t0_s"]) | set(frame["t1_s"]))
+    pts = {
+        (t0, c, p): v
+        for t0, c, p, v in zip(
+            frame["t0_s"], frame["component"], frame["port"], frame["pts_percent"]
+        )
+    }
+    lines = ["time_s,component,port,vc,counter,value"]
+    wait = {(link["component"], link["port"]): 0.0 for link in links()}
+    for c, p in wait:
+        lines.append(f"{edges[0]:.9f},{c},{p},,xmit_wait_ns,0.000")
+    for t0, t1 in zip(edges[:-1], edges[1:]):
+        for (c, p), before in wait.items():
+            v = pts.get((t0, c, p), 0.0)
+            if v > 0:
+                wait[(c, p)] = before + v / 100.0 * (t1 - t0) * 1e9
+                lines.append(f"{t1:.9f},{c},{p},,xmit_wait_ns,{wait[(c, p)]:.3f}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_training(tmp, frames, samples, paths_name="synthetic.paths.json"):
+    """A contend-pingpong-train file with one counter CSV per run."""
+    write_paths(tmp / paths_name)
+    runs = []
+    for run, frame in frames.items():
+        csv = write_sim_counters(frame, tmp / f"train.run{run}.csv")
+        rows = samples[samples["run"] == run]
+        runs.append(
+            {
+                "run": run,
+                "seed": run + 1,
+                "congestion": "synthetic",
+                "counters": csv.name,
+                "counters_source": "sim",
+                "samples": [
+                    {
+                        "src": int(r.src),
+                        "dst": int(r.dst),
+                        "t_start_s": float(r.t_start_s),
+                        "t_end_s": float(r.t_end_s),
+                        "rtt_us": float(r.rtt_us),
+                    }
+                    for r in rows.itertuples()
+                ],
+            }
+        )
+    doc = {
+        "schema": "contend-pingpong-train",
+        "schema_version": "1.0",
+        "engine": "sim",
+        "topology": "synthetic:3routers",
+        "routing": "minimal",
+        "paths": paths_name,
+        "exchanges": 1000,
+        "msg_bytes": 8,
+        "runs": runs,
+    }
+    out = tmp / "train.json"
+    out.write_text(json.dumps(doc, indent=1))
+    return out
+
+
+def write_jobs_results(
+    path, counters, job, nodes, traffic_pairs, start_s, end_s, seed, t0_clock_s=0.0, node_gbps=100.0
+):
+    """A contend-jobs results file (the fields the models read) of one concurrent pass."""
+    messages = sum(p[3] for p in traffic_pairs)
+    size = sum(p[2] for p in traffic_pairs)
+    doc = {
+        "schema": "contend-jobs",
+        "schema_version": "1.1",
+        "engine": "sim",
+        "dry_run": False,
+        "seed": seed,
+        "mode": "concurrent",
+        "passes": ["concurrent"],
+        "pass_clock": [
+            {"pass": "concurrent", "perform_t0_clock_s": t0_clock_s, "perform_t0_unix_s": 1.7e9}
+        ],
+        "config": {"options": {"counters": str(counters), "node_gbps": node_gbps}},
+        "jobs": [
+            {
+                "name": job,
+                "nodes": list(nodes),
+                "traffic": {"messages": messages, "bytes": size, "pairs": traffic_pairs},
+                "results": {
+                    "concurrent": {
+                        "perform_start_s": start_s,
+                        "perform_end_s": end_s,
+                        "slowest_rank_mean_s": end_s - start_s,
+                    }
+                },
+            },
+            {
+                "name": "noise",
+                "nodes": [3],
+                "traffic": {"messages": 0, "bytes": 0, "pairs": []},
+                "results": {"concurrent": {"perform_start_s": 0.0, "perform_end_s": 1.0}},
+            },
+        ],
+    }
+    path.write_text(json.dumps(doc, indent=1))
+    return path
+
+
+def steady_intervals(rng, level, t_end=0.02, step=0.001, skip=0.2):
+    """PTs intervals whose PTs per link is the same in every interval of the run."""
+    per_link = {
+        (link["component"], link["port"]): float(np.clip(rng.gamma(2.0, level / 2.0), 0, 98.0))
+        for link in links()
+        if rng.random() >= skip
+    }
+    edges = np.arange(0.0, t_end + step / 2, step)
+    rows = [
+        (t0, t1, c, p, v) for t0, t1 in zip(edges[:-1], edges[1:]) for (c, p), v in per_link.items()
+    ]
+    return pd.DataFrame(rows, columns=["t0_s", "t1_s", "component", "port", "pts_percent"])
+
+
+# ------------------------------------------------------- training samples
+
+K_CLASS = {"injection": 300.0, "ejection": 250.0, "local": 120.0, "global": 600.0}
+K_CONST = 500.0
+LEVELS = (2, 10, 25, 45, 65, 85)
+
+
+def make_training(seed=3, per_run=40, noise=0.01, k_class=K_CLASS, k_const=K_CONST, pairs=None):
+    """(paths, samples, intervals by run) with RTTs from the given constants."""
+    rng = np.random.default_rng(seed)
+    paths = parse_paths(paths_doc(), "synthetic.paths.json")
+    frames, rows = {}, []
+    for run, level in enumerate(LEVELS):
+        frame = intervals(rng, level, clamp_some=True)
+        frames[run] = frame
+        truth = RunTruth(frame)
+        for _ in range(per_run):
+            if pairs is None:
+                s, d = (int(x) for x in rng.choice(NODES, 2, replace=False))
+            else:
+                s, d = pairs[rng.integers(len(pairs))]
+            ts = rng.uniform(0, 0.015)
+            te = ts + rng.uniform(0.0005, 0.004)
+            rtt_ns = truth.one_way_ns(k_class, k_const, s, d, ts, te) + truth.one_way_ns(
+                k_class, k_const, d, s, ts, te
+            )
+            rows.append((run, s, d, ts, te, rtt_ns / 1e3 * (1 + rng.normal(0, noise))))
+    samples = pd.DataFrame(rows, columns=["run", "src", "dst", "t_start_s", "t_end_s", "rtt_us"])
+    return paths, samples, frames

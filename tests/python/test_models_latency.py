@@ -7,38 +7,10 @@ noise; the fit must give the constants back within 5 %.
 import numpy as np
 import pandas as pd
 import pytest
-from contend.models import ModelError, fit_latency, parse_paths, predict_one_way_ns
+from contend.models import ModelError, fit_latency, predict_one_way_ns
 from contend.models.latency import error_summary, split_holdout
 from contend.models.queueing import build_timeline, queueing_delay, window_mean_excess
-from models_synth import NODES, RunTruth, intervals, paths_doc
-
-K_CLASS = {"injection": 300.0, "ejection": 250.0, "local": 120.0, "global": 600.0}
-K_CONST = 500.0
-LEVELS = (2, 10, 25, 45, 65, 85)
-
-
-def make_training(seed=3, per_run=40, noise=0.01, k_class=K_CLASS, k_const=K_CONST, pairs=None):
-    """(paths, samples, intervals by run) with RTTs from the given constants."""
-    rng = np.random.default_rng(seed)
-    paths = parse_paths(paths_doc(), "synthetic.paths.json")
-    frames, rows = {}, []
-    for run, level in enumerate(LEVELS):
-        frame = intervals(rng, level, clamp_some=True)
-        frames[run] = frame
-        truth = RunTruth(frame)
-        for _ in range(per_run):
-            if pairs is None:
-                s, d = (int(x) for x in rng.choice(NODES, 2, replace=False))
-            else:
-                s, d = pairs[rng.integers(len(pairs))]
-            ts = rng.uniform(0, 0.015)
-            te = ts + rng.uniform(0.0005, 0.004)
-            rtt_ns = truth.one_way_ns(k_class, k_const, s, d, ts, te) + truth.one_way_ns(
-                k_class, k_const, d, s, ts, te
-            )
-            rows.append((run, s, d, ts, te, rtt_ns / 1e3 * (1 + rng.normal(0, noise))))
-    samples = pd.DataFrame(rows, columns=["run", "src", "dst", "t_start_s", "t_end_s", "rtt_us"])
-    return paths, samples, frames
+from models_synth import K_CLASS, K_CONST, RunTruth, make_training
 
 
 @pytest.fixture(scope="module")

@@ -241,12 +241,17 @@ SENSITIVITY_NOTE = (
 
 def _delivery_line(app: dict) -> str:
     d = app["delivery"]
-    size = f"{d['msg_bytes']:g} B" if d["msg_bytes"] is not None else "per run (job's mean)"
-    nic = f"{d['nic_gbps']:g} Gbit/s" if d["nic_gbps"] is not None else "per run (simulation)"
-    return (
-        f"o = {d['overhead_us']:g} us, message size {size} ({d['msg_bytes_source']}), "
-        f"NIC {nic} ({d['nic_gbps_source']})"
+    size = (
+        f"{d['msg_bytes']:g} B (--msg-bytes)"
+        if d["msg_bytes_source"] == "option"
+        else "the job's mean message size per run"
     )
+    nic = (
+        f"{d['nic_gbps']:g} Gbit/s (--nic-gbps)"
+        if d["nic_gbps_source"] == "option"
+        else "the simulator's node_gbps per run"
+    )
+    return f"o = {d['overhead_us']:g} us, message size {size}, NIC bandwidth {nic}"
 
 
 def render_sensitivity(doc: dict, source: str, form: str = "text") -> str:
