@@ -151,6 +151,12 @@ def cmd_fit_latency(args) -> int:
             f"{100 * acc['all']['within_30_percent_share']:.0f} % of RTTs within 30 % -> {out}",
             file=sys.stderr,
         )
+        if fit.dropped:
+            print(
+                f"contend model fit-latency: note: {len(fit.dropped)} sample(s) left out: no "
+                "counter sampling interval overlaps their window",
+                file=sys.stderr,
+            )
         if fit.design_rank < fit.parameters:
             print(
                 f"contend model fit-latency: warning: design rank {fit.design_rank} < "

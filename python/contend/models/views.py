@@ -31,10 +31,10 @@ ACCURACY_VIEW = [
     Column("pearson_r", "Pearson r"),
     Column("rmse_us", "RMSE (us)"),
     Column("mean_error_percent", "Mean error (%)"),
-    Column("p25", "|Error| p25 (%)"),
-    Column("p50", "|Error| p50 (%)"),
-    Column("p75", "|Error| p75 (%)"),
-    Column("p90", "|Error| p90 (%)"),
+    Column("p25", "Abs. error p25 (%)"),
+    Column("p50", "Abs. error p50 (%)"),
+    Column("p75", "Abs. error p75 (%)"),
+    Column("p90", "Abs. error p90 (%)"),
     Column("within_30_percent", "Within 30 % (% of samples)"),
 ]
 APPS_VIEW = [
