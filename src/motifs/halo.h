@@ -1,26 +1,67 @@
-/* Structured halo exchange shared by halo2d (5-point, TeaLeaf-like) and
- * halo3d (7-point): a Cartesian process grid over a global domain, one
- * face message per existing neighbour and direction, sizes from the local
- * block (face cells x depth x fields x elem_bytes). */
+/* Structured halo exchange over a Cartesian process grid of 1 to 4
+ * dimensions: one face message per existing neighbour and direction.
+ *
+ * Two ways to build one:
+ * - halo2d (5-point, TeaLeaf-like) and halo3d (7-point): halo_setup splits
+ *   a global domain (parameters nx, ny, nz, px, py, pz, depth, fields,
+ *   elem_bytes, periodic) and sizes each face from the local block;
+ * - the application proxies (milc_like, lammps_like, amg_like): a fixed
+ *   local block per rank (weak scaling), halo_grid picks the process grid,
+ *   halo_place the rank's coordinates, halo_connect the neighbours at a
+ *   given grid distance and the face bytes the caller computed.  A proxy
+ *   may hold several halo_state (levels, forward and reverse exchanges),
+ *   told apart by their tag base. */
 #ifndef CONTEND_MOTIFS_HALO_H
 #define CONTEND_MOTIFS_HALO_H
 
 #include "workload.h"
 
+#define HALO_MAXD 4
+
 typedef struct halo_state {
   int ndims;
-  int dims[3], coord[3];
-  long ext[3], loc[3];
-  /* direction d: axis d / 2, towards +1 (d even) or -1 (d odd); tag d */
-  int send_peer[6], recv_peer[6]; /* -1: none */
-  size_t bytes[6];
-  unsigned char *sbuf[6], *rbuf[6];
+  int dims[HALO_MAXD], coord[HALO_MAXD];
+  long ext[HALO_MAXD], loc[HALO_MAXD];
+  /* direction d: axis d / 2, towards +dist (d even) or -dist (d odd);
+   * message tag tag0 + d */
+  int tag0;
+  int send_peer[2 * HALO_MAXD], recv_peer[2 * HALO_MAXD]; /* -1: none */
+  size_t bytes[2 * HALO_MAXD];
+  unsigned char *sbuf[2 * HALO_MAXD], *rbuf[2 * HALO_MAXD];
 } halo_state;
 
+/* halo2d / halo3d (c->state is the halo_state) */
 int halo_validate(const contend_params *p, int nranks, int ndims, char *err, size_t errlen);
 int halo_setup(contend_ctx *c, int ndims);
 void halo_prepare(contend_ctx *c);
 void halo_iterate(contend_ctx *c);
 void halo_check(contend_ctx *c);
+
+/* The most even process grid of nranks over ndims (<= HALO_MAXD)
+ * dimensions for a fixed local block per rank: dims[d] > 0 are fixed by the
+ * user, 0 are chosen (smallest largest dimension, then smallest sum, then
+ * the first in enumeration order, which puts larger counts on later axes).
+ * Returns 0, or -1 with err naming the given dims when no grid fits. */
+int halo_grid(int nranks, int ndims, int *dims, char *err, size_t errlen);
+/* Sets s->ndims, s->dims and the coordinates of `rank` (axis 0 fastest). */
+void halo_place(halo_state *s, int ndims, const int *dims, int rank);
+/* Neighbours at grid distance dist along each axis (periodic: wrapping;
+ * otherwise none past the edge; none when the neighbour is the rank
+ * itself), face bytes bytes[dir] (2 x ndims entries), buffers from the
+ * engine, message tags tag0 + dir. */
+void halo_connect(contend_ctx *c, halo_state *s, int periodic, int dist, const size_t *bytes,
+                  int tag0);
+/* Messages of one state: posting all receives and sends of every
+ * direction (halo_post, no wait), of one axis and waiting (halo_axis), of
+ * every direction and waiting (halo_exchange). */
+void halo_post(contend_ctx *c, const halo_state *s);
+void halo_axis(contend_ctx *c, const halo_state *s, int axis);
+void halo_exchange(contend_ctx *c, const halo_state *s);
+/* Verification of one state: fill the send faces for c->iter; check the
+ * received ones (each face's pattern depends on sender, iteration and tag). */
+void halo_fill(contend_ctx *c, const halo_state *s);
+void halo_verify(contend_ctx *c, const halo_state *s);
+/* The largest face a state sends (0: none), for c->msg_bytes. */
+size_t halo_biggest(const halo_state *s);
 
 #endif

@@ -1,0 +1,155 @@
+/* amg_like: the communication skeleton of an algebraic-multigrid V-cycle
+ * (AMG / BoomerAMG on a 3-D Laplacian), the least delay-sensitive of the
+ * three application proxies: most of its time is memory-bound relaxation.
+ * Every rank owns an n x n x n block of the fine grid (weak scaling) on a
+ * non-periodic px x py x pz process grid.  Level l (0: finest) keeps
+ * m = max(1, n >> l) points per axis and talks to the ranks 2^l grid
+ * steps away along each axis (coarse levels reach past the next rank: the
+ * coarse operator's neighbours are non-local; none past the grid's edge).
+ * One iteration is one V-cycle:
+ *   down, levels 0 .. L-2: `sweeps` relaxations, each a halo exchange of
+ *     faces of m^2 x elem_bytes then point_time x m^3 of compute;
+ *   coarsest level L-1: the same, then an allreduce of reduce_count doubles
+ *     (the coarse solve's / residual norm's reduction);
+ *   up, levels L-2 .. 0: `sweeps` relaxations again.
+ * L = levels, or every level down to one point per axis when 0. */
+#include <stdio.h>
+
+#include "allreduce_kernel.h"
+#include "halo.h"
+
+#define MAX_LEVELS 16
+
+typedef struct {
+  int levels, sweeps;
+  halo_state lv[MAX_LEVELS];
+  double compute_s[MAX_LEVELS];
+  contend_allreduce_kernel red;
+} state;
+
+static const contend_param_def params[] = {
+    WL_ITERS(4),
+    {"n", CONTEND_P_INT, "32", "points", "fine-grid points per axis of each rank's block", 1,
+     32768},
+    {"levels", CONTEND_P_INT, "0", "count",
+     "multigrid levels (0: down to one point per axis, floor(log2 n) + 1)", 0, MAX_LEVELS},
+    {"sweeps", CONTEND_P_INT, "1", "count",
+     "relaxation sweeps per level on the way down and again on the way up", 1, 1000},
+    {"px", CONTEND_P_INT, "0", "ranks", "process grid, x (0: chosen, the most even grid)", 0, 1e7},
+    {"py", CONTEND_P_INT, "0", "ranks", "process grid, y (0: chosen)", 0, 1e7},
+    {"pz", CONTEND_P_INT, "0", "ranks", "process grid, z (0: chosen)", 0, 1e7},
+    {"elem_bytes", CONTEND_P_INT, "8", "B", "bytes per face point", 1, 1024},
+    {"point_time", CONTEND_P_DOUBLE, "40e-9", "s",
+     "relaxation compute per point and sweep (40 ns x 32^3 = 1.31 ms per fine-level sweep, "
+     "3.0 ms per V-cycle with the defaults)",
+     0, 1},
+    {"reduce_count", CONTEND_P_INT, "1", "count", "doubles in the coarse-level allreduce", 1,
+     1 << 20},
+    CONTEND_PARAM_END};
+
+static const char *const pnames[3] = {"px", "py", "pz"};
+
+/* Levels down to one point per axis. */
+static int max_levels(long n) {
+  int l = 1;
+  while ((n >> l) >= 1)
+    l++;
+  return l;
+}
+
+static int grid(const contend_params *p, int nranks, int *dims, char *err, size_t errlen) {
+  for (int d = 0; d < 3; d++)
+    dims[d] = (int)contend_param_int(p, pnames[d]);
+  return halo_grid(nranks, 3, dims, err, errlen);
+}
+
+static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
+  const long n = (long)contend_param_int(p, "n");
+  const int levels = (int)contend_param_int(p, "levels");
+  if (levels > max_levels(n)) {
+    snprintf(err, errlen,
+             "levels=%d is more than n=%ld points per axis allow (%d: halving down to one point)",
+             levels, n, max_levels(n));
+    return -1;
+  }
+  int dims[3];
+  return nranks > 0 ? grid(p, nranks, dims, err, errlen) : 0;
+}
+
+static int setup(contend_ctx *c) {
+  state *s = c->state;
+  const contend_params *p = c->params;
+  int dims[3];
+  if (grid(p, c->size, dims, c->error, sizeof c->error))
+    return -1;
+  const long n = (long)contend_param_int(p, "n");
+  s->levels = (int)contend_param_int(p, "levels");
+  if (s->levels == 0)
+    s->levels = max_levels(n);
+  s->sweeps = (int)contend_param_int(p, "sweeps");
+  const size_t elem = (size_t)contend_param_int(p, "elem_bytes");
+  const double point_time = contend_param_double(p, "point_time");
+  for (int l = 0; l < s->levels; l++) {
+    const long m = n >> l > 0 ? n >> l : 1;
+    size_t bytes[6];
+    for (int dir = 0; dir < 6; dir++)
+      bytes[dir] = (size_t)(m * m) * elem;
+    halo_place(&s->lv[l], 3, dims, c->rank);
+    halo_connect(c, &s->lv[l], 0, 1 << l, bytes, 6 * l);
+    s->compute_s[l] = point_time * (double)(m * m * m);
+  }
+  contend_allreduce_kernel_setup(c, &s->red, (int)contend_param_int(p, "reduce_count"),
+                                 CONTEND_OP_SUM);
+  c->msg_bytes = halo_biggest(&s->lv[0]);
+  c->metric_scale = 1.0;
+  return 0;
+}
+
+static void prepare(contend_ctx *c) {
+  state *s = c->state;
+  for (int l = 0; l < s->levels; l++)
+    halo_fill(c, &s->lv[l]);
+  contend_allreduce_kernel_prepare(c, &s->red);
+}
+
+static void relax(contend_ctx *c, int l) {
+  state *s = c->state;
+  for (int k = 0; k < s->sweeps; k++) {
+    halo_exchange(c, &s->lv[l]);
+    if (s->compute_s[l] > 0)
+      contend_compute(c, s->compute_s[l]);
+  }
+}
+
+static void iterate(contend_ctx *c) {
+  state *s = c->state;
+  for (int l = 0; l < s->levels; l++)
+    relax(c, l);
+  contend_allreduce_kernel_iterate(c, &s->red);
+  for (int l = s->levels - 2; l >= 0; l--)
+    relax(c, l);
+}
+
+static void check(contend_ctx *c) {
+  state *s = c->state;
+  for (int l = 0; l < s->levels; l++)
+    halo_verify(c, &s->lv[l]);
+  if (c->ops->colls_compute)
+    contend_allreduce_kernel_check(c, &s->red);
+}
+
+const contend_motif contend_motif_amg_like = {
+    .name = "amg_like",
+    .label = "AMG-like V-cycle",
+    .help = "AMG-like V-cycle: per level relaxation compute and a shrinking halo to neighbours "
+            "2^level ranks away, coarse allreduce (compute-bound)",
+    .role = CONTEND_ROLE_WORKLOAD,
+    .metric = CONTEND_METRIC_LAT_US,
+    .params = params,
+    .state_size = sizeof(state),
+    .setup = setup,
+    .prepare = prepare,
+    .iterate = iterate,
+    .check = check,
+    .validate = validate,
+};
