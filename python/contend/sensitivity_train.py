@@ -1,0 +1,237 @@
+"""``contend sensitivity-train``: runs of one application job under varied
+congestion, with the fabric's counters sampled meanwhile -- the training data
+of the Netscope delay sensitivity model (seeds/netscope-ics21.md sections 4.1
+and 6.1: application runtimes under synthetic congestion, random placements).
+
+Each run is one ``contend jobs`` run of the user's job file (the application,
+placed by its own [PLACEMENT], at random per run seed) plus, for congested
+runs, GPCNeT's four congestors on a share of the remaining nodes (placed at
+random too).  The jobs results and counter files it writes are what
+``contend model sensitivity`` reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .trainruns import (
+    CONGESTORS,
+    EXIT_FAIL,
+    EXIT_USAGE,
+    RepeatCalibration,
+    RunError,
+    UsageError,
+    add_engine_options,
+    check_output,
+    congestion_label,
+    congestor_jobs,
+    engine_from,
+    engine_nodes,
+    parse_congestion,
+    run_command,
+    write_json_atomic,
+)
+
+SCHEMA = "contend-sensitivity-train"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="contend sensitivity-train",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Runs one application job of a job file --runs times, alone and beside GPCNeT's\n"
+            "four congestors (all-to-all, incast, RMA incast, RMA broadcast) on a share of\n"
+            "the other nodes, at a random placement per run, with the fabric's counters\n"
+            "sampled meanwhile: the training data of the Netscope delay sensitivity model\n"
+            "(contend model sensitivity).  --congestion cycles over the runs; the paper's\n"
+            "quick training alternates the extremes (none, full congestion)."
+        ),
+        epilog=(
+            "Output: -o TRAIN.json (schema contend-sensitivity-train: the runs, their\n"
+            "congestion and seeds) and beside it TRAIN.runN.job / .json / .csv (each run's\n"
+            "job file, contend-jobs results and counters).\n\n"
+            "Examples:\n"
+            "  contend sensitivity-train examples/netscope/milc.job --job milc --runs 10 \\\n"
+            "      -o milc.json\n"
+            "  contend model sensitivity milc.run*.json --job milc --latency latency.json \\\n"
+            "      -o milc.sens.json\n"
+            "Arguments after -- go to every simulated run (e.g. --routing, --network)."
+        ),
+    )
+    p.error = lambda msg: (_ for _ in ()).throw(UsageError(msg))  # one message, exit 2
+    p.add_argument("job_file", help="job file holding the application job")
+    p.add_argument("--job", required=True, help="the application job's name in the file")
+    p.add_argument("-o", "--output", required=True, help="training file to write (JSON)")
+    p.add_argument("--runs", type=int, default=10, help="runs [count, default %(default)s]")
+    p.add_argument(
+        "--congestion",
+        default="none,gpcnet",
+        help="per run in turn: none, or gpcnet[:F] = the congestors on a share F of the other "
+        "nodes [default %(default)s: the paper's synthetic extremes]",
+    )
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="job-file variable (as contend jobs -D)",
+    )
+    add_engine_options(p)
+    return p
+
+
+def plan(engine, job_file: Path, defines, nodes: int, job: str) -> tuple[int, str]:
+    """Checks the job file with a dry run; returns (nodes its jobs take, its text)."""
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "plan.json"
+        run_command(
+            [
+                engine.binary,
+                "jobs",
+                job_file,
+                "--dry-run",
+                "--nodes",
+                nodes,
+                "-q",
+                "-o",
+                out,
+                *[a for x in defines for a in ("-D", x)],
+            ],
+            120,
+        )
+        doc = json.loads(out.read_text())
+    names = [j["name"] for j in doc["jobs"]]
+    if job not in names:
+        raise UsageError(f"{job_file}: no job named {job!r} (jobs: {', '.join(names)})")
+    clash = [n for n in names if n in CONGESTORS]
+    if clash:
+        raise UsageError(
+            f"{job_file}: job name {clash[0]!r} is taken by the congestors this command adds"
+        )
+    return sum(len(j["nodes"]) for j in doc["jobs"]), job_file.read_text()
+
+
+def train(args, log) -> dict:
+    out = Path(args.output)
+    check_output(out)
+    job_file = Path(args.job_file)
+    if not job_file.is_file():
+        raise UsageError(
+            f"{job_file}: "
+            + ("is a directory, not a job file" if job_file.is_dir() else "no such file")
+        )
+    if args.runs < 1:
+        raise UsageError("--runs must be >= 1")
+    congestion = parse_congestion(args.congestion)
+    engine = engine_from(args)
+    nodes, _ = engine_nodes(engine, args.nodes)
+    used, text = plan(engine, job_file, args.defines, nodes, args.job)
+    free = nodes - used
+    if any(c[0] == "gpcnet" for c in congestion) and free < 2 * len(CONGESTORS):
+        raise UsageError(
+            f"the job file takes {used} of {nodes} nodes: {free} left, fewer than the "
+            f"{2 * len(CONGESTORS)} the four congestors need"
+        )
+    calib = RepeatCalibration(args.congestor_repeat)
+    stem = out.name.removesuffix(".json")
+    window_s, interval_us = None, args.counter_interval_us
+    runs = []
+    for i in range(args.runs):
+        cong = congestion[i % len(congestion)]
+        share = int(cong[1] * free) // len(CONGESTORS) if cong[0] == "gpcnet" else 0
+        congestors = (
+            [(name, share, calib.repeat(name, share, window_s or 1e-3)) for name in CONGESTORS]
+            if share >= 2
+            else []
+        )
+        jf, res, csv = (out.parent / f"{stem}.run{i}.{ext}" for ext in ("job", "json", "csv"))
+        jf.write_text(
+            f"# generated by contend sensitivity-train from {job_file}\n"
+            + text
+            + "\n\n"
+            + congestor_jobs(congestors)
+        )
+        label = congestion_label(cong)
+        if not args.quiet:
+            log(
+                f"[sensitivity-train] run {i + 1}/{args.runs}: congestion {label} "
+                f"({len(congestors) * share} congestor nodes)"
+            )
+        t0 = time.monotonic()
+        run_seed = args.seed * 1000 + i
+        ivl = interval_us or max(5.0, (window_s or 1e-3) * 1e6 / 10)
+        results = engine.run(
+            jf, run_seed, res, csv, ivl, extra=[a for d in args.defines for a in ("-D", d)]
+        )
+        app = next(j for j in results["jobs"] if j["name"] == args.job)
+        r = app["results"]["concurrent"]
+        took = r["perform_end_s"] - r["perform_start_s"]
+        window_s = max(window_s or 0, took)
+        calib.learn(results, {name: (n, rep) for name, n, rep in congestors})
+        runs.append(
+            {
+                "run": i,
+                "seed": run_seed,
+                "congestion": label,
+                "congestors": [
+                    {"motif": name, "nodes": n, "repeat": rep} for name, n, rep in congestors
+                ],
+                "job_file": jf.name,
+                "results": res.name,
+                "counters": csv.name if engine.name != "mpi" else None,
+                "runtime_s": took,
+            }
+        )
+        if not args.quiet:
+            log(
+                f"[sensitivity-train]   {args.job}: {took * 1e3:.3f} ms on nodes "
+                f"{','.join(map(str, app['nodes'][:8]))}{',...' if len(app['nodes']) > 8 else ''}"
+                f" ({time.monotonic() - t0:.1f} s)"
+            )
+    doc = {
+        "schema": SCHEMA,
+        "schema_version": "1.0",
+        "engine": engine.name,
+        "job_file": str(job_file),
+        "job": args.job,
+        "defines": args.defines,
+        "seed": args.seed,
+        "jobs_args": engine.sim_args,
+        "runs": runs,
+    }
+    write_json_atomic(out, doc)
+    return doc
+
+
+def main(argv=None) -> int:
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    try:
+        args = build_parser().parse_args(argv)
+        doc = train(args, log)
+    except UsageError as e:
+        print(f"contend sensitivity-train: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except RunError as e:
+        print(f"contend sensitivity-train: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    times = [r["runtime_s"] for r in doc["runs"]]
+    print(
+        f"contend sensitivity-train: {len(times)} runs of {doc['job']} "
+        f"({min(times) * 1e3:.3f}-{max(times) * 1e3:.3f} ms) -> {args.output}; next: "
+        f"contend model sensitivity {Path(args.output).name.removesuffix('.json')}.run*.json "
+        f"--job {doc['job']} --latency LATENCY.json"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
