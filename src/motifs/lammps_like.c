@@ -30,7 +30,7 @@ typedef struct {
 } state;
 
 static const contend_param_def params[] = {
-    WL_ITERS(20),
+    WL_ITERS(4),
     {"atoms", CONTEND_P_INT, "32000", "count", "atoms owned by each rank", 1, 1e9},
     {"density", CONTEND_P_DOUBLE, "0.8442", "atoms/sigma^3",
      "number density (0.8442: LAMMPS's LJ melt benchmark)", 1e-6, 1e6},
@@ -43,9 +43,9 @@ static const contend_param_def params[] = {
     {"px", CONTEND_P_INT, "0", "ranks", "process grid, x (0: chosen, the most even grid)", 0, 1e7},
     {"py", CONTEND_P_INT, "0", "ranks", "process grid, y (0: chosen)", 0, 1e7},
     {"pz", CONTEND_P_INT, "0", "ranks", "process grid, z (0: chosen)", 0, 1e7},
-    {"atom_time", CONTEND_P_DOUBLE, "15e-9", "s",
-     "force compute per owned atom and step (15 ns x 32000 atoms = 480 us per step)", 0, 1},
-    {"thermo_every", CONTEND_P_INT, "10", "steps",
+    {"atom_time", CONTEND_P_DOUBLE, "200e-9", "s",
+     "force compute per owned atom and step (200 ns x 32000 atoms = 6.4 ms per step)", 0, 1},
+    {"thermo_every", CONTEND_P_INT, "2", "steps",
      "thermo output (an allreduce) every this many steps (0: never)", 0, 1e9},
     {"thermo_count", CONTEND_P_INT, "4", "count", "doubles in the thermo allreduce", 1, 1 << 20},
     CONTEND_PARAM_END};

@@ -33,8 +33,8 @@ static const contend_param_def params[] = {
      "bytes per face site (48: an SU(3) vector, 3 complex doubles)", 1, 1 << 20},
     {"reduce_count", CONTEND_P_INT, "1", "count",
      "doubles in the CG dot-product allreduce per iteration", 1, 1 << 20},
-    {"site_time", CONTEND_P_DOUBLE, "16e-9", "s",
-     "compute per local site and iteration (16 ns x 4^4 sites = 4.1 us per iteration)", 0, 1},
+    {"site_time", CONTEND_P_DOUBLE, "125e-9", "s",
+     "compute per local site and iteration (125 ns x 4^4 sites = 32 us per iteration)", 0, 1},
     CONTEND_PARAM_END};
 
 static const char *const pnames[4] = {"px", "py", "pz", "pt"};
