@@ -17,6 +17,7 @@ from conftest import BUILD, ROOT, SCHEMAS, run_bounded
 
 CONTEND = BUILD / "bin" / "contend"
 ENV = {"PATH": "/usr/bin:/bin"}
+SIM144 = ["--engine", "sim", "--topology", "dragonfly:a=4,p=4,h=2"]
 RANKS = 4
 REPEAT = 2
 
@@ -31,6 +32,11 @@ PROXIES = [
     ("amg_like", "iters=2 n=8 px=4 point_time=1e-9"),
     ("amg_like", "iters=1 n=12 sweeps=2 levels=3 elem_bytes=16 point_time=0"),
 ]
+
+
+def contend_jobs(job, *args, timeout=60):
+    """contend jobs JOB ARGS... in process (no MPI), bounded."""
+    return run_bounded([CONTEND, "jobs", job, *args], timeout=timeout, env=ENV)
 
 
 def job_text(proxies):
@@ -244,24 +250,8 @@ def test_proxies_on_the_in_process_engines(tmp_path, engine):
     job.write_text(job_text(PROXIES))
     out = tmp_path / f"{engine}.json"
     extra = ["--topology", "switch:nodes=4", "--verify"] if engine == "sim" else []
-    r = run_bounded(
-        [
-            CONTEND,
-            "jobs",
-            job,
-            "--engine",
-            engine,
-            "--nodes",
-            RANKS,
-            "--seed",
-            3,
-            "-q",
-            "-o",
-            out,
-            *extra,
-        ],
-        timeout=60,
-        env=ENV,
+    r = contend_jobs(
+        job, "--engine", engine, "--nodes", RANKS, "--seed", 3, "-q", "-o", out, *extra
     )
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
@@ -279,9 +269,7 @@ def test_milc_uses_eight_neighbours_on_a_4d_grid(tmp_path):
     job = tmp_path / "milc16.job"
     job.write_text("[JOB_NAME] m\n[NID_LIST] 0-15\n[MOTIF] milc_like iters=1\n")
     out = tmp_path / "m.json"
-    r = run_bounded(
-        [CONTEND, "jobs", job, "--dry-run", "--nodes", 16, "-q", "-o", out], timeout=60, env=ENV
-    )
+    r = contend_jobs(job, "--dry-run", "--nodes", 16, "-q", "-o", out)
     assert r.returncode == 0, r.stderr
     pairs = json.loads(out.read_text())["jobs"][0]["motifs"][0]["traffic"]["pairs"]
     sent = Counter()
@@ -296,28 +284,13 @@ def test_milc_uses_eight_neighbours_on_a_4d_grid(tmp_path):
 
 
 def test_congestion_impact_orders_milc_lammps_amg_on_the_simulator(tmp_path):
-    """The shipped job file on the 144-node dragonfly: each proxy alone, then
-    beside the congestors; the congestors outlast every proxy."""
+    """The shipped job file in its calibrated setting, the 144-node
+    dragonfly: each proxy alone, then beside the congestors; the congestors
+    outlast every proxy."""
     out = tmp_path / "sim.json"
-    r = run_bounded(
-        [
-            CONTEND,
-            "jobs",
-            ROOT / "examples/jobs/netscope_proxies.job",
-            "--engine",
-            "sim",
-            "--topology",
-            "dragonfly:a=4,p=4,h=2",
-            "--mode",
-            "both",
-            "--seed",
-            1,
-            "-q",
-            "-o",
-            out,
-        ],
-        timeout=120,
-        env=ENV,
+    job = ROOT / "examples/jobs/netscope_proxies.job"
+    r = contend_jobs(
+        job, *CALIBRATED["proxies"], *SIM144, "--mode", "both", "--seed", 1, "-q", "-o", out
     )
     assert r.returncode == 0, r.stderr
     jobs = {j["name"]: j for j in json.loads(out.read_text())["jobs"]}
@@ -330,38 +303,28 @@ def test_congestion_impact_orders_milc_lammps_amg_on_the_simulator(tmp_path):
         assert conc[name]["perform_end_s"] > proxies_end, name
 
 
-def test_job_files_plan(tmp_path):
-    """Every Netscope job file resolves on 144 nodes and runs its proxy."""
-    for name, motif in [
-        ("proxies", None),
-        ("milc", "milc_like"),
-        ("lammps", "lammps_like"),
-        ("amg", "amg_like"),
-    ]:
-        out = tmp_path / f"{name}.json"
-        r = run_bounded(
-            [
-                CONTEND,
-                "jobs",
-                ROOT / f"examples/jobs/netscope_{name}.job",
-                "--dry-run",
-                "--nodes",
-                144,
-                "-q",
-                "-o",
-                out,
-                "-D",
-                "LOAD=1",
-            ],
-            timeout=60,
-            env=ENV,
-        )
+# The settings the job files' comments and docs/jobfile.md give for 144 nodes.
+CALIBRATED = {
+    "proxies": ["-D", "PROXY=16", "-D", "CONGESTOR=24", "-D", "LOAD=90"],
+    "milc": ["-D", "PROXY=16", "-D", "CONGESTOR=32", "-D", "LOAD=90"],
+}
+CALIBRATED["lammps"] = CALIBRATED["amg"] = CALIBRATED["milc"]
+
+
+@pytest.mark.parametrize("name", ["proxies", "milc", "lammps", "amg"])
+def test_job_files_plan(tmp_path, name):
+    """Every Netscope job file fills 32 nodes with its defaults and the
+    144-node dragonfly in its calibrated setting, and runs its proxies."""
+    job = ROOT / f"examples/jobs/netscope_{name}.job"
+    for nodes, extra in ((32, []), (144, CALIBRATED[name])):
+        out = tmp_path / f"{name}{nodes}.json"
+        r = contend_jobs(job, "--dry-run", "--nodes", nodes, "-q", "-o", out, *extra)
         assert r.returncode == 0, (name, r.stderr)
         jobs = json.loads(out.read_text())["jobs"]
-        used = sorted(n for j in jobs for n in j["nodes"])
-        assert used == list(range(144)), name
+        assert sorted(n for j in jobs for n in j["nodes"]) == list(range(nodes)), name
         proxies = [m["name"] for j in jobs for m in j["motifs"] if m["name"].endswith("_like")]
-        assert proxies == ([motif] if motif else ["milc_like", "lammps_like", "amg_like"])
+        want = [f"{name}_like"] if name != "proxies" else ["milc_like", "lammps_like", "amg_like"]
+        assert proxies == want
 
 
 # ---- (c) refusals --------------------------------------------------------
@@ -383,9 +346,7 @@ def test_bad_parameters_are_refused(tmp_path, motif, needle, engine):
     job = tmp_path / "bad.job"
     job.write_text(f"[JOB_NAME] bad\n[NID_LIST] 0-3\n[MOTIF] {motif}\n")
     out = tmp_path / "bad.json"
-    r = run_bounded(
-        [CONTEND, "jobs", job, "--engine", engine, "--nodes", RANKS, "-o", out], timeout=30, env=ENV
-    )
+    r = contend_jobs(job, "--engine", engine, "--nodes", RANKS, "-o", out)
     assert r.returncode == 2, r.stdout + r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and f"{job}:3:" in lines[0] and needle in lines[0], r.stderr
