@@ -17,10 +17,12 @@ typedef struct walk {
   int src, dst, max_paths, max_depth;
   contend_rng *rng;
   long stack[64];
+  int vstack[64];
   int depth;
   long total;
   /* kept paths: slot k holds depth[k] links at links[k * max_depth] */
   long *slots;
+  int *vslots;
   int *slot_len;
   long *slot_order; /* enumeration index of the path in slot k */
   char *err;
@@ -35,6 +37,7 @@ static void keep(walk *w) {
       return;
   }
   memcpy(&w->slots[k * w->max_depth], w->stack, sizeof(long) * (size_t)w->depth);
+  memcpy(&w->vslots[k * w->max_depth], w->vstack, sizeof(int) * (size_t)w->depth);
   w->slot_len[k] = w->depth;
   w->slot_order[k] = w->total;
 }
@@ -56,6 +59,7 @@ static int step(walk *w, int r, int in_port, const sim_route_state *st) {
                sim_routing_name(w->R), w->src, w->dst, w->max_depth);
       return -1;
     }
+    w->vstack[w->depth] = alts[i].vc;
     w->stack[w->depth++] = gp;
     const int peer = t->peer[gp];
     if (peer == -1 - w->dst) {
@@ -95,11 +99,13 @@ int sim_paths_enumerate(const sim_routing *R, int src, int dst, int max_paths, c
   if (w.max_depth > (int)(sizeof w.stack / sizeof *w.stack))
     w.max_depth = (int)(sizeof w.stack / sizeof *w.stack);
   w.slots = malloc(sizeof(long) * (size_t)max_paths * (size_t)w.max_depth);
+  w.vslots = malloc(sizeof(int) * (size_t)max_paths * (size_t)w.max_depth);
   w.slot_len = malloc(sizeof(int) * (size_t)max_paths);
   w.slot_order = malloc(sizeof(long) * (size_t)max_paths);
-  if (!w.slots || !w.slot_len || !w.slot_order)
+  if (!w.slots || !w.vslots || !w.slot_len || !w.slot_order)
     contend_fail("out of memory (paths)");
-  w.stack[w.depth++] = (long)t->nports + src; /* the source NIC's channel */
+  w.vstack[w.depth] = 0; /* the NIC injects on VC 0 */
+  w.stack[w.depth++] = (long)t->nports + src;
   sim_route_state st;
   memset(&st, 0, sizeof st);
   st.inter = -1;
@@ -122,14 +128,17 @@ int sim_paths_enumerate(const sim_routing *R, int src, int dst, int max_paths, c
     for (int k = 0; k < kept; k++)
       nl += w.slot_len[k];
     out->links = malloc(sizeof(long) * (size_t)(nl ? nl : 1));
+    out->vcs = malloc(sizeof(int) * (size_t)(nl ? nl : 1));
     out->start = malloc(sizeof(int) * (size_t)(kept + 1));
-    if (!out->links || !out->start)
+    if (!out->links || !out->vcs || !out->start)
       contend_fail("out of memory (paths)");
     long at = 0;
     for (int k = 0; k < kept; k++) {
       out->start[k] = (int)at;
       memcpy(&out->links[at], &w.slots[(long)ord[k] * w.max_depth],
              sizeof(long) * (size_t)w.slot_len[ord[k]]);
+      memcpy(&out->vcs[at], &w.vslots[(long)ord[k] * w.max_depth],
+             sizeof(int) * (size_t)w.slot_len[ord[k]]);
       at += w.slot_len[ord[k]];
     }
     out->start[kept] = (int)at;
@@ -138,6 +147,7 @@ int sim_paths_enumerate(const sim_routing *R, int src, int dst, int max_paths, c
     free(ord);
   }
   free(w.slots);
+  free(w.vslots);
   free(w.slot_len);
   free(w.slot_order);
   return rc;
@@ -145,6 +155,7 @@ int sim_paths_enumerate(const sim_routing *R, int src, int dst, int max_paths, c
 
 void sim_path_set_free(sim_path_set *p) {
   free(p->links);
+  free(p->vcs);
   free(p->start);
   memset(p, 0, sizeof *p);
 }

@@ -14,10 +14,12 @@
 #include "contend/rng.h"
 #include "route.h"
 
-/* Paths of one pair: path i is links[start[i] .. start[i+1]-1].
+/* Paths of one pair: path i is links[start[i] .. start[i+1]-1], crossed
+ * on VCs vcs[start[i] .. start[i+1]-1] (the NIC injects on VC 0).
  * Owned by the caller: sim_path_set_free. */
 typedef struct sim_path_set {
   long *links;
+  int *vcs;
   int *start; /* npaths + 1 */
   int npaths;
   long total; /* paths the routing has; > npaths when sampled */

@@ -50,7 +50,8 @@ static void help(const contend_params *p) {
       "simulator's counter CSV (component, port) with their tier, so per-link stall\n"
       "counters can be summed along paths (contend model fit-latency, docs/netscope.md).\n\n"
       "JSON: {schema: contend-paths, topology, routing, nodes, links: [{component, port,\n"
-      "class}], pairs: [{src, dst, paths: [[link ids]], paths_total}]}\n\n"
+      "class}], pairs: [{src, dst, paths: [[link ids]], vcs: [[the VC of each hop]],\n"
+      "paths_total}]}.  Per-VC counters (the CSV's vc column) pair with vcs.\n\n"
       "Examples:\n"
       "  contend topology paths --topology dragonfly:a=4,p=2,h=2 -o paths.json\n"
       "  contend topology paths --topology fattree:leaves=8,nodes=8,uplinks=4 "
@@ -216,6 +217,14 @@ static int write_paths(sim_setup *su, const int *pairs, long npairs, int max_pat
         contend_json_arr_begin(&j, NULL);
         for (int x = s->start[k]; x < s->start[k + 1]; x++)
           contend_json_int(&j, NULL, id[s->links[x]]);
+        contend_json_arr_end(&j);
+      }
+      contend_json_arr_end(&j);
+      contend_json_arr_begin(&j, "vcs");
+      for (int k = 0; k < s->npaths; k++) {
+        contend_json_arr_begin(&j, NULL);
+        for (int x = s->start[k]; x < s->start[k + 1]; x++)
+          contend_json_int(&j, NULL, s->vcs[x]);
         contend_json_arr_end(&j);
       }
       contend_json_arr_end(&j);
