@@ -49,6 +49,7 @@ from .trainruns import (
 )
 
 SCHEMA = "contend-pingpong-train"
+ALL_PAIRS_MAX = 100000  # ordered pairs up to which the paths file holds them all
 
 
 def parse_pair_list(text: str, nodes: int) -> list[tuple[int, int]]:
@@ -151,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=(
             "Output: -o TRAIN.json (schema contend-pingpong-train) and beside it\n"
             "TRAIN.runN.job / .json / .csv (each run's job file, jobs results and counters)\n"
-            "and TRAIN.paths.json (the routing's paths of every pair).\n\n"
+            "and TRAIN.paths.json (the routing's paths: of every node pair up to 316 nodes,\n"
+            "else of the pairs measured; contend model sensitivity reuses it).\n\n"
             "Examples:\n"
             "  contend pingpong-train --topology dragonfly:a=4,p=4,h=2 --runs 20 -o train.json\n"
             "  contend pingpong-train --topology fattree:leaves=16,nodes=8,uplinks=4 \\\n"
@@ -269,20 +271,14 @@ def train(args, log) -> dict:
     }
     paths = out.parent / f"{stem}.paths.json"
     both = sorted(used_pairs | {(b, a) for a, b in used_pairs})
-    if engine.name == "sim":
-        plist = ",".join(f"{a}:{b}" for a, b in both)
+    if engine.name == "sim":  # every pair when that is small: sensitivity runs reuse the file
+        select = (
+            ["--all-pairs"]
+            if nodes * (nodes - 1) <= ALL_PAIRS_MAX
+            else ["--pairs", ",".join(f"{a}:{b}" for a, b in both)]
+        )
         run_command(
-            [
-                engine.binary,
-                "topology",
-                "paths",
-                "-q",
-                *engine.sim_args,
-                "--pairs",
-                plist,
-                "-o",
-                paths,
-            ],
+            [engine.binary, "topology", "paths", "-q", *engine.sim_args, *select, "-o", paths],
             300,
         )
         pdoc = json.loads(paths.read_text())

@@ -119,3 +119,32 @@ def test_error_summary_percentiles():
     assert out["abs_error_percent"]["p90"] == pytest.approx(np.percentile([10, 10, 40, 0, 80], 90))
     assert out["within_30_percent_share"] == pytest.approx(3 / 5)
     assert out["mean_error_percent"] == pytest.approx(-8.0)
+
+
+def test_paths_with_vcs_name_per_vc_links():
+    """A path crossing VCs above 0 is read as per-VC links (component, "P/vcV"),
+    the names of the simulator's per-VC counter rows; all-zero VCs keep ports."""
+    from contend.models.paths import parse_paths
+
+    doc = {
+        "schema": "contend-paths",
+        "schema_version": "1.0",
+        "topology": "t",
+        "routing": "r",
+        "nodes": 2,
+        "links": [
+            {"component": "nic0", "port": "0", "class": "injection"},
+            {"component": "g0.r0", "port": "3", "class": "global"},
+            {"component": "g1.r0", "port": "1", "class": "ejection"},
+        ],
+        "pairs": [{"src": 0, "dst": 1, "paths": [[0, 1, 2]], "vcs": [[0, 0, 1]]}],
+    }
+    ps = parse_paths(doc)
+    named = [(ps.links["component"][i], ps.links["port"][i]) for i in ps.pairs[(0, 1)][0]]
+    assert named == [("nic0", "0/vc0"), ("g0.r0", "3/vc0"), ("g1.r0", "1/vc1")]
+    assert list(ps.links["link_class"]) == ["injection", "global", "ejection"]
+    doc["pairs"][0]["vcs"] = [[0, 0, 0]]
+    assert list(parse_paths(doc).links["port"]) == ["0", "3", "1"]
+    doc["pairs"][0]["vcs"] = [[0, 1]]
+    with pytest.raises(ModelError, match="match paths"):
+        parse_paths(doc)

@@ -144,6 +144,32 @@ def _bad(source, where: str, what: str):
     return ModelError(f"{source}: {where}: {what} ({HINT})")
 
 
+def _per_vc_links(comps, ports, classes, pairs, pair_vcs):
+    """Links split by VC: (component, "P/vcV") -- the name the simulator's
+    per-VC counter rows get (contend.telemetry keep_vcs).  A port's stall
+    counter is the union over its VCs, and a port stalled on one VC passes
+    packets on another, so a path's delay follows the stalls of its own VCs."""
+    ids: dict = {}
+    c2, p2, k2, out = [], [], [], {}
+    for key, plist in pairs.items():
+        vl = pair_vcs.get(key)
+        new = []
+        for j, path in enumerate(plist):
+            row = []
+            for x, link in enumerate(path):
+                vc = vl[j][x] if vl else 0
+                name = (comps[link], f"{ports[link]}/vc{vc}")
+                if name not in ids:
+                    ids[name] = len(c2)
+                    c2.append(name[0])
+                    p2.append(name[1])
+                    k2.append(classes[link])
+                row.append(ids[name])
+            new.append(row)
+        out[key] = new
+    return c2, p2, k2, out
+
+
 def parse_paths(doc, source="<paths>") -> PathSet:
     """Check a parsed paths document and index it."""
     check_header(doc, SCHEMA_NAME, SUPPORTED_MAJOR, source, HINT)
@@ -163,7 +189,7 @@ def parse_paths(doc, source="<paths>") -> PathSet:
         ports.append(link["port"])
         classes.append(link["class"])
     n_links = len(links)
-    pairs = {}
+    pairs, pair_vcs = {}, {}
     raw_pairs = doc.get("pairs")
     if not isinstance(raw_pairs, list) or not raw_pairs:
         raise _bad(source, "field 'pairs'", "missing or empty")
@@ -187,6 +213,15 @@ def parse_paths(doc, source="<paths>") -> PathSet:
                     f"a path is a non-empty list of link ids 0..{n_links - 1}",
                 )
         pairs[(src, dst)] = plist
+        vcs = pair.get("vcs")
+        if vcs is not None:
+            if not isinstance(vcs, list) or [
+                len(v) if isinstance(v, list) else -1 for v in vcs
+            ] != [len(x) for x in plist]:
+                raise _bad(source, f"pairs[{i}].vcs ({src}->{dst})", "must match paths in shape")
+            pair_vcs[(src, dst)] = vcs
+    if pair_vcs and any(v > 0 for vl in pair_vcs.values() for path in vl for v in path):
+        comps, ports, classes, pairs = _per_vc_links(comps, ports, classes, pairs, pair_vcs)
     frame = pd.DataFrame({"component": comps, "port": ports, "link_class": classes})
     return PathSet(
         source=str(source),

@@ -87,7 +87,12 @@ def read_intervals(csv: Path, source: str) -> pd.DataFrame:
     except ImportError as exc:  # pragma: no cover - the package ships it
         raise ModelError(f"contend.telemetry is not available: {exc}") from None
     try:
-        counters = read_counters(csv, source=source or "auto")
+        from ..telemetry.reader import detect_source
+
+        src = source if source and source != "auto" else detect_source(csv)
+        # the simulator's per-VC rows (port "P/vcV") too: paths with VCs use them
+        params = {"keep_vcs": True} if src == "sim" else {}
+        counters = read_counters(csv, source=src, **params)
         return stall_intervals(counters)
     except (ValueError, OSError, KeyError) as exc:
         text = str(exc) if isinstance(exc, ValueError) else f"{exc}"
