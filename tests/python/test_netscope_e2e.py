@@ -1,0 +1,107 @@
+"""The Netscope workflow end to end on a 144-node simulated dragonfly (issue
+acceptance 3): ping-pong training under GPCNeT congestors -> latency model
+with held-out Pearson r >= 0.7; training runs of the three proxies -> delay
+sensitivities ordered MILC-like > LAMMPS-like > AMG-like, runtime fits with
+r >= 0.7 for the first two.  The simulator is deterministic for a seed, so
+these figures are reproducible; they are recorded in docs/netscope.md."""
+
+import json
+
+import pytest
+from conftest import ROOT, run_bounded
+
+TOPO = "dragonfly:a=4,p=4,h=2"  # 144 nodes
+
+
+@pytest.fixture(scope="module")
+def latency(contend_bin, tmp_path_factory):
+    d = tmp_path_factory.mktemp("netscope")
+    r = run_bounded(
+        [
+            contend_bin,
+            "pingpong-train",
+            "--topology",
+            TOPO,
+            "--runs",
+            "16",
+            "--exchanges",
+            "2000",
+            "-q",
+            "-o",
+            d / "train.json",
+        ],
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    r = run_bounded(
+        [contend_bin, "model", "fit-latency", d / "train.json", "-q", "-o", d / "latency.json"],
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    return d, json.loads((d / "latency.json").read_text())
+
+
+def test_latency_model_predicts_held_out_rtts(latency):
+    _, model = latency
+    held = model["accuracy"]["holdout"]
+    assert held["samples"] >= 30
+    assert held["pearson_r"] >= 0.7
+
+
+@pytest.fixture(scope="module")
+def sensitivities(contend_bin, latency):
+    d, _ = latency
+    out = {}
+    for app in ("milc", "lammps", "amg"):
+        r = run_bounded(
+            [
+                contend_bin,
+                "sensitivity-train",
+                ROOT / "examples" / "netscope" / f"{app}.job",
+                "--job",
+                app,
+                "--topology",
+                TOPO,
+                "--runs",
+                "10",
+                "-q",
+                "-o",
+                d / f"{app}.json",
+            ],
+            timeout=600,
+        )
+        assert r.returncode == 0, r.stderr
+        runs = [d / f"{app}.run{i}.json" for i in range(10)]
+        r = run_bounded(
+            [
+                contend_bin,
+                "model",
+                "sensitivity",
+                *runs,
+                "--job",
+                app,
+                "--latency",
+                d / "latency.json",
+                "-q",
+                "-o",
+                d / f"{app}.sens.json",
+            ],
+            timeout=600,
+        )
+        assert r.returncode == 0, r.stderr
+        out[app] = json.loads((d / f"{app}.sens.json").read_text())
+    return out
+
+
+def _uniform(doc, app):
+    return doc["applications"][app]
+
+
+def test_sensitivities_are_ordered(sensitivities):
+    c = {app: _uniform(doc, app)["c_a_s_per_us"] for app, doc in sensitivities.items()}
+    assert c["milc"] > 1.5 * c["lammps"] > 1.5 * c["amg"]
+
+
+def test_runtime_fits_correlate(sensitivities):
+    for app in ("milc", "lammps"):
+        assert _uniform(sensitivities[app], app)["r"] >= 0.7
