@@ -48,7 +48,9 @@ def read_table(path, names, text_cols, num_cols, first_line: int, comment=None) 
     ``names``, raises TelemetryError at its line.  Lines with fewer fields read
     as '' / NaN in the missing columns (callers say what is missing).
     """
-    dtype = {c: "category" for c in text_cols}
+    # text is read as str and made categorical afterwards: dtype="category" would
+    # infer numeric categories (port "01" -> 1.0)
+    dtype = {c: str for c in text_cols}
     dtype.update({c: "float64" for c in num_cols})
     kwargs = {
         "header": None,
@@ -75,6 +77,8 @@ def read_table(path, names, text_cols, num_cols, first_line: int, comment=None) 
         raise  # pragma: no cover - _locate_bad_number always raises
     except UnicodeDecodeError as exc:  # pragma: no cover - binary input
         raise at(path, None, f"not a text file ({exc.reason})") from None
+    for c in text_cols:
+        frame[c] = frame[c].astype("category")
     table = Table(path, frame, first_line)
     if len(frame):
         blank = np.ones(len(frame), dtype=bool)

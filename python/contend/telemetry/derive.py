@@ -115,8 +115,9 @@ def _delta_core(keys, t, v, bits, sat, grid=None, start_value=None):
     saturated = live & ((v >= sat) | ((prev_v >= sat) & (v >= prev_v)))
     drop = live & (delta < 0) & ~saturated
     span = np.ldexp(1.0, bits)
-    wrapped = drop & (bits > 0) & (delta + span < span / 2)
-    delta = np.where(wrapped, delta + span, delta)
+    around = (span - prev_v) + v  # this order keeps large counters exact
+    wrapped = drop & (bits > 0) & (prev_v < span) & (around >= 0) & (around < span / 2)
+    delta = np.where(wrapped, around, delta)
     status[drop] = RESET
     status[wrapped] = WRAP
     status[saturated] = SATURATED
@@ -475,6 +476,34 @@ def stall_intervals(
     return _finish(links)
 
 
+def _merge_node(table: pd.DataFrame) -> pd.DataFrame:
+    """One node's injection links merged: per piece of time between any of their
+    interval edges, the largest PTs of the links whose valid interval covers it."""
+    t0 = table["t0_s"].to_numpy(float)
+    t1 = table["t1_s"].to_numpy(float)
+    pts = table["pts_percent"].to_numpy(float)
+    tol = 1e-3 * float(np.median(t1 - t0))
+    raw = np.unique(np.concatenate([t0, t1]))
+    group = np.concatenate([[0], np.cumsum(np.diff(raw) > tol)])
+    edges = raw[np.concatenate([[0], np.flatnonzero(np.diff(group)) + 1])]
+    snap = edges[group]  # raw edge -> the first edge of its cluster
+    i0 = np.searchsorted(edges, snap[np.searchsorted(raw, t0)])
+    i1 = np.searchsorted(edges, snap[np.searchsorted(raw, t1)])
+    span = i1 - i0
+    seg = np.repeat(i0, span) + (np.arange(span.sum()) - np.repeat(np.cumsum(span) - span, span))
+    best = np.full(max(len(edges) - 1, 0), -np.inf)
+    np.maximum.at(best, seg, np.repeat(pts, span))
+    covered = np.flatnonzero(np.isfinite(best))
+    return pd.DataFrame(
+        {
+            "t0_s": edges[covered],
+            "t1_s": edges[covered + 1],
+            "node": [table["node"].iloc[0]] * len(covered),
+            "pts_percent": best[covered],
+        }
+    )
+
+
 def _finish(links: pd.DataFrame) -> pd.DataFrame:
     out = links.drop(columns=["kind"]).copy()
     interval = out["interval_ns"].to_numpy(float)
@@ -504,7 +533,8 @@ def injection_stall(
     (node III), every port of an InfiniBand or cxi host adapter ``<host>:<dev>``
     (node host), an Aries node's NIC (ORB request counters; node = producer).
     A node with several injection links gets, per interval, the largest PTs of
-    them, the k-th intervals of its links taken together.  Parameters as
+    them over each piece of time its links' intervals cut out (interval edges
+    closer than 1/1000 of the median interval taken as one).  Parameters as
     :func:`stall_intervals`.
     """
     links = _stall_links(
@@ -532,15 +562,26 @@ def injection_stall(
     interval = table["interval_ns"].to_numpy(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         table["pts_percent"] = np.where(interval > 0, 100.0 * table["stall_ns"] / interval, np.nan)
-    table = table[interval > 0].sort_values(["link", "port", "t1_s"], kind="stable")
-    table["k"] = table.groupby(["link", "port"], sort=False).cumcount()
+    table = table[interval > 0]
+    key = table["node"].astype(str).to_numpy()
+    node_codes, _ = pd.factorize(key)
+    links_per_node = (
+        pd.DataFrame(
+            {"n": node_codes, "l": table["link"].to_numpy(), "p": table["port"].to_numpy()}
+        )
+        .drop_duplicates()
+        .groupby("n")
+        .size()
+        .to_numpy()
+    )
+    single = links_per_node[node_codes] == 1
+    parts = [table.loc[single, ["t0_s", "t1_s", "node", "pts_percent"]]]
+    for code in np.flatnonzero(links_per_node > 1):
+        parts.append(_merge_node(table[node_codes == code]))
+    agg = pd.concat(parts, ignore_index=True)
     numeric = all(isinstance(n, (int, np.integer)) for n in nodes)
-    table["node_key"] = table["node"].astype(np.int64 if numeric else str)
-    g = table.groupby(["node_key", "k"], sort=True)
-    agg = g.agg(
-        t0_s=("t0_s", "min"),
-        t1_s=("t1_s", "max"),
-        node=("node", "first"),
-        pts_percent=("pts_percent", "max"),
-    ).reset_index(drop=True)
+    agg["node_key"] = agg["node"].astype(np.int64 if numeric else str)
+    agg = agg.sort_values(["node_key", "t0_s"], kind="stable").reset_index(drop=True)
+    if numeric:
+        agg["node"] = agg["node_key"]
     return agg[INJECTION_COLUMNS]

@@ -16,7 +16,8 @@ counters of a round share one time (a link's stall combines its pause classes).
 
 Snapshot file (source ``cxi``): lines ``<path>:<value>@<sec>.<nsec>`` as printed
 by ``grep -H . <root>/*/device/telemetry/hni_*``; rounds are separated by
-comment lines (``# ...``) or, without them, start again when a file repeats;
+comment lines (``# ...``, other than ``# host=``) or, without them, start
+again when a file repeats;
 ``# host=<name>`` names the host (else the ``host`` parameter, else localhost).
 """
 
@@ -154,6 +155,8 @@ def read_snapshot(path, host=None) -> pd.DataFrame:
     comment = stripped.str.startswith("#").to_numpy()
     blank = (stripped == "").to_numpy()
     data = ~comment & ~blank
+    hosts = stripped.str.extract(r"^#\s*host\s*=\s*(\S+)\s*$")[0]
+    host_col = hosts.ffill().fillna(host or "localhost").to_numpy()
     parsed = stripped.str.extract(SNAPSHOT_LINE)
     bad = data & parsed["dev"].isna().to_numpy()
     if bad.any():
@@ -164,15 +167,15 @@ def read_snapshot(path, host=None) -> pd.DataFrame:
             "expected <root>/<device>/device/telemetry/<counter>:<value>@<seconds>.<nanoseconds>, "
             f"got {str(lines.iloc[i])[:80]!r}",
         )
-    hosts = stripped.str.extract(r"^#\s*host\s*=\s*(\S+)\s*$")[0]
-    host_col = hosts.ffill().fillna(host or "localhost").to_numpy()
     p = parsed[data]
     comp = (pd.Series(host_col[data], dtype=object) + ":" + p["dev"].to_numpy()).to_numpy()
     counter = p["counter"].to_numpy()
     nsec = p["nsec"].str.ljust(9, "0").astype(float).to_numpy()
     t = p["sec"].astype(float).to_numpy() + nsec * 1e-9
-    if comment.any():
-        rnd = np.cumsum(comment)[data]
+    host_line = hosts.notna().to_numpy()
+    separator = comment & ~host_line
+    if separator.any():
+        rnd = np.cumsum(separator)[data]
     else:
         rnd = pd.DataFrame({"c": comp, "k": counter}).groupby(["c", "k"], sort=False).cumcount()
         rnd = rnd.to_numpy()
