@@ -59,8 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Examples:\n"
             "  contend sensitivity-train examples/netscope/milc.job --job milc --runs 10 \\\n"
             "      -o milc.json\n"
-            "  contend model sensitivity milc.run*.json --job milc --latency latency.json \\\n"
-            "      -o milc.sens.json\n"
+            "  contend model sensitivity milc.json --latency latency.json -o milc.sens.json\n"
             "Arguments after -- go to every simulated run (e.g. --routing, --network)."
         ),
     )
@@ -246,8 +245,7 @@ def main(argv=None) -> int:
     print(
         f"contend sensitivity-train: {len(times)} runs of {doc['job']} "
         f"({min(times) * 1e3:.3f}-{max(times) * 1e3:.3f} ms) -> {args.output}; next: "
-        f"contend model sensitivity {Path(args.output).name.removesuffix('.json')}.run*.json "
-        f"--job {doc['job']} --latency LATENCY.json"
+        f"contend model sensitivity {args.output} --latency LATENCY.json"
     )
     return 0
 

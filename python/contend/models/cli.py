@@ -14,6 +14,7 @@ written; outputs are written through a temporary file in the same directory.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -261,6 +262,30 @@ def _estimate_app(name, runs, deliveries, args):
     return app
 
 
+def _expand_training_files(files) -> tuple:
+    """A `contend sensitivity-train` file stands for its runs' results, in run
+    order (a shell glob would sort run10 before run2)."""
+    out, jobs = [], set()
+    for f in files:
+        doc = None
+        if str(f).endswith(".json") and Path(f).is_file():
+            try:
+                with open(f, encoding="utf-8") as fh:
+                    head = fh.read(4096)
+                if '"contend-sensitivity-train"' in head:
+                    doc = json.loads(Path(f).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                doc = None
+        if isinstance(doc, dict) and doc.get("schema") == "contend-sensitivity-train":
+            runs = sorted(doc.get("runs") or [], key=lambda r: r.get("run", 0))
+            out += [str(Path(f).parent / r["results"]) for r in runs if "results" in r]
+            if doc.get("job"):
+                jobs.add(doc["job"])
+        else:
+            out.append(f)
+    return out, jobs
+
+
 def cmd_sensitivity(args) -> int:
     from .jobruns import load_job_run
     from .modelfile import (
@@ -278,6 +303,10 @@ def cmd_sensitivity(args) -> int:
 
     out = _check_output(args.output)
     plot = _check_plot(args.plot)
+    args.runs, jobs = _expand_training_files(args.runs)
+    args.job = args.job or sorted(jobs)
+    if not args.job:
+        raise ModelError("name the application with --job (or give a sensitivity-train file)")
     if len(set(args.job)) != len(args.job):
         raise ModelError("a job is named twice with --job")
     if len(args.runs) < 2:
@@ -495,16 +524,21 @@ def build_parser() -> argparse.ArgumentParser:
         description=SENS_HELP,
         formatter_class=raw,
     )
-    p.add_argument("runs", nargs="+", help="results files of `contend jobs` (one per run)")
+    p.add_argument(
+        "runs",
+        nargs="+",
+        help="results files of `contend jobs` (one per run), or the file of "
+        "`contend sensitivity-train` (its runs, in order)",
+    )
     p.add_argument(
         "--latency", required=True, help="latency model file of `contend model fit-latency`"
     )
     p.add_argument(
         "--job",
         action="append",
-        required=True,
         metavar="NAME",
-        help="the job (application) to model; repeat for several",
+        help="the job (application) to model; repeat for several (default: the job of the "
+        "sensitivity-train files given)",
     )
     p.add_argument(
         "--pass",
