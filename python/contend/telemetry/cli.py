@@ -153,7 +153,7 @@ is written under a temporary name and renamed at the end.
 Examples:
   contend counters sample --source ib --interval 1s --count 60 -o ib.csv
   contend counters sample --source ib --root tests/fixtures/telemetry/ib/sysfs \\
-      --host node01 --interval 100ms --count 3 -o /tmp/ib.csv
+      --host node01 --interval 100ms --count 3 -o ib.csv
   contend counters sample --source cxi --device cxi0 --interval 0.5 --duration 30s -o cxi.csv
   contend counters sample --source cluster --prefix ct --interval 1s --until-pid 1234 -o ct.csv
 """,
@@ -185,7 +185,11 @@ Examples:
         metavar="REGEX",
         help=f"counter files to read (full match) [default ib: all; cxi: {rules_default_cxi()}]",
     )
-    s.add_argument("--prefix", metavar="P", help="emulated cluster prefix (cluster) [default ct]")
+    s.add_argument(
+        "--prefix",
+        metavar="P",
+        help="emulated cluster prefix (cluster) [default $CONTEND_CLUSTER_PREFIX or ct]",
+    )
     s.add_argument(
         "--interval",
         type=parse_seconds,
@@ -359,7 +363,7 @@ def _cmd_sample(args, log) -> int:
             raise TelemetryError("--root, --device and --counters are for ib and cxi")
         from .sources.cluster import Live
 
-        src = Live(args.prefix or "ct")
+        src = Live(args.prefix or os.environ.get("CONTEND_CLUSTER_PREFIX") or "ct")
     elif args.source == "ib":
         from .sources.ib_sysfs import DEFAULT_ROOT, Tree
 

@@ -44,7 +44,8 @@ def read_table(path, names, text_cols, num_cols, first_line: int, comment=None) 
     """Read data lines ``first_line``.. of ``path`` as columns ``names``.
 
     ``text_cols`` become categories ('' for an empty field), ``num_cols``
-    float64; lines starting with ``comment`` (if given) are skipped; a non-numeric or non-finite number, or a line with more fields than
+    float64; lines starting with ``comment`` (if given) are skipped; a
+    non-numeric or non-finite number, or a line with more fields than
     ``names``, raises TelemetryError at its line.  Lines with fewer fields read
     as '' / NaN in the missing columns (callers say what is missing).
     """

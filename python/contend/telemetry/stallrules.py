@@ -24,8 +24,9 @@ Sources: the InfiniBand sysfs ABI (Documentation/ABI/stable/sysfs-class-
 infiniband in the Linux kernel: port_xmit_wait counts "ticks during which the
 port had data to transmit but no data was sent during the entire tick");
 NVIDIA's ibdiagnet manual, "Congestion Assessment on InfiniBand Links"
-(https://docs.nvidia.com/networking/display/ibdiagnetusermanualv213/congestion+assessment+on+infiniband+links):
-a tick is a multiple of the symbol time (one byte on one lane, 4 ns at SDR);
+(https://docs.nvidia.com/networking/display/ibdiagnetusermanualv213/
+congestion+assessment+on+infiniband+links): a tick is a multiple of the
+symbol time (one byte on one lane, 4 ns at SDR);
 Quantum/Quantum-2/Quantum-3 switches count one tick per 8 bytes of port time,
 SwitchX/Switch-IB/Switch-IB 2 one per 32 bytes per lane; no table is given for
 host adapters (ConnectX), whose port_xmit_wait sysfs shows.  HPE's cxi_stat

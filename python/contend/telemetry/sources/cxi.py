@@ -79,7 +79,8 @@ class Tree:
             missing = [d for d in devices if d not in found]
             if missing:
                 raise TelemetryError(
-                    f"{self.root}: no device {', '.join(missing)} (found: {', '.join(found) or 'none'})"
+                    f"{self.root}: no device {', '.join(missing)} "
+                    f"(found: {', '.join(found) or 'none'})"
                 )
             found = list(devices)
         if not found:

@@ -1,9 +1,10 @@
 """LDMS store_csv files as format A (InfiniBand and Aries samplers).
 
-store_csv (ldms-store_csv(7): https://github.com/ovis-hpc/ldms/blob/main/ldms/src/store/
-ldms-store_csv.rst; LDMS docs https://ovis-hpc.readthedocs.io/en/latest/) writes one header line ``#Time,Time_usec,
-ProducerName,<metric>...`` (``#Time_msec`` with time_format=1; the header may
-instead live in a ``<file>.HEADER`` beside the data), then one line per stored
+store_csv (ldms-store_csv(7): https://github.com/ovis-hpc/ldms/blob/main/ldms/src/
+store/ldms-store_csv.rst; LDMS docs https://ovis-hpc.readthedocs.io/en/latest/)
+writes one header line ``#Time,Time_usec,ProducerName,<metric>...``
+(``#Time_msec`` with time_format=1; the header may instead live in a
+``<file>.HEADER`` beside the data), then one line per stored
 metric set: Time in seconds since the epoch with microseconds, the producer
 (host), the metrics in the order the sampler added them.  Sampler-base
 metrics (component_id, job_id, app_id) and strings are metadata, not counters.
