@@ -229,7 +229,10 @@ def test_ldms_ibmad_saturation_reset_and_rate_columns_left_out():
     events = []
     out = stall_intervals(frame, tick_ns=4, events=events)
     assert pts_of(out, "node01:mlx5_0", "1") == [20.0, 10.0]
-    assert pts_of(out, "node02:mlx5_0", "1") == [1.0, 1.0, 1.0, 1.0]
+    assert pts_of(out, "node02:mlx5_0", "1") == [1.0, 1.0, 1.0]
+    # node02's set is missing at 1700000002: one 2 s interval
+    n2 = out[out["component"] == "node02:mlx5_0"]
+    assert (n2["interval_ns"] / 1e9).round(6).tolist() == [1.0, 2.0, 1.0]
     assert [e["event"] for e in events] == ["saturated", "reset"]
 
 
@@ -292,6 +295,8 @@ def test_cluster_packet_wrap_reset_and_backlog_analog():
     # 100 L/(1+L), L = mean backlog in packets over the interval
     assert pts_of(out, "n000-egress") == [round(200 / 3, 6), 60.0, 0.0]
     assert pts_of(out, "n001-egress") == [0.0, round(450 / 5.5, 6), 90.0]
+    up = out[out["component"] == "leaf0-uplink-up"]  # missing at 1 s
+    assert list(zip(up["t0_s"], up["t1_s"])) == [(0.0, 2.0), (2.0, 3.0)]
     nodes = injection_stall(frame)
     assert sorted(set(nodes["node"])) == [0, 1]  # nIII-egress -> node III
     assert nodes[nodes["node"] == 1]["pts_percent"].tolist() == pytest.approx([0, 450 / 5.5, 90])
