@@ -32,13 +32,12 @@ from pathlib import Path
 from .cluster.paths import node_index, paths_doc
 from .trainruns import (
     CONGESTORS,
-    EXIT_FAIL,
-    EXIT_USAGE,
     RepeatCalibration,
     RunError,
     UsageError,
     add_engine_options,
     check_output,
+    command_main,
     congestion_label,
     congestor_jobs,
     engine_from,
@@ -295,22 +294,13 @@ def train(args, log) -> dict:
     return doc
 
 
-def main(argv=None) -> int:
-    def log(msg):
-        print(msg, file=sys.stderr, flush=True)
-
-    try:
-        args = build_parser().parse_args(argv)
-        doc = train(args, log)
-    except UsageError as e:
-        print(f"contend pingpong-train: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except RunError as e:
-        print(f"contend pingpong-train: {e}", file=sys.stderr)
-        return EXIT_FAIL
+def _summary(args, doc) -> str:
     n = sum(len(r["samples"]) for r in doc["runs"])
-    print(f"contend pingpong-train: {n} RTT samples in {len(doc['runs'])} runs -> {args.output}")
-    return 0
+    return f"{n} RTT samples in {len(doc['runs'])} runs -> {args.output}"
+
+
+def main(argv=None) -> int:
+    return command_main("contend pingpong-train", build_parser(), train, _summary, argv)
 
 
 if __name__ == "__main__":

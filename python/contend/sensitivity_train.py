@@ -21,13 +21,11 @@ from pathlib import Path
 
 from .trainruns import (
     CONGESTORS,
-    EXIT_FAIL,
-    EXIT_USAGE,
     RepeatCalibration,
-    RunError,
     UsageError,
     add_engine_options,
     check_output,
+    command_main,
     congestion_label,
     congestor_jobs,
     engine_from,
@@ -228,26 +226,16 @@ def train(args, log) -> dict:
     return doc
 
 
-def main(argv=None) -> int:
-    def log(msg):
-        print(msg, file=sys.stderr, flush=True)
-
-    try:
-        args = build_parser().parse_args(argv)
-        doc = train(args, log)
-    except UsageError as e:
-        print(f"contend sensitivity-train: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except RunError as e:
-        print(f"contend sensitivity-train: {e}", file=sys.stderr)
-        return EXIT_FAIL
+def _summary(args, doc) -> str:
     times = [r["runtime_s"] for r in doc["runs"]]
-    print(
-        f"contend sensitivity-train: {len(times)} runs of {doc['job']} "
-        f"({min(times) * 1e3:.3f}-{max(times) * 1e3:.3f} ms) -> {args.output}; next: "
-        f"contend model sensitivity {args.output} --latency LATENCY.json"
+    return (
+        f"{len(times)} runs of {doc['job']} ({min(times) * 1e3:.3f}-{max(times) * 1e3:.3f} ms) "
+        f"-> {args.output}; next: contend model sensitivity {args.output} --latency LATENCY.json"
     )
-    return 0
+
+
+def main(argv=None) -> int:
+    return command_main("contend sensitivity-train", build_parser(), train, _summary, argv)
 
 
 if __name__ == "__main__":

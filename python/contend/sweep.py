@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .argtypes import positive_float, positive_int
+
 SCHEMA = "contend-sweep/1"
 MANIFEST = "sweep.json"
 COMMANDS = ("sim", "network", "load", "jobs")
@@ -620,28 +622,8 @@ def table(rows: list, fmt: str) -> str:
 # ---------------------------------------------------------------------- CLI
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        import argparse
-
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
-    return value
-
-
 def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not value > 0 or math.isinf(value):
-        import argparse
-
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got '{text}'")
-    return value
+    return positive_float(text, "number of seconds")
 
 
 def cpus() -> int:
@@ -752,7 +734,7 @@ def add_parser(sub) -> None:
     r.add_argument(
         "-j",
         "--jobs",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help=f"scenarios at once [default: the CPUs this process may use, here {cpus()}]",
     )
@@ -764,7 +746,7 @@ def add_parser(sub) -> None:
     )
     r.add_argument(
         "--chunk",
-        type=_positive_int,
+        type=positive_int,
         default=1,
         metavar="K",
         help="with --task: task I runs scenarios I*K .. I*K+K-1 [default 1]",
@@ -792,7 +774,7 @@ def add_parser(sub) -> None:
     )
     c.add_argument("scenarios", help="scenario file")
     c.add_argument(
-        "--chunk", type=_positive_int, default=1, metavar="K", help="tasks of K scenarios each"
+        "--chunk", type=positive_int, default=1, metavar="K", help="tasks of K scenarios each"
     )
     c.set_defaults(func=cmd_count)
 

@@ -353,6 +353,27 @@ def add_engine_options(p) -> None:
     p.add_argument("jobs_args", nargs="*", help=argparse_suppress())
 
 
+def command_main(prog: str, parser, train, summary, argv=None) -> int:
+    """The shell of a training command: parse, train (with progress lines on
+    stderr), one message and exit 2 for bad input or 3 for a failed run, else
+    print summary(args, doc) and return 0."""
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    try:
+        args = parser.parse_args(argv)
+        doc = train(args, log)
+    except UsageError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except RunError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"{prog}: {summary(args, doc)}")
+    return 0
+
+
 def argparse_suppress():
     import argparse
 

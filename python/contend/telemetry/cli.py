@@ -21,9 +21,9 @@ import re
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+from ..argtypes import positive_float, positive_int
 from . import derive, reader, sampler
 from . import stallrules as rules
 from .errors import TelemetryError
@@ -49,26 +49,6 @@ def parse_seconds(text: str) -> float:
     value = float(m.group(1)) * _UNITS.get(m.group(2), 1.0)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected a positive duration, got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not (value > 0 and np.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return value
 
 
@@ -204,10 +184,10 @@ Examples:
         metavar="T",
         help="stop after this time, with unit or in s",
     )
-    stop.add_argument("--count", type=_positive_int, metavar="N", help="stop after N samples")
+    stop.add_argument("--count", type=positive_int, metavar="N", help="stop after N samples")
     stop.add_argument(
         "--until-pid",
-        type=_positive_int,
+        type=positive_int,
         metavar="PID",
         help="stop (after one last sample) when process PID exits",
     )
@@ -279,14 +259,14 @@ Examples:
     )
     t.add_argument(
         "--cycle-ns",
-        type=_positive_float,
+        type=positive_float,
         default=rules.CASSINI_CYCLE_NS,
         metavar="X",
         help="cxi pause counter cycle [unit ns, default 1 (1 GHz)]",
     )
     t.add_argument(
         "--aries-clock-hz",
-        type=_positive_float,
+        type=positive_float,
         metavar="F",
         help="read Aries stall counters as cycles of this clock instead of the "
         "stalled/(stalled+flits) ratio [unit Hz, default ratio]",
@@ -308,7 +288,7 @@ Examples:
     )
     t.add_argument(
         "--top",
-        type=_positive_int,
+        type=positive_int,
         default=10,
         metavar="N",
         help="links and nodes in the printed tables [default 10]",
