@@ -5,8 +5,9 @@ bad input refused before any run."""
 import csv
 import json
 
+import jsonschema
 import pytest
-from conftest import run_bounded
+from conftest import SCHEMAS, run_bounded
 
 TOPO = "dragonfly:a=4,p=2,h=2"
 
@@ -44,6 +45,13 @@ def trained(contend_bin, tmp_path_factory):
 
 def test_file_names_its_inputs(trained):
     d, doc, _ = trained
+    jsonschema.validate(
+        doc, json.loads((SCHEMAS / "contend-pingpong-train.schema.json").read_text())
+    )
+    jsonschema.validate(
+        json.loads((d / doc["paths"]).read_text()),
+        json.loads((SCHEMAS / "contend-paths.schema.json").read_text()),
+    )
     assert doc["schema"] == "contend-pingpong-train" and doc["engine"] == "sim"
     assert doc["topology"].startswith(TOPO) and doc["routing"] == "minimal"
     paths = json.loads((d / doc["paths"]).read_text())
@@ -135,6 +143,7 @@ def test_cluster_paths_follow_the_tree():
 
     desc = describe(make_spec(nodes=6, leaves=3, node_rate="100mbit"))
     doc = paths_doc(desc, [(0, 1), (0, 5)])
+    jsonschema.validate(doc, json.loads((SCHEMAS / "contend-paths.schema.json").read_text()))
     names = [[doc["links"][i]["component"] for i in p["paths"][0]] for p in doc["pairs"]]
     assert names == [
         ["n000-egress", "n001-ingress"],

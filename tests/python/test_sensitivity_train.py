@@ -4,8 +4,9 @@ input refused (exit 2, one message) before any run."""
 
 import json
 
+import jsonschema
 import pytest
-from conftest import ROOT, run_bounded
+from conftest import ROOT, SCHEMAS, run_bounded
 
 JOB = ROOT / "examples" / "netscope" / "milc.job"
 TOPO = "dragonfly:a=4,p=2,h=2"
@@ -34,6 +35,8 @@ def test_congested_runs_outlast_the_job(contend_bin, tmp_path):
     )
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
+    schema = json.loads((SCHEMAS / "contend-sensitivity-train.schema.json").read_text())
+    jsonschema.validate(doc, schema)
     assert [x["congestion"] for x in doc["runs"]] == ["none", "gpcnet:1"] * 2
     congested = [x for x in doc["runs"] if x["congestors"]]
     assert all(x["congestors_outlasted_job"] for x in congested)
