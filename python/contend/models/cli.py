@@ -129,6 +129,7 @@ def cmd_fit_latency(args) -> int:
         link_classes=args.link_classes,
         holdout=args.holdout,
         seed=args.seed,
+        errors=args.errors,
     )
     out_dir = out.resolve().parent
     prov = dict(training.provenance)
@@ -505,6 +506,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=LINK_CLASS_MODES,
         default="by-class",
         help="one k_1 per link class of the paths file, or one for all links [default by-class]",
+    )
+    p.add_argument(
+        "--errors",
+        choices=("absolute", "relative"),
+        default="relative",
+        help="squared errors minimised: relative to each measured RTT (default: RTTs from "
+        "1 to 100 us weigh alike), or absolute (the few congested RTTs set the constants)",
     )
     p.add_argument("--paths", help="paths JSON to use instead of the one the training names")
     p.add_argument(

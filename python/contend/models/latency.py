@@ -163,6 +163,7 @@ class LatencyFit:
     intervals: int = 0
     pts_clamped_intervals: int = 0
     links_with_counters: int = 0
+    errors: str = "absolute"  # the squared errors minimised: absolute or relative
 
     def summary(self, which: str) -> dict:
         rows = self.samples if which == "all" else self.samples[self.samples["set"] == which]
@@ -273,6 +274,7 @@ def fit_latency(
     holdout: float = 0.25,
     seed: int = 0,
     clamp: float = PTS_CLAMP_PERCENT,
+    errors: str = "absolute",
 ) -> LatencyFit:
     """Fit eq. 12's constants on ping-pong RTT samples.
 
@@ -280,7 +282,13 @@ def fit_latency(
     (times on the run's counter clock); ``intervals``: run -> PTs intervals frame
     (columns t0_s, t1_s, component, port, pts_percent).  A seeded ``holdout``
     share of the samples is kept out of the fit and reported separately.
+    ``errors``: "absolute" minimises the squared RTT errors (the paper's least
+    squares); "relative" the squared errors relative to each measured RTT, so
+    that a few congested samples of tens of us do not set the constants that
+    uncongested RTTs of 1 us are predicted with.
     """
+    if errors not in ("absolute", "relative"):
+        raise ModelError("--errors must be absolute or relative")
     if link_classes not in LINK_CLASS_MODES:
         raise ModelError(f"--link-classes must be one of {', '.join(LINK_CLASS_MODES)}")
     samples = check_samples(samples)
@@ -306,7 +314,8 @@ def fit_latency(
             "--link-classes one)"
         )
     coef = np.zeros(X.shape[1])
-    coef[determined] = nnls_fit(X[train][:, determined], y_ns[train])
+    w = 1.0 / y_ns[train] if errors == "relative" else np.ones(int(train.sum()))
+    coef[determined] = nnls_fit(X[train][:, determined] * w[:, None], y_ns[train] * w)
     rank = int(np.linalg.matrix_rank(X[train][:, determined]))
     k_link = {c: (float(coef[j]) if determined[j] else None) for j, c in enumerate(classes)}
     model = LatencyModel(link_classes, k_link, float(coef[-1]), clamp)
@@ -324,6 +333,7 @@ def fit_latency(
         intervals=info["intervals"],
         pts_clamped_intervals=info["pts_clamped_intervals"],
         links_with_counters=info["links_with_counters"],
+        errors=errors,
     )
 
 

@@ -192,7 +192,8 @@ def latency_document(
                 "holdout_samples": int((samples["set"] == "holdout").sum()),
             },
             "fit": {
-                "method": "non-negative least squares (scipy.optimize.nnls) on RTT",
+                "method": "non-negative least squares (scipy.optimize.nnls) on RTT"
+                + (", errors relative to the measured RTT" if fit.errors == "relative" else ""),
                 "parameters": fit.parameters,
                 "design_rank": fit.design_rank,
                 "undetermined_classes": [c for c, v in model.k_link_ns_per_q.items() if v is None],
