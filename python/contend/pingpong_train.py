@@ -201,6 +201,14 @@ def train(args, log) -> dict:
     npairs = len(fixed) if fixed else args.pairs
     if npairs < 1 or 2 * npairs > nodes:
         raise UsageError(f"--pairs {npairs}: {nodes} nodes hold at most {nodes // 2} pairs")
+    rest = nodes - 2 * npairs
+    for kind, frac in congestion:
+        if kind == "gpcnet" and round(frac * rest) // len(CONGESTORS) < 2:
+            raise UsageError(
+                f"--congestion gpcnet:{frac:g}: {round(frac * rest)} of the {rest} nodes the "
+                f"pairs leave, fewer than the {2 * len(CONGESTORS)} GPCNeT's four congestors "
+                "need (fewer --pairs, a larger share, or more nodes)"
+            )
     window_s = max(args.exchanges * 2e-6, 1e-5)  # first guess: ~2 us per round trip
     interval_us = args.counter_interval_us or max(5.0, window_s * 1e6 / 10)
     calib = RepeatCalibration(args.congestor_repeat)

@@ -34,9 +34,9 @@ def cluster_env(tmp_path_factory):
         "cluster",
         "up",
         "--nodes",
-        "8",
+        "12",
         "--leaves",
-        "2",
+        "3",
         "--node-rate",
         "100mbit",
         "--taper",
@@ -90,7 +90,7 @@ def test_training_on_the_emulated_cluster(cluster_env, tmp_path):
         times = [float(x["time_s"]) for x in rows]
         assert {x["component"] for x in rows} >= comps  # the paths' links are sampled
         for s in run["samples"]:
-            assert 0 <= s["src"] < 8 and 0 <= s["dst"] < 8
+            assert 0 <= s["src"] < 12 and 0 <= s["dst"] < 12
             assert min(times) - 1 <= s["t_start_s"] < s["t_end_s"] <= max(times) + 1
     rtt = {
         k: [s["rtt_us"] for x in doc["runs"] if x["congestion"] == k for s in x["samples"]]

@@ -155,7 +155,11 @@ def test_sensitivity_gives_c_a_back(latency, job_runs, tmp_path):
     assert app["c_a_s_per_us"] == pytest.approx(C_A, rel=0.05)
     assert app["k_a_s"] == pytest.approx(K_A, rel=0.05)
     m_ref = min(m_true)
-    assert app["delay_sensitivity"] == pytest.approx(C_A * m_ref / (C_A * m_ref + K_A), rel=0.05)
+    # D_ref = M_ref less o + size/bw + o (mean message of the job's traffic, 100 Gbit/s NIC)
+    msg = sum(p[2] for p in TRAFFIC) / sum(p[3] for p in TRAFFIC)
+    d_ref = m_ref - (2 * OVERHEAD_US + msg * 8 / 100e3)
+    t_ref = C_A * m_ref + K_A  # the runtime written for that run
+    assert app["delay_sensitivity"] == pytest.approx(C_A * d_ref / t_ref, rel=0.05)
     weighted = app["estimates"]["traffic_weighted"]
     assert weighted is not None and len(weighted["convergence"]["rows"]) == 8
     assert app["delivery"]["msg_bytes_source"] == "traffic"

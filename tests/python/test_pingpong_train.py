@@ -114,6 +114,7 @@ def test_same_seed_same_samples(trained, tmp_path):
         (["--congestion", "gpcnet:2"], "(0, 1]"),
         (["--congestion", "heavy"], "unknown item"),
         (["--pairs", "40"], "at most 36 pairs"),
+        (["--pairs", "33"], "fewer than the 8"),
         (["--pair-list", "1:2,2:3"], "two pairs"),
         (["--pair-list", "1:1"], "two different nodes"),
         (["--runs", "0"], ">= 1"),

@@ -203,14 +203,15 @@ def _estimate_app(name, runs, deliveries, args):
     reason = degenerate_reason(m, t)
     if reason:
         raise ModelError(f"job {name!r}: cannot fit T_a = c_a M_a + k_a: {reason}")
-    uniform = estimate(m, t)
+    fixed = [c.fixed_us for c, _, _ in deliveries]
+    uniform = estimate(m, t, fixed)
     mw = [d.m_a_weighted_us for _, d, _ in deliveries]
     weighted, note = None, None
     if any(v is None for v in mw):
         note = "the job's results list no traffic pair crossing the network"
     else:
         note = degenerate_reason(mw, t)
-        weighted = None if note else estimate(mw, t)
+        weighted = None if note else estimate(mw, t, fixed)
     out_dir = Path(args.output).resolve().parent
     from .modelfile import relative_to
 
@@ -439,7 +440,7 @@ Estimates an application's delay sensitivity (Netscope eq. 2-5) from several run
             and a traffic-weighted mean over the job's traffic pairs (bytes)
   M_a     = time-weighted mean of M_s(t) over the job's perform window
   T_a     = perform_end_s - perform_start_s = c_a * M_a + k_a    (linear fit over runs)
-  delay sensitivity = c_a * M_ref / (c_a * M_ref + k_a), M_ref = smallest M_a
+  delay sensitivity = c_a * D_ref / T_ref at the run of smallest M_a (D_ref its M_a less o + size/bw + o, T_ref its runtime)
                       (1 for a pure ping-pong, 0 for a runtime blind to congestion)
 
 Inputs: results files of `contend jobs ... --counters CSV` (their counter CSV is

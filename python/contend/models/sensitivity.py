@@ -199,27 +199,37 @@ def degenerate_reason(m_us, t_s) -> str | None:
     return None
 
 
-def normalised_sensitivity(c_a: float, k_a: float, m_ref_us: float):
-    """c_a * M_ref / (c_a * M_ref + k_a), None when the denominator is 0."""
-    denom = c_a * m_ref_us + k_a
-    return None if denom == 0 else float(c_a * m_ref_us / denom)
+def normalised_sensitivity(c_a: float, d_ref_us: float, t_ref_s: float):
+    """c_a * D_ref / T_ref: the elasticity of runtime to network latency at the
+    least congested run (D_ref: its M_a less the parts of eq. 3 that are not
+    latency, o + size/bw + o; T_ref: its measured runtime); 1 for a pure
+    ping-pong of small messages.  None when T_ref is 0.  The measured T_ref,
+    not the fitted c_a M_ref + k_a, so that an intercept k_a < 0 (runtime
+    growing faster than linearly at high congestion) cannot inflate it; D, not
+    M, so that the bandwidth delay of large messages (the same in every run)
+    does not."""
+    return None if t_ref_s <= 0 else float(c_a * d_ref_us / t_ref_s)
 
 
-def fit_runtime(m_us, t_s) -> dict:
+def fit_runtime(m_us, t_s, fixed_us=None) -> dict:
     """T_a = c_a M_a + k_a over runs (eq. 2); ModelError on degenerate input."""
     reason = degenerate_reason(m_us, t_s)
     if reason:
         raise ModelError(reason)
     m_us, t_s = np.asarray(m_us, float), np.asarray(t_s, float)
     res = stats.linregress(m_us, t_s)
-    m_ref = float(m_us.min())
+    ref = int(np.argmin(m_us))
+    m_ref, t_ref = float(m_us[ref]), float(t_s[ref])
+    d_ref = m_ref - (float(fixed_us[ref]) if fixed_us is not None else 0.0)
     return {
         "c_a_s_per_us": float(res.slope),
         "c_a_stderr_s_per_us": float(res.stderr) if len(m_us) > 2 else None,
         "k_a_s": float(res.intercept),
         "r": float(res.rvalue),
         "m_ref_us": m_ref,
-        "delay_sensitivity": normalised_sensitivity(res.slope, res.intercept, m_ref),
+        "t_ref_s": t_ref,
+        "d_ref_us": d_ref,
+        "delay_sensitivity": normalised_sensitivity(res.slope, d_ref, t_ref),
     }
 
 
@@ -240,7 +250,7 @@ def _settled_after(rows: list, key: str):
     return settled
 
 
-def convergence(m_us, t_s) -> dict:
+def convergence(m_us, t_s, fixed_us=None) -> dict:
     """The estimate after 1..N runs against the final one (Netscope Fig. 4b/4c).
 
     Rows: runs, c_a_s_per_us, c_a_error_percent, delay_sensitivity,
@@ -249,10 +259,11 @@ def convergence(m_us, t_s) -> dict:
     which each estimate stays within 10 % of its final value.
     """
     m_us, t_s = np.asarray(m_us, float), np.asarray(t_s, float)
-    final = fit_runtime(m_us, t_s)
+    final = fit_runtime(m_us, t_s, fixed_us)
     rows = []
     for n in range(1, len(m_us) + 1):
-        est = None if degenerate_reason(m_us[:n], t_s[:n]) else fit_runtime(m_us[:n], t_s[:n])
+        fx = None if fixed_us is None else fixed_us[:n]
+        est = None if degenerate_reason(m_us[:n], t_s[:n]) else fit_runtime(m_us[:n], t_s[:n], fx)
         c = est["c_a_s_per_us"] if est else None
         ds = est["delay_sensitivity"] if est else None
         rows.append(
@@ -283,8 +294,9 @@ def run_order(n: int, order: str, seed: int) -> list:
     raise ModelError(f"--order must be given or shuffled, not {order!r}")
 
 
-def estimate(m_us, t_s) -> dict:
-    """Runtime fit plus convergence table of one aggregation (uniform or weighted)."""
-    out = fit_runtime(m_us, t_s)
-    out["convergence"] = convergence(m_us, t_s)
+def estimate(m_us, t_s, fixed_us=None) -> dict:
+    """Runtime fit plus convergence table of one aggregation (uniform or weighted);
+    fixed_us: per run the part of M that is not latency (o + size/bw + o)."""
+    out = fit_runtime(m_us, t_s, fixed_us)
+    out["convergence"] = convergence(m_us, t_s, fixed_us)
     return out

@@ -234,8 +234,8 @@ def sensitivity_summary(doc: dict, source: str) -> list:
 SENSITIVITY_NOTE = (
     "T_a = c_a M_a + k_a over the runs; M_a = time-weighted mean over the perform window of "
     "M = o_src + D + size/bw + o_dst averaged over the job's node pairs (uniform: eq. 4; "
-    "traffic-weighted: by bytes). Delay sensitivity = c_a M_ref / (c_a M_ref + k_a), "
-    "M_ref = smallest M_a: 1 for a pure ping-pong, 0 when runtime ignores congestion."
+    "traffic-weighted: by bytes). Delay sensitivity = c_a D_ref / T_ref at the run of smallest M_a "
+    "(D_ref: its M_a less o + size/bw + o; T_ref: its runtime): 1 for a pure ping-pong, 0 when runtime ignores congestion."
 )
 
 
