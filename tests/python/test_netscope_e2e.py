@@ -105,3 +105,13 @@ def test_sensitivities_are_ordered(sensitivities):
 def test_runtime_fits_correlate(sensitivities):
     for app in ("milc", "lammps"):
         assert _uniform(sensitivities[app], app)["r"] >= 0.7
+
+
+def test_milc_estimate_converges_within_10_percent_by_5_runs(sensitivities):
+    """Synthetic extremes (no congestion, full congestors) in turn: the c_a fitted
+    on the first 5 runs is within 10 % of the 10-run value (the paper: 5 runs)."""
+    rows = sensitivities["milc"]["applications"]["milc"]["estimates"]["uniform"]["convergence"][
+        "rows"
+    ]
+    after5 = next(r for r in rows if r["runs"] == 5)
+    assert abs(after5["c_a_error_percent"]) <= 10
