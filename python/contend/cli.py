@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from . import __version__, sweep
+from .argtypes import nonneg_int
 from .formatting import FORMATS
 
 EXIT_USAGE = 2
@@ -66,16 +67,6 @@ def _level(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"--level must be a fraction in (0, 1), e.g. 0.95; got {text!r}"
         )
-    return val
-
-
-def _nonneg_int(text: str) -> int:
-    try:
-        val = int(text)
-    except ValueError:
-        val = -1
-    if val < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return val
 
 
@@ -257,14 +248,14 @@ def _add_report(sub):
     _add_format(p)
     p.add_argument(
         "--bootstrap",
-        type=_nonneg_int,
+        type=nonneg_int,
         default=0,
         metavar="N",
         help="add a bootstrap interval of the CIs from N resamples of the histograms "
         "[default 0: off]",
     )
     p.add_argument("--level", type=_level, default=0.95, help="interval level [default 0.95]")
-    p.add_argument("--seed", type=_nonneg_int, default=0, help="bootstrap seed [default 0]")
+    p.add_argument("--seed", type=nonneg_int, default=0, help="bootstrap seed [default 0]")
     p.add_argument("--no-congestors", action="store_true", help="omit the congestor table")
     p.set_defaults(func=cmd_report)
 
@@ -314,10 +305,10 @@ def _add_significance(sub):
         help="significance levels for * and ** [default 0.05,0.01]",
     )
     p.add_argument(
-        "--resamples", type=_nonneg_int, default=10000, help="bootstrap resamples [default 10000]"
+        "--resamples", type=nonneg_int, default=10000, help="bootstrap resamples [default 10000]"
     )
     p.add_argument("--level", type=_level, default=0.95, help="bootstrap level [default 0.95]")
-    p.add_argument("--seed", type=_nonneg_int, default=0, help="bootstrap seed [default 0]")
+    p.add_argument("--seed", type=nonneg_int, default=0, help="bootstrap seed [default 0]")
     _add_format(p)
     p.set_defaults(func=cmd_significance)
 

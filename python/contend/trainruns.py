@@ -13,6 +13,7 @@ of the jobs' ``pass_clock.perform_t0_unix_s``), ``mpi`` (a launcher such as
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import os
@@ -350,7 +351,7 @@ def add_engine_options(p) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of placements and runs")
     p.add_argument("--timeout", type=float, default=1800, help="per run [s, default %(default)s]")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("jobs_args", nargs="*", help=argparse_suppress())
+    p.add_argument("jobs_args", nargs="*", help=argparse.SUPPRESS)
 
 
 def command_main(prog: str, parser, train, summary, argv=None) -> int:
@@ -372,12 +373,6 @@ def command_main(prog: str, parser, train, summary, argv=None) -> int:
         return EXIT_FAIL
     print(f"{prog}: {summary(args, doc)}")
     return 0
-
-
-def argparse_suppress():
-    import argparse
-
-    return argparse.SUPPRESS
 
 
 def engine_from(args) -> Engine:

@@ -114,18 +114,29 @@ static long select_pairs(const contend_params *p, int nn, uint64_t seed, int **o
     }
     contend_rng r;
     contend_rng_init(&r, seed, 0x70617468, 1, 0, 0);
+    /* distinct pairs through an open-addressing set of keys a * nn + b + 1 */
+    size_t cap = 16;
+    while (cap < 2 * (size_t)rnd)
+      cap *= 2;
+    uint64_t *seen = calloc(cap, sizeof *seen);
     v = malloc(sizeof *v * (size_t)rnd * 2);
-    if (!v)
+    if (!v || !seen)
       contend_fail("out of memory");
     while (n < rnd) {
       const int a = (int)contend_rng_below(&r, (uint64_t)nn),
                 b = (int)contend_rng_below(&r, (uint64_t)nn);
-      int dup = a == b;
-      for (long k = 0; k < n && !dup; k++)
-        dup = v[2 * k] == a && v[2 * k + 1] == b;
-      if (!dup)
+      if (a == b)
+        continue;
+      const uint64_t key = (uint64_t)a * (uint64_t)nn + (uint64_t)b + 1;
+      size_t h = (size_t)(key * 0x9E3779B97F4A7C15ull) & (cap - 1);
+      while (seen[h] && seen[h] != key)
+        h = (h + 1) & (cap - 1);
+      if (!seen[h]) {
+        seen[h] = key;
         v[2 * n] = a, v[2 * n + 1] = b, n++;
+      }
     }
+    free(seen);
   } else {
     int *list = NULL, nl = nn;
     if (nodes[0]) {

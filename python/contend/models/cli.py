@@ -20,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..argtypes import nonneg_float, nonneg_int, positive_float
 from .errors import ModelError
 
 EXIT_USAGE = 2
@@ -38,33 +39,6 @@ def _fraction(text: str) -> float:
         value = -1.0
     if not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1), got {text!r}")
-    return value
-
-
-def _nonneg_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
-
-
-def _nonneg_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = _nonneg_float(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return value
 
 
@@ -498,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--seed",
-        type=_nonneg_int,
+        type=nonneg_int,
         default=0,
         help="seed of the held-out split (recorded in the model) [default 0]",
     )
@@ -561,18 +535,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--counters-source", default="auto", help="counter CSV source [default auto]")
     p.add_argument(
         "--overhead-us",
-        type=_nonneg_float,
+        type=nonneg_float,
         default=0.0,
         help="end-host overhead o at each end of a message [unit us, default 0]",
     )
     p.add_argument(
         "--msg-bytes",
-        type=_nonneg_float,
+        type=nonneg_float,
         help="message size for size/bw [unit B, default: the job's mean message size]",
     )
     p.add_argument(
         "--nic-gbps",
-        type=_positive_float,
+        type=positive_float,
         help="NIC bandwidth bw [unit Gbit/s, default: the simulator's node_gbps; required "
         "for other engines]",
     )
@@ -583,7 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="order in which the convergence table adds runs [default given]",
     )
     p.add_argument(
-        "--seed", type=_nonneg_int, default=0, help="seed of --order shuffled [default 0]"
+        "--seed", type=nonneg_int, default=0, help="seed of --order shuffled [default 0]"
     )
     p.add_argument("-o", "--output", required=True, help="sensitivity file to write (JSON)")
     p.add_argument("--plot", help="also write the first job's figure (.png or .svg)")

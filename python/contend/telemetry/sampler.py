@@ -18,23 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..cluster.netns import pid_alive
 from .samples import COLUMNS
-
-
-def pid_alive(pid: int) -> bool:
-    """True while process ``pid`` runs (a zombie, exited but not yet reaped, is not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            state = fh.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
 
 
 def _value_text(value) -> str:
