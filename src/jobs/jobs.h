@@ -18,7 +18,7 @@
 #include "contend/traffic.h"
 #include "contend/world.h"
 
-#define CONTEND_JOBS_SCHEMA_VERSION "1.1" /* 1.1: pass_clock */
+#define CONTEND_JOBS_SCHEMA_VERSION "1.2" /* 1.1: pass_clock; 1.2: slowest_rank_s */
 #define CONTEND_JOB_NAME_MAX 64
 
 /* ---- the job file ------------------------------------------------------- */

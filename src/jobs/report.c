@@ -26,6 +26,15 @@ static double ratio(double a, double b) {
   return isfinite(a) && isfinite(b) && a > 0 && b > 0 ? a / b : NAN;
 }
 
+/* Per repeat, the slowest rank's time (null for a repeat no rank timed):
+ * the per-repetition run times behind slowest_rank_mean_s. */
+static void json_repeats(contend_json *j, const double *rep_max, long repeat) {
+  contend_json_arr_begin(j, "slowest_rank_s");
+  for (long q = 0; q < repeat; q++)
+    contend_json_double(j, NULL, rep_max[q] > 0 ? rep_max[q] : NAN);
+  contend_json_arr_end(j);
+}
+
 /* Mean over repeats of the slowest rank's time. */
 static double slowest_mean(const double *rep_max, long repeat) {
   double s = 0;
@@ -393,6 +402,7 @@ static void json_motif_pass(contend_json *j, const contend_jobs_run *r, int p, i
   contend_json_obj_begin(j, pass_name(r->pass[p]));
   json_jstat(j, "time_s", &m->time, 1.0);
   contend_json_double(j, "slowest_rank_mean_s", slowest_mean(m->rep_max, R));
+  json_repeats(j, m->rep_max, R);
   json_summary(j, "iteration_us", &m->iter_us, 1.0);
   if (mi->divisor != 1)
     json_summary(j, "latency_us", &m->iter_us, mi->divisor);
@@ -551,6 +561,7 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
       contend_json_obj_begin(&j, pass_name(r->pass[p]));
       json_jstat(&j, "time_s", &jr->time, 1.0);
       contend_json_double(&j, "slowest_rank_mean_s", slowest_mean(jr->rep_max, job->repeat));
+      json_repeats(&j, jr->rep_max, job->repeat);
       contend_json_double(&j, "perform_start_s", jr->start_s < 1e299 ? jr->start_s : NAN);
       contend_json_double(&j, "perform_end_s", jr->end_s > -1e299 ? jr->end_s : NAN);
       contend_json_obj_end(&j);
