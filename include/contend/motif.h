@@ -12,6 +12,8 @@
  *                       with the reason in c->error.
  *   round(c, rng)       optional; before each round (e.g. a new random ring);
  *                       untimed; rng is the same stream on every group rank.
+ *                       A motif whose rounds are rings also has ring_of,
+ *                       which names the round's ring for the records.
  *   prepare(c)          optional, only with --verify; untimed; fills send
  *                       buffers for iteration c->iter.
  *   iterate(c)          one timed iteration: emits this rank's steps and
@@ -153,6 +155,16 @@ typedef struct contend_motif {
    * prepare or check) so that the motif can hand the whole block to the
    * engine (contend_repeat) */
   void (*iterate_block)(contend_ctx *c, long n);
+  /* optional, with round (ring motifs): the ring of the round whose random
+   * stream is rng, exactly as round draws it (rng is a fresh copy of the
+   * stream round gets): fills order[0 .. c->size) with the group ranks in
+   * ring order (order[i + 1] is the right neighbour of order[i],
+   * cyclically) and returns 1; returns 0 when the round has no ring.  Pure:
+   * no engine calls, reads c->size and the state setup left.  The runner
+   * calls it outside the timed iterations, on the ranks that record which
+   * rings ran (results: a digest per measurement, optionally the rings
+   * whole; dry runs: every round).  Motifs without rings leave it NULL. */
+  int (*ring_of)(const contend_ctx *c, contend_rng *rng, int *order);
 } contend_motif;
 
 /* Every motif declares its loop counts as parameters with these keys

@@ -64,6 +64,17 @@ void ring_round(contend_ctx *c, contend_rng *rng) {
   fill_xfers(s);
 }
 
+/* The same draw as contend_ring_neighbours: the group ranks in order,
+ * shuffled with the round's stream unless the ring is the natural one. */
+int ring_order(const contend_ctx *c, contend_rng *rng, int *order) {
+  const ring_state *s = c->state;
+  for (int i = 0; i < c->size; i++)
+    order[i] = i;
+  if (!s->natural)
+    contend_rng_shuffle(rng, order, c->size);
+  return 1;
+}
+
 void ring_prepare(contend_ctx *c) {
   ring_state *s = c->state;
   if (s->kind != RING_GET)

@@ -41,6 +41,9 @@ typedef struct ring_state {
  * motif (time / divisor), otherwise a bandwidth motif. */
 int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat_divisor);
 void ring_round(contend_ctx *c, contend_rng *rng);
+/* The motifs' ring_of hook: the ring ring_round takes from the same
+ * stream (identity order for the natural ring); always 1. */
+int ring_order(const contend_ctx *c, contend_rng *rng, int *order);
 void ring_prepare(contend_ctx *c);
 void ring_iterate(contend_ctx *c);
 void ring_check(contend_ctx *c);

@@ -15,6 +15,7 @@ const contend_motif contend_motif_rr_get_lat = {
     .state_size = sizeof(ring_state),
     .setup = setup,
     .round = ring_round,
+    .ring_of = ring_order,
     .prepare = ring_prepare,
     .iterate = ring_iterate,
     .check = ring_check,

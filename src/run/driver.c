@@ -1,6 +1,36 @@
 /* The measurement driver (see driver.h): rounds, warm-up, timed
- * iterations or blocks, series, verification, traffic attachment. */
+ * iterations or blocks, series, verification, traffic attachment, ring
+ * records. */
 #include "driver.h"
+
+#include <stdlib.h>
+
+#include "../core/error.h"
+
+/* The random stream of round r of measurement mi: the same on every rank
+ * of the group. */
+static void round_rng(const contend_ctx *c, const contend_drive *d, long mi, long r,
+                      contend_rng *rng) {
+  contend_rng_init(rng, c->seed, d->rng_kind, d->rng_id, d->rng_first + (uint64_t)mi, (uint64_t)r);
+}
+
+/* Scratch for one ring (c->size ranks), or NULL when no ring is reported. */
+static int *ring_scratch(const contend_ctx *c, const contend_motif *m, const contend_drive *d) {
+  if (!d->ring || !m->ring_of || c->size < 1)
+    return NULL;
+  int *order = malloc(sizeof(int) * (size_t)c->size);
+  if (!order)
+    contend_fail("out of memory");
+  return order;
+}
+
+/* Asks the motif for the ring of the round whose stream is rng (a copy:
+ * the round hook gets the stream untouched) and reports it. */
+static void report_ring(contend_ctx *c, const contend_motif *m, const contend_drive *d, long mi,
+                        long r, contend_rng rng, int *order) {
+  if (m->ring_of(c, &rng, order))
+    d->ring(d->arg, mi, r, order, c->size);
+}
 
 static inline void attach(contend_ctx *c, contend_traffic *t) {
   if (t)
@@ -161,20 +191,23 @@ contend_drive_done contend_drive_run(contend_ctx *c, const contend_motif *m,
   const int prepare = m->prepare && !no_data && d->verify;
   const int blocks = (m->flags & CONTEND_MOTIF_BLOCK_TIMING) && !check && !prepare;
   int plan = d->first != NULL && d->traffic == NULL;
+  int *order = ring_scratch(c, m, d);
   c->verify_inject = d->verify_inject;
   for (long mi = 0; mi < d->measurements; mi++) {
     for (long r = 0; r < d->rounds; r++) {
       int sampled = 1;
       if (d->before && d->before(d->arg, mi, r, &sampled)) {
         done.stopped = 1;
+        free(order);
         return done;
       }
       const long k = mi * d->rounds + r; /* round of this call */
       c->round = d->round_offset + k;
       if (m->round) { /* the same stream on every rank of the group */
         contend_rng rng;
-        contend_rng_init(&rng, c->seed, d->rng_kind, d->rng_id, d->rng_first + (uint64_t)mi,
-                         (uint64_t)r);
+        round_rng(c, d, mi, r, &rng);
+        if (order)
+          report_ring(c, m, d, mi, r, rng, order);
         m->round(c, &rng);
       }
       const int timed = sampled && c->metric_scale > 0 && d->clock;
@@ -198,5 +231,20 @@ contend_drive_done contend_drive_run(contend_ctx *c, const contend_motif *m,
       done.measurements = mi + 1;
     }
   }
+  free(order);
   return done;
+}
+
+long contend_drive_rings(contend_ctx *c, const contend_motif *m, const contend_drive *d,
+                         long max_rounds) {
+  int *order = m->round ? ring_scratch(c, m, d) : NULL;
+  long n = 0;
+  for (long mi = 0; order && mi < d->measurements && (max_rounds < 0 || n < max_rounds); mi++)
+    for (long r = 0; r < d->rounds && (max_rounds < 0 || n < max_rounds); r++, n++) {
+      contend_rng rng;
+      round_rng(c, d, mi, r, &rng);
+      report_ring(c, m, d, mi, r, rng, order);
+    }
+  free(order);
+  return n;
 }

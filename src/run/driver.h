@@ -6,7 +6,8 @@
  * CONTEND_MOTIF_BLOCK_TIMING motifs, runs of iterations of one series
  * timed as a block (one clock read before and after, as a hand-written
  * latency loop); prepare/check around iterations with verification
- * (untimed, traffic detached); series of job motifs.  Time is read only
+ * (untimed, traffic detached); series of job motifs; the round's ring
+ * named for the records (motifs with ring_of, untimed).  Time is read only
  * through the engine's clock (contend_group.now).  The policy around the
  * rounds (timeouts decided collectively, congestors that run until told
  * to stop) lives in the caller's `before` hook, which may use the control
@@ -45,6 +46,10 @@ typedef struct contend_drive {
   /* after each sampled round: the time from the start of its first timed
    * iteration to the end of its last (may be NULL) */
   void (*after)(void *arg, double span_s, long iters);
+  /* after the round hook of a motif with ring_of (may be NULL): the
+   * round's ring, order[0 .. n) the group ranks in ring order (valid
+   * during the call); outside the timed iterations */
+  void (*ring)(void *arg, long measurement, long round, const int *order, int n);
   void *arg;
 } contend_drive;
 
@@ -60,5 +65,13 @@ typedef struct contend_drive_done {
  * and takes no samples but runs the same steps. */
 contend_drive_done contend_drive_run(contend_ctx *c, const contend_motif *m,
                                      const contend_drive *d);
+
+/* The rings the loop would draw, without running anything: d->ring for
+ * rounds 0 .. d->rounds - 1 of measurements 0 .. d->measurements - 1, in
+ * order, at most max_rounds of them (< 0: all); local to the rank (dry
+ * runs: every round of the plan).  Returns the rounds reported; 0 when
+ * the motif has no ring_of or d->ring is NULL. */
+long contend_drive_rings(contend_ctx *c, const contend_motif *m, const contend_drive *d,
+                         long max_rounds);
 
 #endif
