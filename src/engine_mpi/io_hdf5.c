@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "contend/json.h"
 #include "io_backend.h"
 
 typedef struct h5 {
@@ -22,6 +24,25 @@ static void h5_quiet(void) {
   if (!done) {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* we report errors ourselves */
     done = 1;
+  }
+}
+
+/* Why H5Fcreate/H5Fopen failed, from the file system: HDF5 keeps its
+ * reason in its own error stack (silenced) and leaves errno unrelated. */
+static void file_error(const contend_io_spec *s, char *err, size_t len) {
+  char why[4200];
+  struct stat st;
+  if (s->create) {
+    if (contend_path_creatable(s->path, why, sizeof why))
+      snprintf(err, len, "cannot create '%s': %s", s->path, why);
+    else
+      snprintf(err, len, "HDF5 cannot create '%s'", s->path);
+  } else if (stat(s->path, &st) != 0) {
+    snprintf(err, len, "cannot open '%s': %s", s->path, strerror(errno));
+  } else if (S_ISDIR(st.st_mode)) {
+    snprintf(err, len, "cannot open '%s': it is a directory, expected a file", s->path);
+  } else {
+    snprintf(err, len, "HDF5 cannot open '%s' (not an HDF5 file?)", s->path);
   }
 }
 
@@ -37,7 +58,6 @@ static int h5_open(io_file *f, const contend_io_spec *s, char *err, size_t len) 
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (f->shared)
     H5Pset_fapl_mpio(fapl, f->comm, MPI_INFO_NULL);
-  errno = 0;
   if (s->create) {
     h->file = H5Fcreate(s->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (h->file >= 0) {
@@ -53,12 +73,15 @@ static int h5_open(io_file *f, const contend_io_spec *s, char *err, size_t len) 
       h->dset = H5Dopen2(h->file, name, H5P_DEFAULT);
   }
   H5Pclose(fapl);
-  if (h->file < 0 || h->dset < 0) {
-    snprintf(err, len, "HDF5 cannot %s '%s'%s%s%s", s->create ? "create" : "open",
-             h->file < 0 ? s->path : name, h->file < 0 ? "" : " (dataset)", errno ? ": " : "",
-             errno ? strerror(errno) : "");
-    if (h->file >= 0)
-      H5Fclose(h->file);
+  if (h->file < 0) {
+    file_error(s, err, len);
+    free(h);
+    return -1;
+  }
+  if (h->dset < 0) {
+    snprintf(err, len, "HDF5 cannot %s dataset '%s' in '%s'", s->create ? "create" : "open", name,
+             s->path);
+    H5Fclose(h->file);
     free(h);
     return -1;
   }

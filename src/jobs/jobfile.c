@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "jobs.h"
 
@@ -758,6 +759,12 @@ int contend_jobfile_load(contend_jobfile *jf, const char *path, char *const *def
   FILE *f = fopen(path, "rb");
   if (!f) {
     snprintf(err, errlen, "cannot read job file '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen opens directories */
+    fclose(f);
+    snprintf(err, errlen, "%s: is a directory, expected a job file", path);
     return -1;
   }
   contend_strbuf text = {0};
