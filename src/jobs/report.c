@@ -85,12 +85,36 @@ static void motif_label(const contend_jobs_run *r, int g, char *buf, size_t len)
     snprintf(buf, len, "  %d %s", r->mi[g].pos + 1, m->name);
 }
 
-#define BAR                                                                                        \
-  "+--------------------------------+------------+------------+------------+------------+------"   \
-  "-------+--------+\n"
+/* A table rule: "+" then, per column of width w[i], w[i] + 2 dashes and "+";
+ * a newline. */
+static void rule(contend_strbuf *o, const int *w, int n) {
+  contend_sb_printf(o, "+");
+  for (int i = 0; i < n; i++)
+    contend_sb_printf(o, "%.*s+", w[i] + 2,
+                      "--------------------------------------------------------------------"
+                      "--------------------------------------------------------------------");
+  contend_sb_printf(o, "\n");
+}
 
-static void row(contend_strbuf *o, const char *name, const char *pass, const contend_jstat *t,
-                double bw, double ci) {
+/* Width of the "Job / motif" column: the longest job name or motif label
+ * (labels are never cut), at least 30. */
+static int name_width(const contend_jobs_run *r) {
+  int w = 30;
+  for (int j = 0; j < r->jf->njobs; j++) {
+    const int n = (int)strlen(r->jf->jobs[j].name);
+    w = n > w ? n : w;
+    for (int k = 0; k < r->jf->jobs[j].nmotifs; k++) {
+      char name[160];
+      motif_label(r, r->first[j] + k, name, sizeof name);
+      const int m = (int)strlen(name);
+      w = m > w ? m : w;
+    }
+  }
+  return w > 130 ? 130 : w; /* the rule's dashes; labels are far shorter */
+}
+
+static void row(contend_strbuf *o, int name_w, const char *name, const char *pass,
+                const contend_jstat *t, double bw, double ci) {
   char a[32], b[32], c[32], d[32], e[32];
   fmt(a, sizeof a, t->n > 0 ? t->min * 1e3 : NAN);
   fmt(b, sizeof b, contend_jstat_mean(t) * 1e3);
@@ -100,8 +124,8 @@ static void row(contend_strbuf *o, const char *name, const char *pass, const con
     snprintf(e, sizeof e, ci < 10 ? "%.3f" : ci < 100 ? "%.2f" : "%.1f", ci);
   else
     e[0] = 0;
-  contend_sb_printf(o, "| %-30.30s | %-10s | %10s | %10s | %10s | %11s | %6s |\n", name, pass, a, b,
-                    c, isfinite(bw) ? d : "", e);
+  contend_sb_printf(o, "| %-*s | %-10s | %10s | %10s | %10s | %11s | %6s |\n", name_w, name, pass,
+                    a, b, c, isfinite(bw) ? d : "", e);
 }
 
 static void header(const contend_jobs_run *r, contend_strbuf *o) {
@@ -140,13 +164,12 @@ static void table_traffic(const contend_jobs_run *r, contend_strbuf *o) {
   const contend_jobfile *jf = r->jf;
   contend_sb_printf(o, "\nTraffic of the perform phase (one pass; point-to-point and one-sided "
                        "bytes between nodes, collectives counted as calls)\n");
-  contend_sb_printf(o, "+--------------------------------+------------+------------+------------+-"
-                       "-----------+------------+------------+\n");
-  contend_sb_printf(o, "| %-30s | %10s | %10s | %10s | %10s | %10s | %10s |\n", "Job / motif",
+  const int nw = name_width(r), w[7] = {nw, 10, 10, 10, 10, 10, 10};
+  rule(o, w, 7);
+  contend_sb_printf(o, "| %-*s | %10s | %10s | %10s | %10s | %10s | %10s |\n", nw, "Job / motif",
                     "Messages", "Sent (MiB)", "Node pairs", "Coll calls", "Write(MiB)",
                     "Read (MiB)");
-  contend_sb_printf(o, "+--------------------------------+------------+------------+------------+-"
-                       "-----------+------------+------------+\n");
+  rule(o, w, 7);
   for (int j = 0; j < jf->njobs; j++) {
     contend_traffic sum;
     contend_traffic_init(&sum);
@@ -154,7 +177,7 @@ static void table_traffic(const contend_jobs_run *r, contend_strbuf *o) {
       contend_traffic_merge(&sum, &r->mi[r->first[j] + k].traffic);
     for (int k = -1; k < jf->jobs[j].nmotifs; k++) {
       const contend_traffic *t = k < 0 ? &sum : &r->mi[r->first[j] + k].traffic;
-      char name[96];
+      char name[160];
       if (k < 0)
         snprintf(name, sizeof name, "%s", jf->jobs[j].name);
       else
@@ -168,13 +191,12 @@ static void table_traffic(const contend_jobs_run *r, contend_strbuf *o) {
       fmt(b, sizeof b, t->io_write_bytes / 1048576.0);
       fmt(c, sizeof c, t->io_read_bytes / 1048576.0);
       snprintf(d, sizeof d, "%zu", t->flows.n);
-      contend_sb_printf(o, "| %-30.30s | %10.0f | %10s | %10s | %10.0f | %10s | %10s |\n", name,
+      contend_sb_printf(o, "| %-*s | %10.0f | %10s | %10s | %10.0f | %10s | %10s |\n", nw, name,
                         msgs, a, d, coll, b, c);
     }
     contend_traffic_free(&sum);
   }
-  contend_sb_printf(o, "+--------------------------------+------------+------------+------------+-"
-                       "-----------+------------+------------+\n");
+  rule(o, w, 7);
 }
 
 static int cmp_bytes_desc(const void *a, const void *b) {
@@ -236,14 +258,15 @@ static void table_series(const contend_jobs_run *r, contend_strbuf *o) {
     const contend_minfo *mi = &r->mi[g];
     if (!mi->nseries)
       continue;
-    char name[96];
+    char name[160];
     motif_label(r, g, name, sizeof name);
     contend_sb_printf(o, "\nLatency per size: job %s, motif%s (usec; iteration time / %g)\n",
                       r->jf->jobs[mi->job].name, name + 1, mi->divisor);
-    contend_sb_printf(o, "+--------------+--------------+--------------+--------+\n");
-    contend_sb_printf(o, "| %12s | %12s | %12s | %6s |\n", "Size (B)", "Isolated us",
-                      "Concurrnt us", "CI");
-    contend_sb_printf(o, "+--------------+--------------+--------------+--------+\n");
+    static const int w[4] = {12, 13, 13, 6};
+    rule(o, w, 4);
+    contend_sb_printf(o, "| %12s | %13s | %13s | %6s |\n", "Size (B)", "Isolated us",
+                      "Concurrent us", "CI");
+    rule(o, w, 4);
     for (int s = 0; s < mi->nseries; s++) {
       double li = pi >= 0 ? contend_jstat_mean(&r->m[pi][g].series[s]) * 1e6 / mi->divisor : NAN;
       double lc = pc >= 0 ? contend_jstat_mean(&r->m[pc][g].series[s]) * 1e6 / mi->divisor : NAN;
@@ -255,9 +278,9 @@ static void table_series(const contend_jobs_run *r, contend_strbuf *o) {
         snprintf(c, sizeof c, "%.3f", ci);
       else
         snprintf(c, sizeof c, "-");
-      contend_sb_printf(o, "| %12.0f | %12s | %12s | %6s |\n", mi->series_value[s], a, b, c);
+      contend_sb_printf(o, "| %12.0f | %13s | %13s | %6s |\n", mi->series_value[s], a, b, c);
     }
-    contend_sb_printf(o, "+--------------+--------------+--------------+--------+\n");
+    rule(o, w, 4);
   }
 }
 
@@ -267,15 +290,17 @@ void contend_jobs_report_table(const contend_jobs_run *r, contend_strbuf *o) {
   if (!r->dry_run) {
     const int pi = pass_index(r, CONTEND_PASS_ISOLATED),
               pc = pass_index(r, CONTEND_PASS_CONCURRENT);
-    contend_sb_printf(o, "\n" BAR);
-    contend_sb_printf(o, "| %-30s | %-10s | %10s | %10s | %10s | %11s | %6s |\n", "Job / motif",
+    const int nw = name_width(r), w[7] = {nw, 10, 10, 10, 10, 11, 6};
+    contend_sb_printf(o, "\n");
+    rule(o, w, 7);
+    contend_sb_printf(o, "| %-*s | %-10s | %10s | %10s | %10s | %11s | %6s |\n", nw, "Job / motif",
                       "Pass", "Min (ms)", "Avg (ms)", "Max (ms)", "I/O (MiB/s)", "CI");
-    contend_sb_printf(o, BAR);
+    rule(o, w, 7);
     for (int j = 0; j < jf->njobs; j++) {
       const long R = jf->jobs[j].repeat;
       for (int k = -1; k < jf->jobs[j].nmotifs; k++) {
         const int g = r->first[j] + k;
-        char name[96];
+        char name[160];
         if (k < 0)
           snprintf(name, sizeof name, "%s", jf->jobs[j].name);
         else
@@ -288,11 +313,11 @@ void contend_jobs_report_table(const contend_jobs_run *r, contend_strbuf *o) {
             const contend_jstat *ti = k < 0 ? &r->j[pi][j].time : &r->m[pi][g].time;
             ci = ratio(contend_jstat_mean(t), contend_jstat_mean(ti));
           }
-          row(o, p == 0 ? name : "", pass_name(r->pass[p]), t, bw, ci);
+          row(o, nw, p == 0 ? name : "", pass_name(r->pass[p]), t, bw, ci);
         }
       }
     }
-    contend_sb_printf(o, BAR);
+    rule(o, w, 7);
     table_series(r, o);
   }
   table_traffic(r, o);
