@@ -7,6 +7,11 @@ static const contend_param_def params[] = {
     {"msg_bytes", CONTEND_P_INT, "8", "B", "reduction size (multiple of 8: doubles)", 8, 1 << 30},
     CONTEND_PARAM_END};
 
+static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
+  (void)nranks;
+  return contend_allreduce_bytes_validate(p, "msg_bytes", err, errlen);
+}
+
 static int setup(contend_ctx *c) {
   contend_allreduce_kernel_setup(c, c->state, (int)(contend_param_int(c->params, "msg_bytes") / 8),
                                  CONTEND_OP_SUM);
@@ -28,5 +33,6 @@ const contend_motif contend_motif_allreduce = {
     .prepare = prepare,
     .iterate = iterate,
     .check = check,
+    .validate = validate,
     .flags = CONTEND_MOTIF_COLL_DATA,
 };

@@ -1,6 +1,21 @@
 /* The allreduce kernel (see allreduce_kernel.h). */
 #include "allreduce_kernel.h"
 
+#include <stdio.h>
+
+int contend_allreduce_bytes_validate(const contend_params *p, const char *key, char *err,
+                                     size_t errlen) {
+  const long long b = (long long)contend_param_int(p, key), e = (long long)sizeof(double);
+  if (b % e == 0)
+    return 0;
+  const long long below = b / e * e; /* the row's minimum keeps it >= e */
+  snprintf(err, errlen,
+           "%s=%lld is not a multiple of %lld (the reduction is over %lld-byte doubles): use "
+           "%lld or %lld",
+           key, b, e, e, below, below + e);
+  return -1;
+}
+
 void contend_allreduce_kernel_setup(contend_ctx *c, contend_allreduce_kernel *k, int count,
                                     contend_op op) {
   k->count = count;

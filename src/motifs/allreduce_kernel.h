@@ -12,6 +12,12 @@ typedef struct contend_allreduce_kernel {
   contend_op op;
 } contend_allreduce_kernel;
 
+/* validate hook helper: the byte size in parameter `key` must hold whole
+ * doubles (the kernel reduces doubles; a remainder would be dropped while
+ * the results record the size asked for).  Returns 0, or -1 with
+ * "key=N is not a multiple of 8 ..." in err. */
+int contend_allreduce_bytes_validate(const contend_params *p, const char *key, char *err,
+                                     size_t errlen);
 /* setup: count doubles reduced with op; sets msg_bytes and metric_scale. */
 void contend_allreduce_kernel_setup(contend_ctx *c, contend_allreduce_kernel *k, int count,
                                     contend_op op);

@@ -1,6 +1,6 @@
 /* dl_allreduce congestor (optional): large-message MPI_Allreduce, like the
  * gradient reductions of deep-learning training. */
-#include "contend/motif.h"
+#include "allreduce_kernel.h"
 
 typedef struct {
   double *s, *r;
@@ -11,6 +11,11 @@ static const contend_param_def params[] = {CONTEND_LOOP_PARAMS(256, 1, 16, 1),
                                            {"msg_bytes", CONTEND_P_INT, "4194304", "B",
                                             "reduction size (multiple of 8: doubles)", 8, 1 << 30},
                                            CONTEND_PARAM_END};
+
+static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
+  (void)nranks;
+  return contend_allreduce_bytes_validate(p, "msg_bytes", err, errlen);
+}
 
 static int setup(contend_ctx *c) {
   state *s = c->state;
@@ -57,5 +62,6 @@ const contend_motif contend_motif_dl_allreduce = {
     .prepare = prepare,
     .iterate = iterate,
     .check = check,
+    .validate = validate,
     .flags = CONTEND_MOTIF_COLL_DATA,
 };

@@ -260,6 +260,18 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
       parse_list(contend_param_str(&cfg->load, "congestors"), CONTEND_ROLE_CONGESTOR, cfg->cong,
                  &cfg->ncong, "--congestors", err, errlen))
     return -1;
+  /* combinations a single row cannot check (e.g. sizes of whole elements),
+   * for every test the command has, run or not, like the rows' ranges */
+  for (int i = 0; i < cfg->nmotifs; i++) {
+    const contend_motif *m = contend_motifs[i];
+    char why[512];
+    if (cmd == CONTEND_CMD_NETWORK && m->role != CONTEND_ROLE_CANARY)
+      continue;
+    if (m->validate && m->validate(&cfg->tests[i], 0, why, sizeof why)) {
+      snprintf(err, errlen, "test '%s': %s", m->name, why);
+      return -1;
+    }
+  }
   cfg->engine = contend_run_engine(&cfg->common, err, errlen);
   if (!cfg->engine)
     return -1;
