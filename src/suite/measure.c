@@ -38,10 +38,13 @@ static void on_round(void *arg, double span, long iters) {
   contend_hist_add(&k->out->bulk, contend_metric_value(k->m, k->c, span / (double)iters));
 }
 
+/* done: the measurements this rank sampled.  A rank that takes no samples
+ * (metric_scale 0: an incast's senders or root) records none, so that the
+ * MAX over ranks is a count the histograms hold. */
 static void finish(contend_ctx *c, contend_result *out, long done, int timed_out, double elapsed) {
   if (!out)
     return;
-  out->measurements = (double)done;
+  out->measurements = c->metric_scale > 0 ? (double)done : 0;
   out->timed_out = timed_out;
   out->msg_bytes = (double)c->msg_bytes;
   out->elapsed_s = elapsed;
@@ -110,15 +113,19 @@ static int congestor_before(void *arg, long mi, long r, int *sampled) {
     flag = 1;
   else if (contend_now(k->own) - k->start > k->o->timeout_s && mi > 0)
     flag = 2;
-  /* every rank of the congestor stops after the same measurement */
-  int64_t f = flag;
-  contend_gallreduce(k->own, &f, 1, CONTEND_DT_INT64, CONTEND_OP_MAX);
-  if (f) {
-    k->timed_out = f == 2;
-    return 1;
-  }
   if (!k->released)
     k->released = contend_signal_test(k->sig_group, k->release);
+  /* every rank of the congestor stops after the same measurement, and
+   * starts sampling with the same one: a rank that saw the release sooner
+   * than the others would count measurements they did not sample (the
+   * ranks still wait for the release signal afterwards) */
+  int64_t f[2] = {flag, k->released};
+  contend_gallreduce(k->own, f, 2, CONTEND_DT_INT64, CONTEND_OP_MAX);
+  if (f[0]) {
+    k->timed_out = f[0] == 2;
+    return 1;
+  }
+  k->released = (int)f[1];
   *sampled = k->out && k->released;
   return 0;
 }
