@@ -21,6 +21,19 @@ static const contend_param_def suite_defs[] = {
      1e9},
     {"warmup", CONTEND_P_INT, "-1", "count",
      "set the warm-up iterations of every test (-1: each test's default)", -1, 1e9},
+    {"record_rings", CONTEND_P_BOOL, "0", "",
+     "record the ring tests' rings whole in the results (-o): per test, phase, measurement and "
+     "round the group ranks in ring order; large (measurements x rings x ranks numbers per test "
+     "and phase); a digest per measurement is always recorded",
+     1, 0},
+    {"show_rings", CONTEND_P_BOOL, "0", "",
+     "with --dry-run: print the ring of every round of every ring test (ranks and their nodes) "
+     "and its digests, not only the traffic of the first round",
+     1, 0},
+    {"show_rings_max", CONTEND_P_INT, "64", "rounds",
+     "--show-rings prints at most this many rounds per test, rings of at most 32 ranks, and "
+     "says what it left out (0: every round, whole rings: can be long)",
+     0, 1e12},
     CONTEND_PARAM_END};
 
 static const contend_param_def network_defs[] = {
@@ -275,5 +288,12 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
   cfg->engine = contend_run_engine(&cfg->common, err, errlen);
   if (!cfg->engine)
     return -1;
+  if (contend_param_bool(&cfg->common, "show_rings") && strcmp(cfg->engine->name, "trace")) {
+    snprintf(err, errlen,
+             "--show-rings prints the rings of a dry run (--dry-run); a real run "
+             "records a digest per measurement, and the rings whole with "
+             "--record-rings");
+    return -1;
+  }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "../run/driver.h"
+#include "../run/ring_log.h"
 
 /* Samples into a result: fine = every timed iteration, bulk = per round
  * the mean over its iterations. */
@@ -36,6 +37,12 @@ static void on_sample(void *arg, int series, double s, long count) {
 static void on_round(void *arg, double span, long iters) {
   sink *k = arg;
   contend_hist_add(&k->out->bulk, contend_metric_value(k->m, k->c, span / (double)iters));
+}
+
+static void on_ring(void *arg, long measurement, long round, const int *order, int n) {
+  sink *k = arg;
+  (void)round;
+  contend_ring_log_add(k->o->rings, measurement, order, n, k->c->node_of);
 }
 
 /* done: the measurements this rank sampled.  A rank that takes no samples
@@ -96,11 +103,19 @@ void contend_measure_canary(contend_ctx *c, const contend_motif *m, contend_grou
       .before = canary_before,
       .sample = on_sample,
       .after = on_round,
+      .ring = o->rings && !o->plan_only ? on_ring : NULL,
       .arg = &k,
   };
   loop_counts(&d, c, o);
   contend_drive_done done = contend_drive_run(c, m, &d);
   finish(c, out, done.measurements, k.timed_out, contend_now(sync) - k.start);
+  if (o->rings && o->plan_only && o->plan_rings != 0) { /* the rings of the whole plan */
+    contend_drive all = d;
+    all.measurements = (long)contend_param_int(c->params, "measurements");
+    all.rounds = (long)contend_param_int(c->params, "rings");
+    all.ring = on_ring;
+    contend_drive_rings(c, m, &all, o->plan_rings);
+  }
 }
 
 static int congestor_before(void *arg, long mi, long r, int *sampled) {
@@ -154,6 +169,7 @@ void contend_measure_congestor(contend_ctx *c, const contend_motif *m, contend_g
       .before = congestor_before,
       .sample = out ? on_sample : NULL,
       .after = out ? on_round : NULL,
+      .ring = o->rings && out ? on_ring : NULL,
       .arg = &k,
   };
   loop_counts(&d, c, o);

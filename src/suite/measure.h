@@ -17,6 +17,15 @@ typedef struct contend_measure_opts {
   const char *phase;      /* for progress lines */
   int plan_only;          /* dry run: one measurement of one round of one iteration, no warm-up */
   contend_traffic *first; /* records the first timed iteration (dry runs), or NULL */
+  /* ring records (motifs with ring_of): this rank adds the ring of every
+   * round it runs to *rings (NULL: it records none; one rank per test
+   * does, its group's ranks all draw the same rings) */
+  struct contend_ring_log *rings;
+  /* dry runs (plan_only) of canaries with rings: record the rings of the
+   * whole plan (every round of every measurement the test's counts name)
+   * instead of the one planned round, at most this many (< 0: all; 0:
+   * none) */
+  long plan_rings;
 } contend_measure_opts;
 
 /* Canary loop.  Collective over sync (every rank running the test, all

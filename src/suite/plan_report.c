@@ -1,13 +1,16 @@
 /* The dry-run view of a `network`/`load` run on the trace engine: the
  * node split and, per test, who sends how many bytes to whom in one timed
- * iteration (round 0 of measurement 0), as text and as contend-plan JSON.
- * Canaries are shown from their isolated phase, congestors from their
- * phase alone or, without it, from their load during the first canary. */
+ * iteration (round 0 of measurement 0), as text and as contend-plan JSON;
+ * with --show-rings / --record-rings, the ring of every round of the ring
+ * tests.  Canaries are shown from their isolated phase, congestors from
+ * their phase alone or, without it, from their load during the first
+ * canary. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/error.h"
 #include "../run/envelope.h"
+#include "../run/ring_log.h"
 #include "contend/json.h"
 #include "suite.h"
 
@@ -37,6 +40,51 @@ static contend_flow *pairs_of(const contend_traffic *t, size_t *n, int *estimate
   contend_flow *out = contend_flows_sorted(&m, n);
   free(m.slot);
   return out;
+}
+
+enum { RING_LINE_RANKS = 32 }; /* ranks per printed ring unless everything is asked for */
+
+/* The rings of one ring test (text): per measurement its digest when all
+ * its rounds are recorded, per round the group ranks in ring order with
+ * their nodes (rank@node).  max: rounds to print (0: all, whole rings);
+ * planned: measurements x rounds of the test. */
+static void text_rings(contend_strbuf *o, const contend_ring_log *l, long max, long nm, long nr) {
+  char hex[17];
+  const double planned = (double)nm * (double)nr;
+  contend_sb_printf(o,
+                    "    rings: %ld measurements x %ld rounds, group ranks in ring order as "
+                    "rank@node (every node-local rank's sub-communicator runs the same ring over "
+                    "its ranks)\n",
+                    nm, nr);
+  size_t at = 0, shown = 0;
+  for (long m = 0; m < l->nmeas && (max == 0 || shown < (size_t)max); m++) {
+    if (l->rounds[m] == nr) {
+      contend_ring_hex(l->hash[m], hex);
+      contend_sb_printf(o, "      measurement %ld (digest %s)\n", m, hex);
+    } else {
+      contend_sb_printf(o, "      measurement %ld\n", m);
+    }
+    for (long r = 0; r < l->rounds[m] && at < l->norders && (max == 0 || shown < (size_t)max);
+         r++, at++, shown++) {
+      const int *ord = l->orders + at * (size_t)l->n;
+      const int show = max == 0 || l->n <= RING_LINE_RANKS ? l->n : RING_LINE_RANKS;
+      contend_sb_printf(o, "        round %ld:", r);
+      for (int k = 0; k < show; k++)
+        contend_sb_printf(o, " %d@%d", ord[k], l->nodes[ord[k]]);
+      if (show < l->n)
+        contend_sb_printf(o, " ... (%d more ranks)", l->n - show);
+      contend_sb_printf(o, "\n");
+    }
+  }
+  if ((double)shown < planned)
+    contend_sb_printf(o,
+                      "      ... %.0f more rounds not shown (--show-rings-max N shows N rounds, 0 "
+                      "every round)\n",
+                      planned - (double)shown);
+  else {
+    contend_ring_hex(contend_ring_log_digest(l), hex);
+    contend_sb_printf(o, "      digest of all measurements: %s\n", hex);
+  }
 }
 
 void contend_report_plan(const contend_run *run, contend_strbuf *o, contend_strbuf *js) {
@@ -136,6 +184,9 @@ void contend_report_plan(const contend_run *run, contend_strbuf *o, contend_strb
     contend_json_double(&j, "messages_per_iteration", msgs);
     contend_json_double(&j, "bytes_per_iteration", bytes);
     contend_json_bool(&j, "collectives_estimated", estimated);
+    const contend_ring_log *rl = run->rings ? &run->rings[ri] : NULL;
+    if (rl && contend_param_bool(&cfg->common, "record_rings"))
+      contend_ring_log_json(&j, "rings", rl); /* every round of the plan */
     contend_json_arr_begin(&j, "pairs");
     for (size_t i = 0; i < npairs; i++) {
       contend_json_arr_begin(&j, NULL);
@@ -157,6 +208,10 @@ void contend_report_plan(const contend_run *run, contend_strbuf *o, contend_strb
     if (npairs > show)
       contend_sb_printf(o, "    ... %zu more pairs (-o FILE writes them all)\n", npairs - show);
     free(f);
+    if (rl && rl->n > 0 && contend_param_bool(&cfg->common, "show_rings"))
+      text_rings(o, rl, (long)contend_param_int(&cfg->common, "show_rings_max"),
+                 (long)contend_param_int(&cfg->tests[mi], "measurements"),
+                 (long)contend_param_int(&cfg->tests[mi], "rings"));
   }
   contend_json_arr_end(&j);
   contend_json_obj_end(&j);

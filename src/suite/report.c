@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../run/envelope.h"
+#include "../run/ring_log.h"
 #include "contend/json.h"
 #include "suite.h"
 
@@ -356,6 +357,8 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
     contend_json_double(&j, "checked", r->verify_checked);
     contend_json_double(&j, "errors", r->verify_errors);
     contend_json_obj_end(&j);
+    if (run->rings) /* ring tests: which rings the measurements used */
+      contend_ring_log_json(&j, "rings", &run->rings[i]);
     contend_json_obj_end(&j);
   }
   contend_json_arr_end(&j);

@@ -1,9 +1,11 @@
 /* The results list of a `network`/`load` run: its layout (the same on
- * every rank, from the configuration) and its reduction to rank 0. */
+ * every rank, from the configuration) and its reduction to rank 0 (with
+ * the dry run's traffic and the ring records). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/error.h"
+#include "../run/ring_log.h"
 #include "../run/traffic_gather.h"
 #include "suite.h"
 
@@ -144,4 +146,6 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
   free(mx);
   if (run->traffic) /* the recorded steps of every rank to rank 0 */
     contend_traffic_gather(world, run->traffic, run->traffic, run->nresults);
+  if (run->rings) /* the ring records, kept by one rank per test */
+    contend_ring_log_gather(world, run->rings, run->nresults);
 }

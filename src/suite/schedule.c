@@ -9,6 +9,7 @@
 
 #include "../core/error.h"
 #include "../run/envelope.h"
+#include "../run/ring_log.h"
 #include "measure.h"
 #include "suite.h"
 
@@ -44,6 +45,16 @@ static contend_measure_opts measure_opts(const phase_ctx *p, int test_id, const 
       .plan_only = p->env->dry_run,
       .first = p->run->traffic ? &p->run->traffic[result] : NULL,
   };
+  /* the ring records: kept by rank 0 of the sub-group of every node's
+   * first rank (all canary nodes; the other sub-groups draw the same
+   * rings over their own ranks) */
+  if (p->run->rings && p->sub && p->local_rank == 0 && p->sub->rank == 0)
+    o.rings = &p->run->rings[result];
+  if (p->env->dry_run) { /* every round of the plan, or as many as shown */
+    const contend_params *opts = &p->cfg->common;
+    const long max = (long)contend_param_int(opts, "show_rings_max");
+    o.plan_rings = contend_param_bool(opts, "record_rings") || max == 0 ? -1 : max;
+  }
   return o;
 }
 
@@ -251,6 +262,17 @@ int contend_suite_body(contend_group *world, void *arg) {
     for (int i = 0; i < run.nresults; i++)
       contend_traffic_init(&run.traffic[i]);
   }
+  /* ring records: always in measuring runs (a digest per measurement),
+   * in dry runs when asked to show or record them */
+  const int record_rings = contend_param_bool(&cfg->common, "record_rings");
+  const int show_rings = env.dry_run && contend_param_bool(&cfg->common, "show_rings");
+  if (!env.dry_run || record_rings || show_rings) {
+    run.rings = calloc((size_t)run.nresults + 1, sizeof *run.rings);
+    if (!run.rings)
+      contend_fail("out of memory");
+    for (int i = 0; i < run.nresults; i++)
+      run.rings[i].whole = record_rings || show_rings;
+  }
 
   phase_ctx p = {.cfg = cfg, .run = &run, .env = &env, .world = world};
   p.my_node = env.nodes.my_node;
@@ -304,6 +326,9 @@ int contend_suite_body(contend_group *world, void *arg) {
     for (int i = 0; i < run.nresults; i++)
       contend_traffic_free(&run.traffic[i]);
   free(run.traffic);
+  for (int i = 0; run.rings && i < run.nresults; i++)
+    contend_ring_log_free(&run.rings[i]);
+  free(run.rings);
   free(run.subcomms);
   for (int i = 0; i < run.nresults; i++) {
     contend_hist_free(&run.results[i].fine);

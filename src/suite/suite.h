@@ -12,7 +12,7 @@
 #include "contend/world.h"
 
 #include "contend/version.h"
-#define CONTEND_SCHEMA_VERSION "1.0"
+#define CONTEND_SCHEMA_VERSION "1.1"
 #define CONTEND_MAX_LIST 16
 
 typedef enum { CONTEND_CMD_NETWORK, CONTEND_CMD_LOAD } contend_command;
@@ -65,6 +65,9 @@ typedef struct contend_run {
    * distinct nodes among them (must equal ranks: one rank per node) */
   int (*subcomms)[4];
   int nsubcomms;
+  /* per result, which rings its measurements used (src/run/ring_log.h;
+   * empty for tests without rings); at rank 0 after the reduction */
+  struct contend_ring_log *rings;
 } contend_run;
 
 /* Builds run->results for the configuration (same list on every rank). */
