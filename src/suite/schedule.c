@@ -47,10 +47,13 @@ static contend_measure_opts measure_opts(const phase_ctx *p, int test_id, const 
   };
   /* the ring records: kept by rank 0 of the sub-group of every node's
    * first rank (all canary nodes; the other sub-groups draw the same
-   * rings over their own ranks) */
-  if (p->run->rings && p->sub && p->local_rank == 0 && p->sub->rank == 0)
+   * rings over their own ranks); a plan shows canaries from their
+   * isolated phase only, and records every round of the plan or as many
+   * as it prints */
+  if (p->run->rings && p->sub && p->local_rank == 0 && p->sub->rank == 0 &&
+      !(p->env->dry_run && p->run->results[result].phase == CONTEND_PHASE_CONGESTED))
     o.rings = &p->run->rings[result];
-  if (p->env->dry_run) { /* every round of the plan, or as many as shown */
+  if (p->env->dry_run) {
     const contend_params *opts = &p->cfg->common;
     const long max = (long)contend_param_int(opts, "show_rings_max");
     o.plan_rings = contend_param_bool(opts, "record_rings") || max == 0 ? -1 : max;
