@@ -12,13 +12,14 @@ from __future__ import annotations
 import argparse
 import glob
 import sys
-from pathlib import Path
 
 from . import __version__, sweep
 from .argtypes import nonneg_int
 from .formatting import FORMATS
+from .outfile import check_output, write_text
 
 EXIT_USAGE = 2
+JOBS_SCHEMA = "contend-jobs"  # results of `contend jobs`: contend.jobsresults
 COMMANDS = ("report", "compare", "significance", "plot", "html", "sweep")
 PLOT_KINDS = ("hist", "congestors", "impact", "jobs")
 
@@ -33,13 +34,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _write(text: str, output) -> None:
+    """To stdout (no -o, or -o -), else to the file whole or not at all."""
+    text = text if text.endswith("\n") else text + "\n"
     if output in (None, "-"):
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.write(text)
         return
-    path = Path(output)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text(output, text, error=UsageError)
 
 
 def _canary_list(text):
@@ -79,10 +79,24 @@ def cmd_report(args) -> int:
     from .report import check_impact, render_report
     from .results import load_results
 
-    if sniff_schema(args.results) in MODEL_SCHEMAS:  # contend model fit-latency / sensitivity
+    schema = sniff_schema(args.results)
+    if schema in MODEL_SCHEMAS:  # contend model fit-latency / sensitivity
         from .models.views import render_model
 
         _write(render_model(load_model_file(args.results), args.results, args.format), args.output)
+        return 0
+    if schema == JOBS_SCHEMA:  # contend jobs
+        from .jobsreport import check_slowdowns, render_jobs_report
+        from .jobsresults import load_jobs
+
+        if args.bootstrap:
+            raise UsageError(
+                "--bootstrap resamples histograms of `contend network` / `contend load` "
+                "results; a jobs report gives Student-t intervals (--level)"
+            )
+        jobs = load_jobs(args.results)
+        check_slowdowns(jobs)
+        _write(render_jobs_report(jobs, args.format, args.level), args.output)
         return 0
     results = load_results(args.results)
     check_impact(results)
@@ -168,15 +182,44 @@ def cmd_significance(args) -> int:
     return 0
 
 
+def _plot_jobs(args):
+    import pandas as pd
+
+    from . import plots
+    from .jobsresults import load_jobs
+
+    if not args.results:
+        raise UsageError("plot jobs takes one or more results files of `contend jobs`")
+    frames = []
+    for path in args.results:
+        jobs = load_jobs(path)
+        if not jobs.has_repeats:
+            raise UsageError(
+                f"{path}: holds no per-repetition times (schema {jobs.doc['schema_version']}; "
+                "they came with 1.2): rerun `contend jobs` with this version"
+            )
+        frame = plots.job_times_frame(jobs, motifs=args.motifs)
+        if len(args.results) > 1:
+            frame["panel"] = jobs.label + "/" + frame["panel"]
+        frames.append(frame)
+    frame = pd.concat(frames, ignore_index=True)
+    if frame.empty:
+        raise UsageError("plot jobs: no repetition has a time in these files")
+    what = "time per motif invocation" if args.motifs else "run time per job"
+    names = ", ".join(str(p) for p in args.results)
+    return plots.job_boxes_figure(frame, f"{what} (per repetition, slowest rank): {names}")
+
+
 def cmd_plot(args) -> int:
     from . import plots
     from .results import load_many
 
+    plots.figure_format(args.output)  # a bad extension fails before any work
     if args.kind == "jobs":
-        raise UsageError(
-            "plot jobs: results files do not carry job run times yet (the jobs "
-            "feature will add them); use contend.plots.job_boxes_figure from Python"
-        )
+        fig = _plot_jobs(args)
+        out = plots.save_figure(fig, args.output, UsageError)
+        print(f"wrote {out}", file=sys.stderr)
+        return 0
     runs = load_many(args.results)
     if args.kind == "hist":
         if len(runs) != 1:
@@ -197,22 +240,30 @@ def cmd_plot(args) -> int:
         if args.canaries:
             frame = frame[frame["name"].isin(args.canaries)]
         fig = plots.impact_bars_figure(frame)
-    out = plots.save_figure(fig, args.output)
+    out = plots.save_figure(fig, args.output, UsageError)
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
 
 def cmd_html(args) -> int:
     from .htmlreport import render_html
+    from .jobsresults import load_jobs
     from .models.modelfile import SCHEMAS as MODEL_SCHEMAS
     from .models.modelfile import load_model_file, sniff_schema
     from .results import load_many
 
-    is_model = [sniff_schema(p) in MODEL_SCHEMAS for p in args.results]
-    runs = load_many([p for p, m in zip(args.results, is_model) if not m])
-    models = [(p, load_model_file(p)) for p, m in zip(args.results, is_model) if m]
+    schemas = [sniff_schema(p) for p in args.results]
+    kind = [
+        "model" if s in MODEL_SCHEMAS else ("jobs" if s == JOBS_SCHEMA else "results")
+        for s in schemas
+    ]
+    runs = load_many([p for p, k in zip(args.results, kind) if k == "results"])
+    models = [(p, load_model_file(p)) for p, k in zip(args.results, kind) if k == "model"]
+    jobs = [load_jobs(p) for p, k in zip(args.results, kind) if k == "jobs"]
     _write(
-        render_html(runs, args.title, args.published, log_y=not args.linear_y, models=models),
+        render_html(
+            runs, args.title, args.published, log_y=not args.linear_y, models=models, jobs=jobs
+        ),
         args.output,
     )
     print(f"wrote {args.output}", file=sys.stderr)
@@ -239,11 +290,17 @@ def _add_report(sub):
         help="impact table of one results file",
         description="Isolated vs. congested mean and 99%% of each canary and the "
         "Congestion Impact (GPCNeT Table 2 layout), from a results "
-        "file of `contend load` or `contend network`; for a model file of "
-        "`contend model` (latency model or delay sensitivity), its tables.",
+        "file of `contend load` or `contend network`; for results of `contend jobs`, "
+        "per job and per motif the mean run time per repetition isolated and "
+        "concurrent with a Student-t interval (--level), the slowdown and Welch's p; "
+        "for a model file of `contend model` (latency model or delay sensitivity), its "
+        "tables.  Times in the text tables in the unit their header names; CSV and JSON "
+        "in seconds (keys ending _s).",
     )
     p.add_argument(
-        "results", help="results file (.json or .json.gz), or a model file of `contend model`"
+        "results",
+        help="results file (.json or .json.gz) of `contend network`, `load` or `jobs`, "
+        "or a model file of `contend model`",
     )
     _add_format(p)
     p.add_argument(
@@ -254,7 +311,13 @@ def _add_report(sub):
         help="add a bootstrap interval of the CIs from N resamples of the histograms "
         "[default 0: off]",
     )
-    p.add_argument("--level", type=_level, default=0.95, help="interval level [default 0.95]")
+    p.add_argument(
+        "--level",
+        type=_level,
+        default=0.95,
+        help="interval level: bootstrap, and the Student-t intervals of jobs results "
+        "[fraction, default 0.95]",
+    )
     p.add_argument("--seed", type=nonneg_int, default=0, help="bootstrap seed [default 0]")
     p.add_argument("--no-congestors", action="store_true", help="omit the congestor table")
     p.set_defaults(func=cmd_report)
@@ -316,19 +379,26 @@ def _add_significance(sub):
 def _add_plot(sub):
     p = sub.add_parser(
         "plot",
-        help="figures as PNG or SVG",
+        help="figures as PNG, SVG or PDF",
         description="hist: isolated vs. congested histograms of one run "
         "(GPCNeT Figs 1-3); congestors: one row per single-congestor "
         "run (Figs 4-5); impact: CI bars across runs, log y (Fig 11); "
-        "jobs: per-job box plots (with the jobs feature).",
+        "jobs: box plots of the per-repetition run times of each job (the slowest "
+        "rank's, in s/ms/us as each panel's axis says), isolated and concurrent side "
+        "by side, from results of `contend jobs` (StressBench Figs 1-2).",
     )
     p.add_argument("kind", choices=PLOT_KINDS)
     p.add_argument("results", nargs="*", help="results files")
-    p.add_argument("-o", "--output", required=True, help="figure file, .png or .svg")
+    p.add_argument(
+        "-o", "--output", required=True, help="figure file: .png, .svg or .pdf by its extension"
+    )
     p.add_argument("--canaries", type=_canary_list, help="only these canaries (comma-separated)")
     p.add_argument("--linear-y", action="store_true", help="histograms: linear y axis")
     p.add_argument(
         "--published", action="store_true", help="impact: add the GPCNeT paper's Figure 11 systems"
+    )
+    p.add_argument(
+        "--motifs", action="store_true", help="jobs: one panel per motif instead of per job"
     )
     p.set_defaults(func=cmd_plot)
 
@@ -339,10 +409,15 @@ def _add_html(sub):
         help="self-contained HTML report",
         description="One offline HTML page (figures embedded) with each run's "
         "configuration, tables and histograms, and for several "
-        "runs the comparison and impact bars; model files of `contend model` "
-        "add their tables and figures (RTT fit, runtime fit, convergence).",
+        "runs the comparison and impact bars; results of `contend jobs` add their job "
+        "and motif tables and box plots of the per-repetition times; model files of "
+        "`contend model` add their tables and figures (RTT fit, runtime fit, convergence).",
     )
-    p.add_argument("results", nargs="+", help="results files (and model files of `contend model`)")
+    p.add_argument(
+        "results",
+        nargs="+",
+        help="results files (`contend network`, `load`, `jobs`) and model files of `contend model`",
+    )
     p.add_argument("-o", "--output", required=True, help="HTML file to write")
     p.add_argument("--title", default="contend report", help="page title")
     p.add_argument("--published", action="store_true", help="add GPCNeT SC'19 Table 2")
@@ -370,6 +445,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     prog = f"contend {args.command}"
     try:
+        output = getattr(args, "output", None)
+        if output not in (None, "-") and args.command != "sweep":  # sweep checks its own
+            check_output(output, error=UsageError)  # before any work: exit 2 at once
         return args.func(args)
     except BrokenPipeError:  # e.g. `contend report R.json | head`
         return 0

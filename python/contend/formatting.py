@@ -1,6 +1,7 @@
 """Render tables as fixed-width text, markdown, CSV or JSON.
 
-Text and markdown round numbers for reading (see :func:`format_number`);
+Text, markdown and HTML round numbers for reading (see :func:`format_number`)
+and show every string on one line (:func:`clean_text`);
 CSV and JSON carry the unrounded values (Python's shortest round-trip repr),
 so they equal the results file's numbers exactly.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -46,6 +48,17 @@ def _format_p(value) -> str:
     return f"{float(value):.3g}" if value >= 1e-4 else f"{float(value):.1e}"
 
 
+# Runs of whitespace and control characters (tabs, newlines, C0/C1 controls):
+# one space in a table cell, so a value cannot break a row or shift columns
+# (MPICH's library string holds tabs and newlines).
+_BREAKING = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
+
+
+def clean_text(value) -> str:
+    """``value`` as one line: whitespace and control runs become one space, ends stripped."""
+    return _BREAKING.sub(" ", str(value)).strip()
+
+
 def _cell(value, kind: str) -> str:
     if kind == "num":
         return format_number(value)
@@ -55,13 +68,14 @@ def _cell(value, kind: str) -> str:
         return "n/a" if kind == "int" else ""
     if kind == "int":
         return str(int(value))
-    return str(value)
+    return clean_text(value)
 
 
 def text_table(frame: pd.DataFrame, columns: list) -> str:
     """Fixed-width table: strings left-aligned, numbers right-aligned."""
     cells = [[_cell(row[c.key], c.kind) for c in columns] for _, row in frame.iterrows()]
-    widths = [max([len(c.header)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    headers = [clean_text(c.header) for c in columns]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
 
     def line(values):
         out = []
@@ -70,7 +84,7 @@ def text_table(frame: pd.DataFrame, columns: list) -> str:
         return "  ".join(out).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line([c.header for c in columns]), rule] + [line(r) for r in cells])
+    return "\n".join([line(headers), rule] + [line(r) for r in cells])
 
 
 def markdown_table(frame: pd.DataFrame, columns: list) -> str:

@@ -1,7 +1,8 @@
 """`contend html RESULTS.json... -o report.html`: one self-contained offline page.
 
-Configuration, tables and figures of every run; with several runs also the
-comparison table and the Congestion Impact bars; figures are embedded as
+Configuration, tables and figures of every run (``contend jobs`` results: job
+and motif tables and box plots); with several runs also the comparison table
+and the Congestion Impact bars; figures are embedded as
 base64 PNG data URIs and the style sheet is inline, so the file needs nothing
 else (no network, no other files).
 """
@@ -164,15 +165,19 @@ def render_html(
     published: bool = False,
     log_y: bool = True,
     models=(),
+    jobs=(),
 ) -> str:
-    """The page as a string; ``models``: (path, document) of Netscope model files."""
+    """The page as a string; ``models``: (path, document) of Netscope model files;
+    ``jobs``: loaded results of ``contend jobs`` (:mod:`contend.jobsresults`)."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    files = f"{len(runs)} results file(s)" + (f", {len(models)} model file(s)" if models else "")
+    files = f"{len(runs) + len(jobs)} results file(s)" + (
+        f", {len(models)} model file(s)" if models else ""
+    )
     body = [
         f"<h1>{escape(title)}</h1>",
         (
             f'<p class="note">Generated {now} by contend {__version__} from '
-            f"{files}. {escape(NOTES) if runs or not models else ''}</p>"
+            f"{files}. {escape(NOTES) if runs else ''}</p>"
         ),
     ]
     published_rows = None
@@ -210,6 +215,10 @@ def render_html(
             )
     for results in runs:
         body.append(_run_section(results, log_y))
+    if jobs:
+        from .jobsreport import html_section as jobs_section
+
+        body += [jobs_section(j) for j in jobs]
     if models:
         from .models.views import html_section
 

@@ -1,4 +1,4 @@
-"""Figures (matplotlib, Agg backend; PNG or SVG chosen by the file extension).
+"""Figures (matplotlib, Agg backend; PNG, SVG or PDF chosen by the file extension).
 
 * :func:`histogram_figure`  isolated vs. congested histograms of each canary on
   a log x axis, mean (red) and 99 % value (green) marked (GPCNeT Figures 1-3, 6-7);
@@ -8,9 +8,9 @@
   on a log y axis (GPCNeT Figure 11);
 * :func:`tier_stall_figure`  the simulated fabric's stall time per tier (mean
   and max over each tier's ports) as bars;
-* :func:`job_boxes_figure`  per-job run times alone vs. in contention as box
-  plots with the mean as a diamond (StressBench Figures 1-2); for the jobs
-  feature, which does not write results yet.
+* :func:`job_boxes_figure`  per-repetition run times of each job (or motif) alone
+  vs. in contention as box plots, mean as a diamond (StressBench Figures 1-2),
+  from ``contend jobs`` results via :func:`job_times_frame`.
 """
 
 from __future__ import annotations
@@ -28,12 +28,14 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
+from .outfile import write_with
 from .results import Results
 
-FIGURE_FORMATS = ("png", "svg")
+FIGURE_FORMATS = ("png", "svg", "pdf")
 MEAN_COLOR = "tab:red"
 TAIL_COLOR = "tab:green"
 PHASE_COLORS = {"isolated": "tab:blue", "congested": "tab:orange"}
+JOB_PHASE_COLORS = {"isolated": "tab:blue", "concurrent": "tab:orange"}
 CANARY_COLORS = [
     "tab:blue",
     "tab:orange",
@@ -328,63 +330,127 @@ def tier_stall_figure(tiers: pd.DataFrame, title: str = "Stall time per tier"):
     return fig
 
 
-def job_boxes_figure(frame: pd.DataFrame, title: str = "Job run times"):
-    """Box plots of each job's time alone vs. in contention (StressBench Figures 1-2).
+def job_times_frame(results, motifs: bool = False) -> pd.DataFrame:
+    """Per-repetition times of a :class:`contend.jobsresults.JobsResults` for
+    :func:`job_boxes_figure`: columns panel ('job' or 'job: 2 halo2d'), phase
+    ('isolated' / 'concurrent'), time_s; repeats without a time dropped."""
+    ent = results.entries
+    ent = ent[ent["position"] > 0] if motifs else ent[ent["position"] == 0]
+    names = {
+        i: (r["job"] if r["position"] == 0 else f"{r['job']}: {int(r['position'])} {r['motif']}")
+        for i, r in ent.iterrows()
+    }
+    reps = results.repeats[results.repeats["entry"].isin(names)]
+    reps = reps[np.isfinite(reps["time_s"].to_numpy(float))]
+    order = {e: k for k, e in enumerate(names)}
+    reps = reps.assign(_order=reps["entry"].map(order)).sort_values(["_order", "repeat"])
+    return pd.DataFrame(
+        {
+            "panel": reps["entry"].map(names).to_numpy(),
+            "phase": reps["pass"].to_numpy(),
+            "time_s": reps["time_s"].to_numpy(float),
+        }
+    )
 
-    ``frame``: one row per repetition with columns ``job``, ``phase``
-    ('isolated' or 'congested') and ``time_s``.  The line is the median,
-    the diamond the mean.  (For the jobs feature; results files do not
-    carry job times yet.)
+
+def _time_scale(values) -> tuple:
+    top = float(np.nanmax(values)) if len(values) else 0.0
+    for unit, scale in (("s", 1.0), ("ms", 1e-3)):
+        if top >= scale:
+            return unit, scale
+    return "us", 1e-6
+
+
+def job_boxes_figure(frame: pd.DataFrame, title: str = "Job run times", ncols: int = 4):
+    """Box plots of run times alone vs. in contention, one panel per job (StressBench
+    Figures 1-2).
+
+    ``frame``: one row per repetition with columns ``panel`` (or ``job``), ``phase``
+    ('isolated', 'concurrent'; 'congested' is read as concurrent) and ``time_s``.
+    Each panel has its own time axis (unit in its label) with the two phases side
+    by side: the box spans the quartiles, the line is the median, the diamond the
+    mean; the repetitions are drawn as dots.  The panel title gives the slowdown
+    (concurrent mean / isolated mean) when both phases are there.
     """
-    need = {"job", "phase", "time_s"}
+    frame = frame.rename(columns={"job": "panel"}) if "panel" not in frame else frame
+    need = {"panel", "phase", "time_s"}
     if not need <= set(frame.columns):
-        raise ValueError(f"job frame needs columns {sorted(need)}, got {sorted(frame.columns)}")
-    jobs = list(dict.fromkeys(frame["job"]))
-    fig, ax = plt.subplots(figsize=(max(4.5, 1.3 * len(jobs) + 1.5), 3.8))
-    for k, phase in enumerate(("isolated", "congested")):
+        raise ValueError(
+            f"job frame needs columns {sorted(need)} (or job for panel), got {sorted(frame.columns)}"
+        )
+    if frame.empty:
+        raise ValueError("no per-repetition times to plot")
+    frame = frame.assign(phase=frame["phase"].replace({"congested": "concurrent"}))
+    panels = list(dict.fromkeys(frame["panel"]))
+    phases = [p for p in ("isolated", "concurrent") if (frame["phase"] == p).any()]
+    ncol = max(1, min(ncols, len(panels)))
+    nrow = -(-len(panels) // ncol)
+    width, height = max(4.5, 2.7 * ncol + 0.6), 2.5 * nrow + 1.0
+    fig, axes = plt.subplots(nrow, ncol, figsize=(width, height), squeeze=False)
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    for ax, panel in zip(axes.flat, panels):
         data = [
-            frame[(frame["job"] == j) & (frame["phase"] == phase)]["time_s"].to_numpy(float)
-            for j in jobs
+            frame[(frame["panel"] == panel) & (frame["phase"] == p)]["time_s"].to_numpy(float)
+            for p in phases
         ]
-        pos = np.arange(len(jobs)) + (k - 0.5) * 0.36
-        keep = [i for i, d in enumerate(data) if d.size]
-        if not keep:
-            continue
+        unit, scale = _time_scale(np.concatenate(data))
+        keep = [k for k, d in enumerate(data) if d.size]
         box = ax.boxplot(
-            [data[i] for i in keep],
-            positions=pos[keep],
-            widths=0.3,
+            [data[k] / scale for k in keep],
+            positions=keep,
+            widths=0.55,
             showmeans=True,
             patch_artist=True,
+            medianprops={"color": "black"},
             meanprops={
                 "marker": "D",
                 "markerfacecolor": "white",
                 "markeredgecolor": "black",
                 "markersize": 5,
             },
+            flierprops={"markersize": 0},
         )
-        for patch in box["boxes"]:
-            patch.set_facecolor(PHASE_COLORS[phase])
+        for patch, k in zip(box["boxes"], keep):
+            patch.set_facecolor(JOB_PHASE_COLORS[phases[k]])
             patch.set_alpha(0.7)
-        ax.plot([], [], color=PHASE_COLORS[phase], linewidth=6, alpha=0.7, label=phase)
-    ax.set_xticks(np.arange(len(jobs)))
-    ax.set_xticklabels(jobs, fontsize=8)
-    ax.set_ylabel("time (s)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, frameon=False)
+        rng = np.random.default_rng(0)  # fixed jitter: the same file gives the same figure
+        for k in keep:
+            x = k + rng.uniform(-0.12, 0.12, data[k].size)
+            ax.plot(x, data[k] / scale, "o", color="black", markersize=2.5, alpha=0.6)
+        ax.set_xticks(range(len(phases)))
+        ax.set_xticklabels(phases, fontsize=8)
+        ax.set_xlim(-0.6, len(phases) - 0.4)
+        ax.set_ylabel(f"time ({unit})", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(True, axis="y", alpha=0.3)
+        head = textwrap.fill(str(panel), 30)
+        if len(phases) == 2 and all(d.size for d in data) and data[0].mean() > 0:
+            head += f"\nslowdown {data[1].mean() / data[0].mean():.3g}x"
+        ax.set_title(head, fontsize=8)
+    fig.suptitle(textwrap.fill(title, int(width * 11)), fontsize=10, x=0.02, ha="left")
     fig.tight_layout()
     return fig
 
 
-def save_figure(fig, path) -> Path:
-    """Write a figure as PNG or SVG (by extension) and close it."""
-    path = Path(path)
-    fmt = path.suffix.lower().lstrip(".")
+def figure_format(path) -> str:
+    """The figure format named by a file's extension; ValueError unless png, svg or pdf."""
+    fmt = Path(path).suffix.lower().lstrip(".")
     if fmt not in FIGURE_FORMATS:
+        raise ValueError(
+            f"{path}: unsupported figure format {fmt!r}: use a .png, .svg or .pdf name"
+        )
+    return fmt
+
+
+def save_figure(fig, path, error=ValueError) -> Path:
+    """Write a figure as PNG, SVG or PDF (by extension), whole or not at all, and close it."""
+    path = Path(path)
+    try:
+        fmt = figure_format(path)
+        write_with(path, lambda fh: fig.savefig(fh, format=fmt, dpi=110), "wb", "figure", error)
+    finally:
         plt.close(fig)
-        raise ValueError(f"{path}: unsupported figure format {fmt!r}: use a .png or .svg name")
-    fig.savefig(path, format=fmt, dpi=110)
-    plt.close(fig)
     return path
 
 

@@ -45,7 +45,7 @@ def run_summary(results: Results) -> str:
         f"contend {doc['command']} ({doc['tool']['name']} {doc['tool']['version']}), "
         f"seed {doc['seed']} ({doc['seed_source']}), {env['nodes']} nodes x "
         f"{results.ranks_per_node} ranks/node ({env['ranks']} ranks, "
-        f"{env['node_discovery']} nodes), {env['mpi_library']}; started "
+        f"{env['node_discovery']} nodes), {fmt.clean_text(env['mpi_library'])}; started "
         f"{doc['started_utc']}, wall {doc['wall_s']:.1f} s"
     )
 

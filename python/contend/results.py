@@ -26,6 +26,8 @@ from typing import Any
 
 import pandas as pd
 
+from .jsonfinite import check_finite, key_path
+
 SCHEMA_NAME = "contend-results"
 SCHEMA_FILE = "contend-results.schema.json"
 SUPPORTED_MAJOR = 1
@@ -108,13 +110,6 @@ def _validator():
     return cls(schema)
 
 
-def _json_path(parts) -> str:
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
 def _read_text(path: Path) -> str:
     try:
         raw = path.read_bytes()
@@ -146,6 +141,7 @@ def parse_results(text: str, source: str = "<string>") -> dict:
             f"{source}: not valid JSON (truncated or corrupt?): {exc.msg} at line "
             f"{exc.lineno} column {exc.colno}; expected {VALID_HINT}"
         ) from None
+    check_finite(doc, source, ResultsError)
     validate_document(doc, source)
     return doc
 
@@ -156,6 +152,12 @@ def _check_header(doc: Any, source: str) -> None:
             f"{source}: top level is a JSON {type(doc).__name__}, expected an object: {VALID_HINT}"
         )
     name = doc.get("schema")
+    if name == "contend-jobs":
+        raise ResultsError(
+            f"{source}: a results file of `contend jobs`; this command reads results of "
+            "`contend network` / `contend load` (contend report, html and plot jobs read "
+            "jobs results)"
+        )
     if name != SCHEMA_NAME:
         raise ResultsError(
             f"{source}: field 'schema' is {name!r}, expected '{SCHEMA_NAME}' ({VALID_HINT})"
@@ -216,7 +218,7 @@ def validate_document(doc: Any, source: str = "<string>") -> None:
 
         err = jsonschema.exceptions.best_match(errors)
         raise ResultsError(
-            f"{source}: invalid field {_json_path(err.absolute_path)}: "
+            f"{source}: invalid field {key_path(err.absolute_path)}: "
             f"{err.message} (valid input: {VALID_HINT}; see "
             f"schemas/{SCHEMA_FILE})"
         )

@@ -27,7 +27,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -36,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .argtypes import positive_float, positive_int
+from .jsonfinite import check_finite
+from .outfile import check_output, write_text
 
 SCHEMA = "contend-sweep/1"
 MANIFEST = "sweep.json"
@@ -296,15 +297,9 @@ def _prepare_outdir(outdir: Path) -> None:
 
 
 def _write_text(path: Path, text: str) -> None:
-    """Writes path whole or not at all (a temporary name in its directory, renamed)."""
-    # unique per host and process: array tasks on several nodes may write at once
-    tmp = path.with_name(f".{path.name}.{socket.gethostname()}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Writes path whole or not at all (a unique temporary in its directory, renamed:
+    array tasks on several nodes may write at once)."""
+    write_text(path, text, error=SweepError)
 
 
 def write_manifest(outdir: Path, scenario_file, scenarios: list, contend: str) -> None:
@@ -592,6 +587,11 @@ def collect(outdir) -> tuple:
         except (ValueError, OSError) as exc:
             problems.append(f"{path}: corrupt, not valid JSON ({exc})")
             continue
+        try:
+            check_finite(doc, str(path))
+        except ValueError as exc:
+            problems.append(str(exc))
+            continue
         base = {"index": index, "scenario": name, "command": None, "file": fname}
         schema = doc.get("schema") if isinstance(doc, dict) else None
         if schema == "contend-sim/1":
@@ -693,6 +693,7 @@ def cmd_collect(args) -> int:
         fmt = _SUFFIX_FORMATS.get(Path(args.output).suffix.lower())
         if fmt is None:
             raise SweepError(f"-o {args.output}: name it .csv or .json (or .md, .txt)")
+        check_output(args.output, "table", SweepError)
     rows, problems = collect(args.directory)
     for p in problems:
         print(f"contend sweep collect: {p}", file=sys.stderr)

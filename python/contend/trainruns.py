@@ -22,9 +22,10 @@ import shlex
 import signal
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import outfile
 
 EXIT_USAGE = 2
 EXIT_FAIL = 3
@@ -158,27 +159,12 @@ class RepeatCalibration:
 
 
 def check_output(path: Path) -> None:
-    if path.is_dir():
-        raise UsageError(f"-o {path}: is a directory (give a file name, e.g. train.json)")
-    d = path.parent if str(path.parent) else Path(".")
-    if not d.is_dir():
-        raise UsageError(f"-o {path}: directory {d} does not exist")
-    if not os.access(d, os.W_OK):
-        raise UsageError(f"-o {path}: directory {d} is not writable")
+    outfile.check_output(path, error=UsageError)
 
 
 def write_json_atomic(path: Path, doc: dict) -> None:
-    """A unique temporary beside path, renamed into place; removed on failure."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(doc, fh, indent=1)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Whole or not at all: a unique temporary beside path, renamed into place."""
+    outfile.write_text(path, json.dumps(doc, indent=1) + "\n", error=UsageError)
 
 
 def cluster_description() -> dict:
@@ -200,14 +186,16 @@ def cluster_description() -> dict:
 
 def _shift_csv_times(path: Path, offset: float) -> None:
     """Adds offset to the time_s column (first column) of a counter CSV."""
-    tmp = path.with_name(f".{path.name}.shift")
-    with open(path, newline="") as src, open(tmp, "w", newline="") as dst:
-        r, w = csv.reader(src), csv.writer(dst, lineterminator="\n")
-        w.writerow(next(r))
-        for row in r:
-            row[0] = f"{float(row[0]) + offset:.6f}"
-            w.writerow(row)
-    os.replace(tmp, path)
+
+    def shift(dst):  # streams: the new file is a temporary until renamed over path
+        with open(path, newline="") as src:
+            r, w = csv.reader(src), csv.writer(dst, lineterminator="\n")
+            w.writerow(next(r))
+            for row in r:
+                row[0] = f"{float(row[0]) + offset:.6f}"
+                w.writerow(row)
+
+    outfile.write_with(path, shift, "w", "counter CSV", UsageError, newline="")
 
 
 @dataclass

@@ -237,7 +237,7 @@ def test_degenerate_sensitivity_input_exits_2(latency, job_runs, tmp_path, capsy
         (["--job", "app", "--pass", "isolated"], "no 'isolated' pass"),
         (["--job", "app", "--counters-dir", "/nonexistent"], "not a directory"),
         (["--job", "app", "--paths", "MISSING.json"], "no such file"),
-        (["--job", "app", "--plot", "fig.pdf"], ".png or .svg"),
+        (["--job", "app", "--plot", "fig.jpg"], ".png, .svg or .pdf"),
     ],
 )
 def test_sensitivity_bad_input_exits_2(latency, job_runs, tmp_path, capsys, args, match):

@@ -92,12 +92,16 @@ def test_usage_errors_exit_2(tmp_path, capsys):
     assert "control group and at least one condition" in capsys.readouterr().err
     assert main(["significance", "nolabel"]) == 2
     assert "LABEL=FILE" in capsys.readouterr().err
-    assert main(["plot", "hist", str(LOAD), "-o", str(tmp_path / "x.pdf")]) == 2
-    assert "use a .png or .svg" in capsys.readouterr().err
+    assert main(["plot", "hist", str(LOAD), "-o", str(tmp_path / "x.jpg")]) == 2
+    assert "use a .png, .svg or .pdf" in capsys.readouterr().err
     assert main(["plot", "jobs", "-o", str(tmp_path / "j.png")]) == 2
-    assert "job run times" in capsys.readouterr().err
-    assert main(["report", str(LOAD), "-o", str(tmp_path / "no" / "dir" / "r.txt")]) == 2
-    assert "No such file or directory" in capsys.readouterr().err
+    assert "results files of `contend jobs`" in capsys.readouterr().err
+    assert main(["plot", "jobs", str(LOAD), "-o", str(tmp_path / "j.png")]) == 2
+    assert "expected a results file written by `contend jobs" in capsys.readouterr().err
+    missing_dir = tmp_path / "no" / "dir"
+    assert main(["report", str(LOAD), "-o", str(missing_dir / "r.txt")]) == 2
+    assert f"output directory {missing_dir} does not exist" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_python_m_contend_report():

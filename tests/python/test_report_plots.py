@@ -99,7 +99,8 @@ def test_impact_bars_need_congested_runs():
 
 
 def test_job_boxes_figure_on_synthetic_frame(tmp_path):
-    # The jobs feature does not write results yet: exercise the figure on a made-up frame.
+    # The figure on a made-up frame (real jobs results: test_report_jobs.py); the old
+    # column names (job; phase 'congested') still work.
     rng = np.random.default_rng(0)
     rows = [
         {"job": job, "phase": phase, "time_s": rng.normal(base * f, 0.05 * base)}
@@ -108,6 +109,7 @@ def test_job_boxes_figure_on_synthetic_frame(tmp_path):
         for _ in range(10)
     ]
     fig = plots.job_boxes_figure(pd.DataFrame(rows))
+    assert [ax.get_title().split("\n")[0] for ax in fig.axes] == ["sweep3d", "tealeaf"]
     out = plots.save_figure(fig, tmp_path / "jobs.png")
     assert_not_blank(out)
     with pytest.raises(ValueError, match="needs columns"):

@@ -34,6 +34,22 @@ def welch_t_test(control, condition) -> WelchResult:
     return WelchResult(float(res.statistic), float(res.pvalue), float(df))
 
 
+def welch_t_test_from_summary(control: tuple, condition: tuple) -> WelchResult:
+    """Welch's test from (mean, sample stddev, n) of each group (scipy
+    ttest_ind_from_stats, equal_var=False); NaNs unless both have n >= 2."""
+    (ma, sa, na), (mb, sb, nb) = control, condition
+    values = (ma, sa, mb, sb)
+    if na < 2 or nb < 2 or not all(math.isfinite(v) for v in values):
+        return WelchResult(math.nan, math.nan, math.nan)
+    from scipy import stats
+
+    res = stats.ttest_ind_from_stats(mb, sb, nb, ma, sa, na, equal_var=False)
+    va, vb = sa**2 / na, sb**2 / nb
+    den = va**2 / (na - 1) + vb**2 / (nb - 1)
+    df = (va + vb) ** 2 / den if den > 0 else math.nan
+    return WelchResult(float(res.statistic), float(res.pvalue), float(df))
+
+
 def significance_marker(p: float, alphas=DEFAULT_ALPHAS) -> str:
     """'*' when p < the first alpha (0.05), '**' when also < the second (0.01), else ''."""
     if p is None or math.isnan(p):

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from ..argtypes import nonneg_float, nonneg_int, positive_float
+from ..outfile import check_output
 from .errors import ModelError
 
 EXIT_USAGE = 2
@@ -43,36 +42,23 @@ def _fraction(text: str) -> float:
 
 
 def _check_output(path, what: str = "output") -> Path:
-    path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise ModelError(f"{path}: {what} directory {parent} does not exist")
-    if path.is_dir():
-        raise ModelError(f"{path}: is a directory; give a file name for the {what}")
-    return path
+    return check_output(path, what, ModelError)
 
 
 def _check_plot(path):
     if path is None:
         return None
     path = _check_output(path, "plot")
-    if path.suffix.lower() not in (".png", ".svg"):
-        raise ModelError(f"{path}: --plot takes a .png or .svg file name")
+    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise ModelError(f"{path}: --plot takes a .png, .svg or .pdf file name")
     return path
 
 
 def _save_plot(fig, path: Path) -> None:
-    """Save a figure through a temporary in the same directory."""
+    """Save a figure whole or not at all (through a temporary in the same directory)."""
     from ..plots import save_figure
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        save_figure(fig, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    save_figure(fig, path, ModelError)
 
 
 # ----------------------------------------------------------------- fit-latency
@@ -497,7 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--all-runs", action="store_true", help="with --counters: use it for every run")
     p.add_argument("--counters-source", help="with --counters: its source (default auto)")
-    p.add_argument("--plot", help="also write the fit figure (.png or .svg)")
+    p.add_argument("--plot", help="also write the fit figure (.png, .svg or .pdf)")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
     p.set_defaults(func=cmd_fit_latency)
 
@@ -560,7 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=nonneg_int, default=0, help="seed of --order shuffled [default 0]"
     )
     p.add_argument("-o", "--output", required=True, help="sensitivity file to write (JSON)")
-    p.add_argument("--plot", help="also write the first job's figure (.png or .svg)")
+    p.add_argument("--plot", help="also write the first job's figure (.png, .svg or .pdf)")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
     p.set_defaults(func=cmd_sensitivity)
 

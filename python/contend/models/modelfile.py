@@ -20,11 +20,11 @@ import datetime as _dt
 import json
 import math
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
+from ..outfile import write_text
 from .errors import ModelError
 from .latency import LatencyFit, LatencyModel
 from .paths import PathSet, check_header, read_json
@@ -257,13 +257,4 @@ def write_json_atomic(doc: dict, path, name: str) -> Path:
 
 
 def write_text_atomic(text: str, path) -> Path:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_text(path, text, error=ModelError)

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from ..jsonfinite import check_finite
 from .errors import ModelError
 
 SCHEMA_NAME = "contend-paths"
@@ -51,11 +52,13 @@ def read_json(path, hint: str):
     except OSError as exc:
         raise ModelError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        return json.loads(text)
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ModelError(
             f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}); expected {hint}"
         ) from None
+    check_finite(doc, str(path), ModelError)
+    return doc
 
 
 def check_header(doc, name: str, major: int, source, hint: str) -> None:

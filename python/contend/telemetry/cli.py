@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import outfile
 from ..argtypes import positive_float, positive_int
 from . import derive, reader, sampler
 from . import stallrules as rules
@@ -72,15 +73,7 @@ def _tick(text: str):
 
 def check_output(path, what: str = "output") -> Path:
     """TelemetryError unless ``path`` names a file in an existing, writable directory."""
-    path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise TelemetryError(f"{path}: is a directory; give a file name for the {what}")
-    if not parent.is_dir():
-        raise TelemetryError(f"{path}: {what} directory {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise TelemetryError(f"{path}: {what} directory {parent} is not writable")
-    return path
+    return outfile.check_output(path, what, TelemetryError)
 
 
 SOURCE_HELP = (

@@ -1,6 +1,6 @@
 """The live sampling loop: read a source every interval into the common CSV.
 
-Rows go to a temporary file beside the output, flushed after every round, and
+Rows go to a unique temporary file beside the output (contend.outfile), flushed after every round, and
 the file is renamed into place when sampling ends: after ``count`` rounds, once
 ``duration`` seconds have passed, when process ``until_pid`` is gone, or on
 SIGINT/SIGTERM (which end the loop cleanly with what was sampled).  Rounds are
@@ -11,14 +11,14 @@ a round that overruns skips the missed ticks instead of bunching up.
 from __future__ import annotations
 
 import csv
-import os
 import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from ..cluster.netns import pid_alive
+from ..outfile import open_atomic
+from .errors import TelemetryError
 from .samples import COLUMNS
 
 
@@ -44,8 +44,6 @@ def run(
     Returns (rounds, rows) written.  ``reader.close()`` is called if present.
     """
     out_path = Path(out_path)
-    directory = out_path.parent if str(out_path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=directory)
     stop = {"flag": False}
 
     def on_signal(_signum, _frame):
@@ -53,9 +51,8 @@ def run(
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     rounds = rows = 0
-    done = False
     try:
-        with os.fdopen(fd, "w", newline="") as fh:
+        with open_atomic(out_path, "w", "counter CSV", TelemetryError, newline="") as fh:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(COLUMNS)
             start = time.monotonic()
@@ -86,17 +83,10 @@ def run(
                     if until_pid is not None and not pid_alive(until_pid):
                         final = True  # one last round: the counters up to its end
                         break
-        os.replace(tmp, out_path)
-        done = True
     finally:
         for s, handler in old.items():
             signal.signal(s, handler)
         if hasattr(reader, "close"):
             reader.close()
-        if not done:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
     log(f"contend counters: {rounds} samples, {rows} rows -> {out_path}")
     return rounds, rows

@@ -15,14 +15,13 @@ pandas categories.  Rows are sorted by (component, port, counter, time_s).
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..outfile import write_with
 from .csvread import read_table
 from .errors import TelemetryError, at
 
@@ -120,17 +119,6 @@ def write_counters(frame: pd.DataFrame, path) -> Path:
 
 
 def write_atomic(path, write) -> None:
-    """Call ``write(fh)`` on a temporary file beside ``path``, then rename it into place."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Call ``write(fh)`` on a unique temporary file beside ``path``, then rename it
+    into place (contend.outfile); nothing is left behind on failure."""
+    write_with(path, write, "w", "CSV", TelemetryError, newline="")

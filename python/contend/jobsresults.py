@@ -1,0 +1,221 @@
+"""Load ``contend jobs`` results files (schema ``contend-jobs``) for report, html and plot.
+
+A file is checked (finite numbers only, ``schemas/contend-jobs.schema.json``,
+a real run rather than a dry run) and turned into pandas frames:
+
+* ``JobsResults.entries``: one row per job and per motif (``position`` 0 for a
+  job, the motif's place in the chain from 1) with its identity: job, motif
+  name and label, message bytes, ranks, repeats;
+* ``JobsResults.summary``: one row per entry and pass with the file's own
+  statistics of ``time_s`` (count, mean, stddev, min, max over ranks and
+  repeats), ``slowest_rank_mean_s`` and the file's Congestion Impact;
+* ``JobsResults.repeats``: long form, one row per entry, pass and repeat with
+  ``time_s`` = the slowest rank's time in that repeat (``slowest_rank_s``,
+  schema 1.2; empty for older files; NaN where the file has null).
+
+Problems raise :class:`contend.results.ResultsError` naming the file and field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from .jsonfinite import check_finite, key_path
+from .results import ResultsError, _read_text, default_label, find_schema_dir
+
+SCHEMA_NAME = "contend-jobs"
+SCHEMA_FILE = "contend-jobs.schema.json"
+SUPPORTED_MAJOR = 1
+PASSES = ("isolated", "concurrent")
+VALID_HINT = (
+    "a results file written by `contend jobs FILE -o OUT.json` "
+    f"(schema '{SCHEMA_NAME}' version {SUPPORTED_MAJOR}.x)"
+)
+ENTRY_COLUMNS = [
+    "entry",
+    "job",
+    "position",
+    "motif",
+    "motif_label",
+    "message_bytes",
+    "ranks",
+    "repeats",
+]
+SUMMARY_COLUMNS = [
+    "entry",
+    "pass",
+    "count",
+    "mean_s",
+    "stddev_s",
+    "min_s",
+    "max_s",
+    "slowest_rank_mean_s",
+    "ci_mean",
+    "ci_slowest_rank",
+]
+REPEAT_COLUMNS = ["entry", "pass", "repeat", "time_s"]
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    with open(find_schema_dir() / SCHEMA_FILE, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def validate_jobs_document(doc, source: str) -> None:
+    """Raise ResultsError unless ``doc`` is the results of a real `contend jobs` run."""
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
+        name = doc.get("schema") if isinstance(doc, dict) else None
+        raise ResultsError(f"{source}: field 'schema' is {name!r}, expected {VALID_HINT}")
+    version = doc.get("schema_version")
+    if not isinstance(version, str) or version.split(".", 1)[0] != str(SUPPORTED_MAJOR):
+        raise ResultsError(
+            f"{source}: field 'schema_version' is {version!r}; this reader supports "
+            f"major version {SUPPORTED_MAJOR} ('{SUPPORTED_MAJOR}.N'): upgrade contend's "
+            "Python package to read newer files"
+        )
+    check_finite(doc, source, ResultsError)
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: (len(e.path), list(e.path)))
+    if errors:
+        import jsonschema
+
+        err = jsonschema.exceptions.best_match(errors)
+        raise ResultsError(
+            f"{source}: invalid field {key_path(err.absolute_path)}: {err.message} "
+            f"(valid input: {VALID_HINT}; see schemas/{SCHEMA_FILE})"
+        )
+    if doc["dry_run"] or not doc["passes"]:
+        raise ResultsError(
+            f"{source}: a dry run (`contend jobs --dry-run`) holds traffic, no timings; "
+            "give the results of a run under mpirun or --engine sim"
+        )
+
+
+def _ci(block, key):
+    return None if not isinstance(block, dict) else block.get(key)
+
+
+def _frames(doc: dict) -> tuple:
+    entries, summary, repeats = [], [], []
+
+    def add(entry_id, job, motif, results, ci):
+        entries.append(
+            {
+                "entry": entry_id,
+                "job": job["name"],
+                "position": 0 if motif is None else motif["position"],
+                "motif": None if motif is None else motif["name"],
+                "motif_label": None if motif is None else motif["label"],
+                "message_bytes": None if motif is None else motif["message_bytes"],
+                "ranks": job["ranks"],
+                "repeats": job["repeat"],
+            }
+        )
+        for name in PASSES:
+            res = results.get(name)
+            if res is None:
+                continue
+            stat = res["time_s"]
+            summary.append(
+                {
+                    "entry": entry_id,
+                    "pass": name,
+                    "count": stat["count"],
+                    "mean_s": stat["mean"],
+                    "stddev_s": stat["stddev"],
+                    "min_s": stat["min"],
+                    "max_s": stat["max"],
+                    "slowest_rank_mean_s": res["slowest_rank_mean_s"],
+                    "ci_mean": _ci(ci, "mean"),
+                    "ci_slowest_rank": _ci(ci, "slowest_rank"),
+                }
+            )
+            for rep, value in enumerate(res.get("slowest_rank_s") or []):
+                repeats.append({"entry": entry_id, "pass": name, "repeat": rep, "time_s": value})
+
+    for job in doc["jobs"]:
+        add(len(entries), job, None, job["results"], job["ci"])
+        for motif in job["motifs"]:
+            add(len(entries), job, motif, motif["results"], motif["ci"])
+    ent = pd.DataFrame(entries, columns=ENTRY_COLUMNS).set_index("entry")
+    summ = pd.DataFrame(summary, columns=SUMMARY_COLUMNS)
+    num = SUMMARY_COLUMNS[3:]
+    summ[num] = summ[num].astype(float)
+    reps = pd.DataFrame(repeats, columns=REPEAT_COLUMNS)
+    reps["time_s"] = reps["time_s"].astype(float)
+    return ent, summ, reps
+
+
+@dataclass
+class JobsResults:
+    """A loaded, validated ``contend jobs`` results file."""
+
+    path: Path
+    doc: dict
+    label: str
+    entries: pd.DataFrame = field(repr=False)
+    summary: pd.DataFrame = field(repr=False)
+    repeats: pd.DataFrame = field(repr=False)
+
+    @property
+    def environment(self) -> dict:
+        return self.doc["environment"]
+
+    @property
+    def passes(self) -> list:
+        return list(self.doc["passes"])
+
+    @property
+    def engine(self) -> str:
+        return str(self.doc.get("engine") or self.doc["config"]["options"].get("engine") or "mpi")
+
+    @property
+    def ranks_per_node(self) -> str:
+        lo = self.environment["ranks_per_node_min"]
+        hi = self.environment["ranks_per_node_max"]
+        return str(lo) if lo == hi else f"{lo}-{hi}"
+
+    @property
+    def has_repeats(self) -> bool:
+        """Whether the file records per-repetition times (schema 1.2 on)."""
+        return not self.repeats.empty
+
+    def jobs(self) -> list:
+        return list(dict.fromkeys(self.entries["job"]))
+
+
+def parse_jobs(text: str, source: str = "<string>") -> dict:
+    if not text.strip():
+        raise ResultsError(f"{source}: empty file; expected {VALID_HINT}")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(
+            f"{source}: not valid JSON (truncated or corrupt?): {exc.msg} at line "
+            f"{exc.lineno} column {exc.colno}; expected {VALID_HINT}"
+        ) from None
+    validate_jobs_document(doc, source)
+    return doc
+
+
+def load_jobs(path, label: str | None = None) -> JobsResults:
+    """Read, validate and tabulate one ``contend jobs`` results file (.json or .json.gz)."""
+    path = Path(path)
+    doc = parse_jobs(_read_text(path), str(path))
+    entries, summary, repeats = _frames(doc)
+    return JobsResults(
+        path=path,
+        doc=doc,
+        label=label or default_label(path),
+        entries=entries,
+        summary=summary,
+        repeats=repeats,
+    )
