@@ -44,7 +44,9 @@ def _figure(fig, alt: str, caption: str) -> str:
 
 
 def _kv_table(pairs) -> str:
-    rows = "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>" for k, v in pairs)
+    rows = "".join(
+        f"<tr><th>{escape(str(k))}</th><td>{escape(fmt.clean_text(v))}</td></tr>" for k, v in pairs
+    )
     return f'<table class="kv">{rows}</table>'
 
 

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
+from .formatting import format_number
 from .outfile import write_with
 from .results import Results
 
@@ -36,6 +37,8 @@ MEAN_COLOR = "tab:red"
 TAIL_COLOR = "tab:green"
 PHASE_COLORS = {"isolated": "tab:blue", "congested": "tab:orange"}
 JOB_PHASE_COLORS = {"isolated": "tab:blue", "concurrent": "tab:orange"}
+# Up to this many repetitions per box, each is drawn as a dot; beyond, outliers only.
+JOB_DOTS_MAX = 30
 CANARY_COLORS = [
     "tab:blue",
     "tab:orange",
@@ -369,7 +372,8 @@ def job_boxes_figure(frame: pd.DataFrame, title: str = "Job run times", ncols: i
     ('isolated', 'concurrent'; 'congested' is read as concurrent) and ``time_s``.
     Each panel has its own time axis (unit in its label) with the two phases side
     by side: the box spans the quartiles, the line is the median, the diamond the
-    mean; the repetitions are drawn as dots.  The panel title gives the slowdown
+    mean; the repetitions are drawn as dots (outliers only above JOB_DOTS_MAX
+    per box).  The panel title gives the slowdown
     (concurrent mean / isolated mean) when both phases are there.
     """
     frame = frame.rename(columns={"job": "panel"}) if "panel" not in frame else frame
@@ -396,6 +400,7 @@ def job_boxes_figure(frame: pd.DataFrame, title: str = "Job run times", ncols: i
         ]
         unit, scale = _time_scale(np.concatenate(data))
         keep = [k for k, d in enumerate(data) if d.size]
+        dots = max(d.size for d in data) <= JOB_DOTS_MAX
         box = ax.boxplot(
             [data[k] / scale for k in keep],
             positions=keep,
@@ -409,15 +414,16 @@ def job_boxes_figure(frame: pd.DataFrame, title: str = "Job run times", ncols: i
                 "markeredgecolor": "black",
                 "markersize": 5,
             },
-            flierprops={"markersize": 0},
+            flierprops={"markersize": 0 if dots else 3, "alpha": 0.6},
         )
         for patch, k in zip(box["boxes"], keep):
             patch.set_facecolor(JOB_PHASE_COLORS[phases[k]])
             patch.set_alpha(0.7)
         rng = np.random.default_rng(0)  # fixed jitter: the same file gives the same figure
-        for k in keep:
+        for k in keep if dots else ():
             x = k + rng.uniform(-0.12, 0.12, data[k].size)
             ax.plot(x, data[k] / scale, "o", color="black", markersize=2.5, alpha=0.6)
+        ax.yaxis.get_major_formatter().set_useOffset(False)  # no "+1.498e1" over the title
         ax.set_xticks(range(len(phases)))
         ax.set_xticklabels(phases, fontsize=8)
         ax.set_xlim(-0.6, len(phases) - 0.4)
@@ -426,7 +432,7 @@ def job_boxes_figure(frame: pd.DataFrame, title: str = "Job run times", ncols: i
         ax.grid(True, axis="y", alpha=0.3)
         head = textwrap.fill(str(panel), 30)
         if len(phases) == 2 and all(d.size for d in data) and data[0].mean() > 0:
-            head += f"\nslowdown {data[1].mean() / data[0].mean():.3g}x"
+            head += f"\nslowdown {format_number(data[1].mean() / data[0].mean())}x"
         ax.set_title(head, fontsize=8)
     fig.suptitle(textwrap.fill(title, int(width * 11)), fontsize=10, x=0.02, ha="left")
     fig.tight_layout()

@@ -367,7 +367,7 @@ def test_plot_jobs_panels_and_formats(tmp_path):
     for title, job in zip(titles, doc["jobs"]):
         iso = np.mean(job["results"]["isolated"]["slowest_rank_s"])
         con = np.mean(job["results"]["concurrent"]["slowest_rank_s"])
-        assert title == f"{job['name']}\nslowdown {con / iso:.3g}x"
+        assert title == f"{job['name']}\nslowdown {format_number(con / iso)}x"
     plots.save_figure(fig, tmp_path / "f.png")
     motifs = plots.job_times_frame(jobs, motifs=True)
     assert list(dict.fromkeys(motifs["panel"])) == [
