@@ -14,29 +14,77 @@
 #include "../src/jobs/jobs.h"
 #include "../src/suite/suite.h"
 
+/* The Python layer's commands (programs contend-COMMAND). */
+static const struct {
+  const char *name, *help;
+} python_commands[] = {
+    {"report", "tables of a results file (network, load, jobs): CI, percentiles"},
+    {"compare", "results files side by side (systems, libraries, runs)"},
+    {"significance", "is one run's impact different from another's (tests, CIs)"},
+    {"plot", "figures of results files (histograms, impact, jobs box plots)"},
+    {"html", "one self-contained HTML page of results files"},
+    {"sweep", "scenario sweeps (e.g. routing x load on the simulator)"},
+    {"cluster", "the emulated cluster (network namespaces, shaped links)"},
+    {"counters", "fabric counters: sample, replay, percent time stalled"},
+    {"pingpong-train", "RTTs under congestion, counters sampled (latency model data)"},
+    {"sensitivity-train", "an application's runs under congestion (sensitivity data)"},
+    {"model", "Netscope models: fit-latency, sensitivity, show"},
+};
+
+/* Where contend-NAME would run from: next to this binary, else PATH.
+ * Returns 1 and the path in out if found. */
+static int find_command(const char *name, char *out, size_t len) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = 0;
+    snprintf(out, len, "%s/contend-%s", dirname(self), name);
+    if (access(out, X_OK) == 0)
+      return 1;
+  }
+  const char *path = getenv("PATH");
+  for (const char *p = path ? path : ""; *p;) {
+    const size_t k = strcspn(p, ":");
+    snprintf(out, len, "%.*s/contend-%s", (int)k, p, name);
+    if (k && access(out, X_OK) == 0)
+      return 1;
+    p += k + (p[k] == ':');
+  }
+  return 0;
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: contend COMMAND [options]\n\n"
              "Measures, reproduces and mitigates network congestion on HPC systems.\n\n"
              "Commands:\n"
-             "  network   canary tests over all nodes, no congestion (as GPCNeT network_test)\n"
-             "  load      canaries alone, then with congestors: Congestion Impact at mean and "
-             "p99\n"
-             "  jobs      run a job file: concurrent workloads (motifs, I/O), their CI\n"
-             "  sim       synthetic traffic on the simulated fabric (packets, credits, counters)\n"
-             "  topology  facts about a simulated-fabric topology: paths between nodes\n"
-             "  list      tests (motifs) and their parameters\n"
-             "  version   print the version\n"
-             "  help CMD  help of one command (same as contend CMD --help)\n\n"
-             "Python commands (programs contend-COMMAND next to this binary or on PATH;\n"
-             "`make test` or `pip install .` installs them):\n"
-             "  report, compare, significance, plot, html   analysis of results files\n"
-             "  sweep              scenario sweeps (e.g. routing x load on the simulator)\n"
-             "  cluster            the emulated cluster (network namespaces, shaped links)\n"
-             "  counters           fabric counters: sample, replay, percent time stalled\n"
-             "  pingpong-train     RTTs under congestion, counters sampled (latency model data)\n"
-             "  sensitivity-train  an application's runs under congestion (sensitivity data)\n"
-             "  model              Netscope models: fit-latency, sensitivity, show\n\n"
-             "Run measuring commands under MPI, e.g.:\n"
+             "  network            canary tests over all nodes, no congestion (as GPCNeT "
+             "network_test)\n"
+             "  load               canaries alone, then with congestors: Congestion Impact at "
+             "mean and p99\n"
+             "  jobs               run a job file: concurrent workloads (motifs, I/O), their CI\n"
+             "  sim                synthetic traffic on the simulated fabric (packets, credits, "
+             "counters)\n"
+             "  topology           facts about a simulated-fabric topology: paths between nodes\n"
+             "  list               tests (motifs) and their parameters\n"
+             "  version            print the version\n"
+             "  help CMD           help of one command (same as contend CMD --help)\n");
+  int missing = 0;
+  char where[PATH_MAX + 64];
+  for (size_t i = 0; i < sizeof python_commands / sizeof python_commands[0]; i++) {
+    const int found = find_command(python_commands[i].name, where, sizeof where);
+    missing += !found;
+    fprintf(f, "  %-18s %s%s\n", python_commands[i].name, python_commands[i].help,
+            found ? "" : " [not installed]");
+  }
+  fprintf(f,
+          "\nThe last %zu are Python programs contend-COMMAND, found next to this binary or on "
+          "PATH;\n`make build` (or `make demo`) links them into build/bin, `pip install .` "
+          "installs them.\n",
+          sizeof python_commands / sizeof python_commands[0]);
+  if (missing)
+    fprintf(f, "[not installed]: run `make build` in the source tree (it sets up .venv), or\n"
+               "`pip install .` with this binary on PATH.\n");
+  fprintf(f, "\nRun measuring commands under MPI, e.g.:\n"
              "  mpirun -n 64 contend load -o results.json\n"
              "  mpirun -n 12 --oversubscribe contend load --virtual-nodes 1 --timeout 2\n");
   fprintf(f, "\nEngines (--engine NAME on network, load and jobs):\n");
@@ -91,17 +139,11 @@ static int list_tests(void) {
 }
 
 static int dispatch(char **argv) {
-  char prog[PATH_MAX], self[PATH_MAX];
+  char prog[PATH_MAX], path[PATH_MAX + 64];
   snprintf(prog, sizeof prog, "contend-%s", argv[1]);
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = 0;
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", dirname(self), prog);
-    if (access(path, X_OK) == 0) {
-      argv[1] = path;
-      execv(path, argv + 1);
-    }
+  if (find_command(argv[1], path, sizeof path)) {
+    argv[1] = path;
+    execv(path, argv + 1);
   }
   argv[1] = prog;
   execvp(prog, argv + 1);

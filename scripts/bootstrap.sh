@@ -2,8 +2,10 @@
 # Installs what contend needs to build and test, when it is missing:
 # Debian packages via apt-get (when running as root), Python packages into
 # a local virtual environment (.venv).  Idempotent; fast when all is there.
-#   scripts/bootstrap.sh build   compiler, CMake, Open MPI
-#   scripts/bootstrap.sh test    + MPICH, clang-format, iproute2, HDF5, Chromium, .venv
+#   scripts/bootstrap.sh build   compiler, CMake, Open MPI, HDF5, Boost.Context, and
+#                                .venv with the Python layer (report, plot, html, ...),
+#                                so that every `contend COMMAND` works after `make demo`
+#   scripts/bootstrap.sh test    + MPICH, clang-format, iproute2, Chromium, pytest, ruff
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-build}
@@ -24,13 +26,13 @@ need ip iproute2
 need unshare util-linux
 need /usr/include/hdf5/openmpi/hdf5.h libhdf5-openmpi-dev # the HDF5 I/O back end, found at configure
 need /usr/include/boost/context/detail/fcontext.hpp libboost-context-dev # user-level contexts of the in-process engines
+python3 -c 'import venv, ensurepip' 2>/dev/null || pkgs+=(python3-venv) # .venv for the Python layer
 if [[ $what == test ]]; then
   need mpicc.mpich mpich libmpich-dev
   need clang-format clang-format
   need ip iproute2
   need tc iproute2
   need chromium chromium
-  python3 -c 'import venv, ensurepip' 2>/dev/null || pkgs+=(python3-venv)
 fi
 
 if ((${#pkgs[@]})); then
@@ -47,16 +49,27 @@ if ((${#pkgs[@]})); then
   fi
 fi
 
-if [[ $what == test ]]; then
-  if [[ ! -x .venv/bin/python ]]; then
-    echo "[bootstrap] creating .venv" >&2
-    python3 -m venv .venv
-  fi
-  stamp=.venv/.contend-installed
-  if [[ ! -f $stamp || pyproject.toml -nt $stamp ]]; then
-    echo "[bootstrap] installing Python packages into .venv" >&2
-    .venv/bin/pip install -q --upgrade pip >/dev/null
-    .venv/bin/pip install -q -e '.[test]'
-    touch "$stamp"
+# The Python layer (and, for tests, pytest and ruff) in .venv; a stamp per
+# level, redone when pyproject.toml changes.
+if [[ ! -x .venv/bin/python ]]; then
+  echo "[bootstrap] creating .venv" >&2
+  python3 -m venv .venv
+fi
+runtime=.venv/.contend-runtime tested=.venv/.contend-installed
+if [[ $what == test && (! -f $tested || pyproject.toml -nt $tested) ]]; then
+  echo "[bootstrap] installing Python packages into .venv (the Python layer, pytest, ruff)" >&2
+  .venv/bin/pip install -q --upgrade pip >/dev/null
+  .venv/bin/pip install -q -e '.[test]'
+  touch "$tested" "$runtime"
+elif [[ ! -f $runtime || pyproject.toml -nt $runtime ]]; then
+  # not fatal for a build: the measurements and the emulated cluster need
+  # only the standard library; report, plot, html and friends need these
+  echo "[bootstrap] installing the Python layer into .venv" >&2
+  if .venv/bin/pip install -q --upgrade pip >/dev/null && .venv/bin/pip install -q -e .; then
+    touch "$runtime"
+  else
+    echo "[bootstrap] warning: could not install the Python layer (numpy, pandas, scipy," >&2
+    echo "  matplotlib, jsonschema) into .venv: contend report/plot/html/compare will not" >&2
+    echo "  work until '.venv/bin/pip install -e .' succeeds; measurements are unaffected" >&2
   fi
 fi

@@ -67,6 +67,15 @@ typedef struct contend_xfer {
   int send; /* 1: isend from buf; 0: irecv into buf */
 } contend_xfer;
 
+/* One one-sided transfer of an RMA epoch (see rma_epoch below). */
+typedef struct contend_rma {
+  void *buf; /* put: the origin data; get: where the data goes */
+  size_t bytes;
+  int peer;
+  size_t offset; /* in the peer's window */
+  int put;       /* 1: put from buf; 0: get into buf */
+} contend_rma;
+
 typedef struct contend_engine_ops {
   const char *name;
   void *(*alloc)(struct contend_ctx *c, size_t bytes);
@@ -90,6 +99,12 @@ typedef struct contend_engine_ops {
   void (*put)(struct contend_ctx *c, const void *buf, size_t bytes, int peer, size_t offset);
   void (*get)(struct contend_ctx *c, void *buf, size_t bytes, int peer, size_t offset);
   void (*flush_all)(struct contend_ctx *c);
+  /* Optional (NULL: contend_rma_epoch issues put/get then flush_all):
+   * issues the n transfers of x in order, then completes them with
+   * everything pending, as flush_all does: an RMA iteration in one engine
+   * call, which keeps the dispatch cost out of small-message get
+   * latencies.  x stays the caller's. */
+  void (*rma_epoch)(struct contend_ctx *c, const contend_rma *x, int n);
   void (*barrier)(struct contend_ctx *c);
   void (*allreduce)(struct contend_ctx *c, const void *sbuf, void *rbuf, int count,
                     contend_dtype dt, contend_op op);

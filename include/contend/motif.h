@@ -221,6 +221,19 @@ static inline void contend_get(contend_ctx *c, void *b, size_t n, int peer, size
   c->ops->get(c, b, n, peer, off);
 }
 static inline void contend_flush_all(contend_ctx *c) { c->ops->flush_all(c); }
+static inline void contend_rma_epoch(contend_ctx *c, const contend_rma *x, int n) {
+  if (c->ops->rma_epoch) {
+    c->ops->rma_epoch(c, x, n);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    if (x[i].put)
+      c->ops->put(c, x[i].buf, x[i].bytes, x[i].peer, x[i].offset);
+    else
+      c->ops->get(c, x[i].buf, x[i].bytes, x[i].peer, x[i].offset);
+  }
+  c->ops->flush_all(c);
+}
 static inline void contend_barrier(contend_ctx *c) { c->ops->barrier(c); }
 static inline void contend_allreduce(contend_ctx *c, const void *s, void *r, int count,
                                      contend_dtype dt, contend_op op) {

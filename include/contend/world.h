@@ -123,6 +123,9 @@ typedef struct contend_world_ops {
    * results object being written at rank 0 (the simulator: its fabric,
    * counters summary). */
   void (*results_json)(contend_group *g, struct contend_json *j);
+  /* Optional (NULL: nothing): one line on how the engine runs the motifs,
+   * for the text reports' header (the MPI engine: its RMA policy). */
+  void (*describe)(contend_group *g, char *buf, size_t len);
 } contend_world_ops;
 
 /* What a launch needs from the command line. */

@@ -11,6 +11,7 @@
 #include "contend/traffic.h"
 #include "io_backend.h"
 #include "mpi_check.h"
+#include "rma_policy.h"
 
 typedef struct mpi_impl {
   MPI_Comm comm; /* measured: every motif step */
@@ -19,6 +20,11 @@ typedef struct mpi_impl {
   void *win_mem;     /* MPI_Alloc_mem (freed after the window) or the window's own */
   int win_allocated; /* win_mem came from MPI_Win_allocate */
   int have_win;
+  /* flush per target (contend_mpi_rma.flush_per_target): the targets used
+   * since the last flush, each once (marked in used[], group size) */
+  int flush_per_target;
+  unsigned char *used;
+  int *targets, ntargets;
   MPI_Request *req;
   int nreq, capreq;
   void **mem;
@@ -61,15 +67,17 @@ static void *e_alloc(contend_ctx *c, size_t bytes) {
   return p;
 }
 
-/* MPI_Win_create over MPI_Alloc_mem memory rather than MPI_Win_allocate:
- * MPICH 4.0.2's MPI_Win_allocate on one node serves MPI_Get from the wrong
- * rank's memory (seen with a 2-rank reproducer); MPI_Win_create is right on
- * both MPICH and Open MPI. */
+/* The window as contend_mpi_rma_policy says: MPI_Win_allocate (GPCNeT's
+ * choice; Open MPI maps it into shared memory on one node) or
+ * MPI_Win_create over MPI_Alloc_mem where the library is known to be wrong
+ * with MPI_Win_allocate (or the user forced it). */
 static void *e_win_alloc(contend_ctx *c, size_t bytes) {
   mpi_impl *m = c->impl;
   if (m->have_win)
     contend_fail("a motif asked for a second RMA window (one per context)");
-  if (c->size == 1) { /* Open MPI 4.1.4's MPI_Win_create fails on a one-rank communicator */
+  const contend_mpi_rma *pol = contend_mpi_rma_policy();
+  /* Open MPI 4.1.4's MPI_Win_create fails on a one-rank communicator */
+  if (!pol->win_create || c->size == 1) {
     CONTEND_MPI_CHECK(
         MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, m->comm, &m->win_mem, &m->win));
     m->win_allocated = 1;
@@ -82,8 +90,23 @@ static void *e_win_alloc(contend_ctx *c, size_t bytes) {
     memset(m->win_mem, 0, bytes);
   CONTEND_MPI_CHECK(MPI_Win_set_errhandler(m->win, MPI_ERRORS_RETURN));
   m->have_win = 1;
+  m->flush_per_target = pol->flush_per_target;
+  if (m->flush_per_target) {
+    m->used = calloc((size_t)c->size, 1);
+    m->targets = malloc(sizeof(int) * (size_t)c->size);
+    if (!m->used || !m->targets)
+      contend_fail("out of memory");
+  }
   CONTEND_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, m->win));
   return m->win_mem;
+}
+
+/* Notes a target for a per-target flush. */
+static inline void use_target(mpi_impl *m, int peer) {
+  if (m->flush_per_target && !m->used[peer]) {
+    m->used[peer] = 1;
+    m->targets[m->ntargets++] = peer;
+  }
 }
 
 static inline MPI_Request *next_req(mpi_impl *m) {
@@ -183,19 +206,43 @@ static void e_repeat(contend_ctx *c, const contend_xfer *x, const int *len, int 
 
 static void e_put(contend_ctx *c, const void *buf, size_t bytes, int peer, size_t off) {
   mpi_impl *m = c->impl;
+  use_target(m, peer);
   CONTEND_MPI_CHECK(
       MPI_Put(buf, (int)bytes, MPI_BYTE, peer, (MPI_Aint)off, (int)bytes, MPI_BYTE, m->win));
 }
 
 static void e_get(contend_ctx *c, void *buf, size_t bytes, int peer, size_t off) {
   mpi_impl *m = c->impl;
+  use_target(m, peer);
   CONTEND_MPI_CHECK(
       MPI_Get(buf, (int)bytes, MPI_BYTE, peer, (MPI_Aint)off, (int)bytes, MPI_BYTE, m->win));
 }
 
 static void e_flush_all(contend_ctx *c) {
   mpi_impl *m = c->impl;
-  CONTEND_MPI_CHECK(MPI_Win_flush_all(m->win));
+  if (!m->flush_per_target) {
+    CONTEND_MPI_CHECK(MPI_Win_flush_all(m->win));
+    return;
+  }
+  for (int i = 0; i < m->ntargets; i++) {
+    CONTEND_MPI_CHECK(MPI_Win_flush(m->targets[i], m->win));
+    m->used[m->targets[i]] = 0;
+  }
+  m->ntargets = 0;
+}
+
+static void e_rma_epoch(contend_ctx *c, const contend_rma *x, int n) {
+  mpi_impl *m = c->impl;
+  for (int i = 0; i < n; i++) {
+    use_target(m, x[i].peer);
+    if (x[i].put)
+      CONTEND_MPI_CHECK(MPI_Put(x[i].buf, (int)x[i].bytes, MPI_BYTE, x[i].peer,
+                                (MPI_Aint)x[i].offset, (int)x[i].bytes, MPI_BYTE, m->win));
+    else
+      CONTEND_MPI_CHECK(MPI_Get(x[i].buf, (int)x[i].bytes, MPI_BYTE, x[i].peer,
+                                (MPI_Aint)x[i].offset, (int)x[i].bytes, MPI_BYTE, m->win));
+  }
+  e_flush_all(c);
 }
 
 static void e_barrier(contend_ctx *c) {
@@ -541,6 +588,7 @@ static const contend_engine_ops counting_ops = {
     .put = k_put,
     .get = k_get,
     .flush_all = e_flush_all,
+    .rma_epoch = NULL, /* put/get one by one: counted by k_put/k_get */
     .barrier = k_barrier,
     .allreduce = k_allreduce,
     .alltoall = k_alltoall,
@@ -568,6 +616,7 @@ const contend_engine_ops contend_mpi_ops = {
     .put = e_put,
     .get = e_get,
     .flush_all = e_flush_all,
+    .rma_epoch = e_rma_epoch,
     .barrier = e_barrier,
     .allreduce = e_allreduce,
     .alltoall = e_alltoall,
@@ -633,6 +682,8 @@ void contend_mpi_ctx_close(contend_ctx *c) {
   free(m->mem);
   free(m->req);
   free(m->node_of);
+  free(m->used);
+  free(m->targets);
   free(m);
   contend_ctx_free_state(c);
   c->impl = NULL;

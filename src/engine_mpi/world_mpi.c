@@ -16,6 +16,7 @@
 #include "contend/world.h"
 #include "engine_mpi.h"
 #include "mpi_check.h"
+#include "rma_policy.h"
 
 typedef struct mpi_group {
   MPI_Comm ctl, data;
@@ -339,6 +340,16 @@ static double w_peak_rss_mib(contend_group *g) {
   return contend_peak_rss_mib();
 }
 
+static void w_results_json(contend_group *g, struct contend_json *j) {
+  (void)g;
+  contend_mpi_rma_json(j);
+}
+
+static void w_describe(contend_group *g, char *buf, size_t len) {
+  (void)g;
+  contend_mpi_rma_describe(buf, len);
+}
+
 static const contend_world_ops world_ops = {
     .engine = "mpi",
     .split = w_split,
@@ -361,6 +372,8 @@ static const contend_world_ops world_ops = {
     .ctx_close = contend_mpi_ctx_close,
     .watchdog = w_watchdog,
     .peak_rss_mib = w_peak_rss_mib,
+    .results_json = w_results_json,
+    .describe = w_describe,
 };
 
 static int fail_rank(void) {
@@ -390,6 +403,12 @@ static int launch(const contend_launch *l, contend_body body, void *arg) {
   CONTEND_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   signal(SIGTERM, on_term);
   signal(SIGINT, on_term);
+  {
+    static char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+    CONTEND_MPI_CHECK(MPI_Get_library_version(lib, &n));
+    contend_mpi_rma_resolve(l->opts, lib);
+  }
   MPI_Comm ctl, data;
   CONTEND_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &ctl));
   CONTEND_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &data));
@@ -406,9 +425,14 @@ static int launch(const contend_launch *l, contend_body body, void *arg) {
   return status;
 }
 
+static int check(contend_params *opts, char *err, size_t errlen) {
+  return contend_mpi_rma_check(opts, err, errlen);
+}
+
 const contend_engine contend_engine_mpi = {
     .name = "mpi",
     .help = "real MPI: run under mpirun or srun (the default)",
     .in_process = 0,
+    .check = check,
     .launch = launch,
 };

@@ -149,6 +149,8 @@ static void header(const contend_jobs_run *r, contend_strbuf *o) {
     contend_sb_printf(o, "  seed %llu (%s), %s (MPI %d.%d)\n", (unsigned long long)r->seed,
                       r->seed_from_time ? "from the clock; rerun with --seed to repeat" : "given",
                       r->env->library, r->env->lib_version, r->env->lib_subversion);
+    if (r->env->engine_note[0])
+      contend_sb_printf(o, "  %s\n", r->env->engine_note);
   }
   for (int j = 0; j < jf->njobs; j++) {
     const contend_job *job = &jf->jobs[j];

@@ -24,13 +24,16 @@ int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat
   }
   if (kind == RING_GET) {
     s->rbuf = contend_alloc(c, 2 * s->bytes);
+    s->rma = contend_alloc(c, 2 * sizeof *s->rma);
     s->win = contend_win_alloc(c, s->bytes);
     /* static content: the owner's pattern for "iteration 0" */
     contend_pattern_fill(s->win, s->bytes, c->rank, 0, 0);
     contend_barrier(c); /* content visible before anyone reads it */
   }
-  if (kind == RING_PUT)
+  if (kind == RING_PUT) {
     s->win = contend_win_alloc(c, 2 * (size_t)s->nmsg * s->bytes);
+    s->rma = contend_alloc(c, 2 * (size_t)s->nmsg * sizeof *s->rma);
+  }
   c->msg_bytes = s->bytes;
   if (lat_divisor > 0)
     c->metric_scale = lat_divisor;
@@ -41,12 +44,25 @@ int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat
   return 0;
 }
 
-/* The transfers of one two-sided iteration with the current neighbours:
- * all receives, then all sends. */
+/* The transfers of one iteration with the current neighbours.  Two-sided:
+ * all receives, then all sends.  Put: my slots at a neighbour (at the
+ * right one I am its left: first half), alternating right and left.  Get:
+ * the left neighbour's window, then the right one's. */
 static void fill_xfers(ring_state *s) {
-  if (s->kind != RING_TWO_SIDED)
-    return;
   const size_t n = s->bytes;
+  if (s->kind == RING_PUT) {
+    contend_rma *r = s->rma;
+    for (int k = 0; k < s->nmsg; k++) {
+      *r++ = (contend_rma){s->sbuf, n, s->right, (size_t)k * n, 1};
+      *r++ = (contend_rma){s->sbuf, n, s->left, (size_t)(s->nmsg + k) * n, 1};
+    }
+    return;
+  }
+  if (s->kind == RING_GET) {
+    s->rma[0] = (contend_rma){s->rbuf, n, s->left, 0, 0};
+    s->rma[1] = (contend_rma){s->rbuf + n, n, s->right, 0, 0};
+    return;
+  }
   contend_xfer *x = s->xfer;
   for (int k = 0; k < s->nmsg; k++) {
     *x++ = (contend_xfer){s->rbuf + (size_t)k * n, n, s->left, TAG_RIGHTWARD, 0};
@@ -83,25 +99,10 @@ void ring_prepare(contend_ctx *c) {
 
 void ring_iterate(contend_ctx *c) {
   ring_state *s = c->state;
-  const size_t n = s->bytes;
-  switch (s->kind) {
-  case RING_TWO_SIDED:
+  if (s->kind == RING_TWO_SIDED)
     contend_exchange(c, s->xfer, 4 * s->nmsg);
-    break;
-  case RING_PUT:
-    /* my slots at a neighbour: at the right one I am its left (first half) */
-    for (int k = 0; k < s->nmsg; k++) {
-      contend_put(c, s->sbuf, n, s->right, (size_t)k * n);
-      contend_put(c, s->sbuf, n, s->left, (size_t)(s->nmsg + k) * n);
-    }
-    contend_flush_all(c);
-    break;
-  case RING_GET:
-    contend_get(c, s->rbuf, n, s->left, 0);
-    contend_get(c, s->rbuf + n, n, s->right, 0);
-    contend_flush_all(c);
-    break;
-  }
+  else
+    contend_rma_epoch(c, s->rma, s->kind == RING_PUT ? 2 * s->nmsg : 2);
   if (s->sync)
     contend_barrier(c);
 }

@@ -107,6 +107,8 @@ int contend_envelope_begin(contend_envelope *e, contend_group *world, const cont
   contend_gbcast(world, &seed, sizeof seed);
   e->seed = seed;
   world->ops->library(world, e->library, sizeof e->library, &e->lib_version, &e->lib_subversion);
+  if (world->ops->describe)
+    world->ops->describe(world, e->engine_note, sizeof e->engine_note);
   if (world->rank == 0)
     utc_now(e->started_utc, sizeof e->started_utc);
   gather_node_names(e, world);

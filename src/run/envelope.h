@@ -25,7 +25,8 @@ typedef struct contend_envelope {
   int nranks, virtual_nodes;
   char library[256]; /* the communication library (first line) */
   int lib_version, lib_subversion;
-  char **node_names; /* [nodes.nnodes], rank 0 only */
+  char engine_note[256]; /* contend_world_ops.describe's line, or "" */
+  char **node_names;     /* [nodes.nnodes], rank 0 only */
   char started_utc[32], finished_utc[32];
   double t_start, wall_s;
   double peak_rss_mib_max, peak_rss_mib_mean;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../engine_mpi/rma_policy.h"
 #include "../engine_sim/netparams.h"
 #include "envelope.h"
 
@@ -50,20 +51,41 @@ static size_t count_defs(const contend_param_def *d) {
   return n;
 }
 
-/* The run options, the simulated fabric's (used with --engine sim) and
- * the command's own. */
+/* The run options, the MPI engine's and the simulated fabric's (each used
+ * with its engine) and the command's own. */
 contend_param_def *contend_run_defs_with(const contend_param_def *extra) {
-  const size_t a = count_defs(contend_run_option_defs), s = count_defs(sim_param_defs),
-               b = count_defs(extra);
-  contend_param_def *d = malloc(sizeof *d * (a + s + b + 1));
+  const contend_param_def *parts[] = {contend_run_option_defs, contend_mpi_param_defs,
+                                      sim_param_defs, extra};
+  size_t n = 0;
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+    n += count_defs(parts[k]);
+  contend_param_def *d = malloc(sizeof *d * (n + 1));
   if (!d)
     contend_fail("out of memory");
-  memcpy(d, contend_run_option_defs, sizeof *d * a);
-  memcpy(d + a, sim_param_defs, sizeof *d * s);
-  if (b)
-    memcpy(d + a + s, extra, sizeof *d * b);
-  d[a + s + b] = (contend_param_def)CONTEND_PARAM_END;
+  n = 0;
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+    const size_t c = count_defs(parts[k]);
+    if (c)
+      memcpy(d + n, parts[k], sizeof *d * c);
+    n += c;
+  }
+  d[n] = (contend_param_def)CONTEND_PARAM_END;
   return d;
+}
+
+/* Refuses rows of an engine's own table given to another engine. */
+static int engine_rows(const contend_params *opts, const contend_param_def *rows, const char *owner,
+                       const char *what, const char *engine, char *err, size_t errlen) {
+  for (int i = 0; rows[i].key && strcmp(engine, owner); i++)
+    if (contend_param_is_set(opts, rows[i].key)) {
+      char opt[64];
+      snprintf(opt, sizeof opt, "%s", rows[i].key);
+      for (char *p = opt; *p; p++)
+        *p = *p == '_' ? '-' : *p;
+      snprintf(err, errlen, "--%s %s: it needs --engine %s", opt, what, owner);
+      return -1;
+    }
+  return 0;
 }
 
 const contend_engine *contend_run_engine(const contend_params *opts, char *err, size_t errlen) {
@@ -88,12 +110,10 @@ const contend_engine *contend_run_engine(const contend_params *opts, char *err, 
              "--nodes only applies with --dry-run (a real run takes its nodes from MPI)");
     return NULL;
   }
-  for (int i = 0; sim_param_defs[i].key && strcmp(e->name, "sim"); i++)
-    if (contend_param_is_set(opts, sim_param_defs[i].key)) {
-      snprintf(err, errlen, "--%s describes the simulated fabric: it needs --engine sim",
-               sim_param_defs[i].key);
-      return NULL;
-    }
+  if (engine_rows(opts, sim_param_defs, "sim", "describes the simulated fabric", e->name, err,
+                  errlen) ||
+      engine_rows(opts, contend_mpi_param_defs, "mpi", "applies to real MPI", e->name, err, errlen))
+    return NULL;
   if (e->check && e->check((contend_params *)opts, err, errlen))
     return NULL;
   if (contend_param_is_set(opts, "output") && !*contend_param_str(opts, "output")) {

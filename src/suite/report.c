@@ -131,6 +131,8 @@ void contend_report_table(const contend_run *run, contend_strbuf *o) {
                     run->env->seed_from_time ? "from the clock; rerun with --seed to repeat"
                                              : "given",
                     run->env->library, run->env->lib_version, run->env->lib_subversion);
+  if (run->env->engine_note[0])
+    contend_sb_printf(o, "  %s\n", run->env->engine_note);
   if (load) {
     contend_sb_printf(o, "  nodes: canaries %d", run->plan.group_nodes[0]);
     for (int k = 0; k < cfg->ncong; k++)

@@ -1,6 +1,11 @@
-"""Warnings-clean builds (-Wall -Wextra -Werror) with Open MPI and MPICH, and
-a short MPICH run (busy-polling: 2 ranks, bounded)."""
+"""Warnings-clean builds (-Wall -Wextra -Werror) with Open MPI and MPICH, a
+short run of each (MPICH busy-polls: 2-4 ranks, bounded), and the RMA
+policy each library gets: MPI_Win_allocate + MPI_Win_flush_all by default,
+MPI_Win_create + per-target flushes on MPICH 4.0, whose fast path is wrong
+(shown by forcing it)."""
 
+import json
+import re
 import shutil
 
 import pytest
@@ -54,3 +59,56 @@ def test_werror_build_and_run(tmp_path, flavour):
     )
     assert r.returncode == 0, r.stderr
     assert ("MPICH" if flavour == "mpich" else "Open MPI") in r.stdout
+    check_rma_policy(flavour, launcher, build / "bin" / "contend", tmp_path)
+
+
+def rma_run(launcher, contend, ranks, out, *extra):
+    cmd = [launcher, "-n", str(ranks)]
+    if "openmpi" in str(launcher) and ranks > 2:
+        cmd.append("--oversubscribe")
+    cmd += [contend, "network", "--virtual-nodes", "1", "--canaries", "rr_get_lat,rr_put_bw"]
+    cmd += ["--timeout", "0.5", "--measurements", "3", "-q", "-o", out, *extra]
+    return run_bounded(cmd, timeout=180)
+
+
+def check_rma_policy(flavour, launcher, contend, tmp):
+    lib = run_bounded([launcher, "-n", "1", contend, "version"], timeout=60)
+    mpich40 = flavour == "mpich" and re.search(r"MPICH Version:\s*4\.0\b", lib.stdout) is not None
+    # the default, payloads verified, oversubscribed (where MPICH 4.0's
+    # flush_all returned before 2 MiB of puts arrived: "1.5 TiB/s per rank")
+    r = rma_run(launcher, contend, 4, tmp / "auto.json", "--verify")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp / "auto.json").read_text())
+    rma = doc["environment"]["rma"]
+    if mpich40:
+        assert rma["window"] == "MPI_Win_create" and rma["flush"] == "MPI_Win_flush", rma
+        assert "MPICH 4.0" in rma["window_choice"] and "MPICH 4.0" in rma["flush_choice"]
+    elif flavour == "openmpi":
+        assert rma["window"] == "MPI_Win_allocate" and rma["flush"] == "MPI_Win_flush_all", rma
+        assert rma["window_choice"] == rma["flush_choice"] == "auto: no known defect"
+    r = rma_run(launcher, contend, 4, tmp / "plain.json")
+    assert r.returncode == 0, r.stderr
+    put = next(
+        t for t in json.loads((tmp / "plain.json").read_text())["tests"] if t["name"] == "rr_put_bw"
+    )
+    # 4 ranks share 2 cores: no rank can move 20 GiB/s (the defect gave ~800)
+    assert put["bw_mib_s"]["mean"] < 20480, put["bw_mib_s"]
+    # forcing the choice is recorded
+    r = rma_run(
+        launcher,
+        contend,
+        2,
+        tmp / "forced.json",
+        "--rma-window",
+        "create",
+        "--rma-flush",
+        "target",
+        "--verify",
+    )
+    assert r.returncode == 0, r.stderr
+    rma = json.loads((tmp / "forced.json").read_text())["environment"]["rma"]
+    assert rma["window"] == "MPI_Win_create" and rma["window_choice"] == "forced by --rma-window"
+    assert rma["flush"] == "MPI_Win_flush" and rma["flush_choice"] == "forced by --rma-flush"
+    if mpich40:  # the defect the automatic choice avoids is real
+        r = rma_run(launcher, contend, 2, tmp / "bad.json", "--rma-window", "allocate", "--verify")
+        assert r.returncode == 3 and "corrupted" in r.stderr, (r.returncode, r.stderr)

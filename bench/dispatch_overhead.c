@@ -1,9 +1,12 @@
-/* bench/latency_overhead: contend's isolated 8-byte random-ring latency
- * (the rr_lat motif through the MPI engine, the control plane and the
- * canary measurement loop, exactly as `contend network` runs them) against a hand-written
- * Irecv/Irecv/Isend/Isend/Waitall loop timed the same way, interleaved in
- * one run on 2 ranks (2 nodes of 1 rank).  Prints the ratio of the medians
- * of the trials; target <= 1.05.  usage: mpirun -n 2 latency_overhead [TRIALS] */
+/* bench/dispatch_overhead: the cost of contend's motif/engine layer alone,
+ * in one process: the rr_lat or rr_get_lat motif through the MPI engine and
+ * the canary measurement loop (as `contend network` runs them) against a
+ * hand-written loop timed the same way (Irecv/Irecv/Isend/Isend/Waitall, or
+ * two MPI_Get on an MPI_Win_allocate window then MPI_Win_flush_all),
+ * interleaved in one run on 2 ranks (2 nodes of 1 rank), so both see the
+ * same process state.  bench/gpcnet_floor compares the command itself.
+ * Prints the ratio of the medians of the trials; target <= 1.05.
+ * usage: mpirun -n 2 dispatch_overhead [TRIALS] [rr_lat|rr_get_lat] */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -20,6 +23,8 @@ enum { ITERS = 200, WARMUP = 200, ROUNDS = 40 };
 
 /* The reference: one round = warm-up + ITERS timed iterations, each timed
  * alone and halved like GPCNeT's P2P Lat, added to h. */
+static MPI_Win g_win = MPI_WIN_NULL; /* rr_get_lat's reference window */
+
 static void hand_round(MPI_Comm comm, contend_hist *h) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -29,6 +34,15 @@ static void hand_round(MPI_Comm comm, contend_hist *h) {
   MPI_Request req[4];
   for (int i = -WARMUP; i < ITERS; i++) {
     double t0 = MPI_Wtime();
+    if (g_win != MPI_WIN_NULL) {
+      MPI_Get(rl, 8, MPI_BYTE, left, 0, 8, MPI_BYTE, g_win);
+      MPI_Get(rr, 8, MPI_BYTE, right, 0, 8, MPI_BYTE, g_win);
+      MPI_Win_flush_all(g_win);
+      double t1 = MPI_Wtime();
+      if (i >= 0)
+        contend_hist_add(h, (t1 - t0) * 1e6 / 2);
+      continue;
+    }
     MPI_Irecv(rl, 8, MPI_BYTE, left, 0, comm, &req[0]);
     MPI_Irecv(rr, 8, MPI_BYTE, right, 1, comm, &req[1]);
     MPI_Isend(sbuf, 8, MPI_BYTE, left, 1, comm, &req[2]);
@@ -81,14 +95,26 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+typedef struct args {
+  int trials;
+  const char *test;
+} args;
+
 static int bench(contend_group *world, void *arg) {
-  const int trials = *(int *)arg, rank = world->rank, size = world->size;
-  if (size != 2 || trials < 1) {
+  const args *a = arg;
+  const int trials = a->trials, rank = world->rank, size = world->size;
+  const contend_motif *m = contend_motif_find(a->test);
+  if (size != 2 || trials < 1 || !m ||
+      (strcmp(a->test, "rr_lat") && strcmp(a->test, "rr_get_lat"))) {
     if (rank == 0)
-      fprintf(stderr, "usage: mpirun -n 2 latency_overhead [TRIALS>=1]\n");
+      fprintf(stderr, "usage: mpirun -n 2 dispatch_overhead [TRIALS>=1] [rr_lat|rr_get_lat]\n");
     return 2;
   }
-  const contend_motif *m = contend_motif_find("rr_lat");
+  void *base = NULL;
+  if (!strcmp(a->test, "rr_get_lat")) {
+    MPI_Win_allocate(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &g_win);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, g_win);
+  }
   contend_params p;
   char err[256], text[32];
   contend_params_init(&p, m->params, m->name, err, sizeof err);
@@ -108,9 +134,9 @@ static int bench(contend_group *world, void *arg) {
   double v[4];
   trial(MPI_COMM_WORLD, world, &c, m, 0, v); /* warm-up of both paths */
   if (rank == 0)
-    printf("8-byte random-ring latency, 2 nodes x 1 rank; %d trials, each %d alternating rounds "
-           "of %d timed iterations per side\n%6s %12s %12s %12s %12s %8s %8s\n",
-           trials, ROUNDS, ITERS, "trial", "hand_mean_us", "ours_mean_us", "hand_p50_us",
+    printf("%s: 8-byte random-ring latency, 2 nodes x 1 rank; %d trials, each %d alternating "
+           "rounds of %d timed iterations per side\n%6s %12s %12s %12s %12s %8s %8s\n",
+           a->test, trials, ROUNDS, ITERS, "trial", "hand_mean_us", "ours_mean_us", "hand_p50_us",
            "ours_p50_us", "mean_x", "p50_x");
   for (int t = 0; t < trials; t++) {
     trial(MPI_COMM_WORLD, world, &c, m, t % 2, v);
@@ -131,11 +157,15 @@ static int bench(contend_group *world, void *arg) {
   free(mean_ratio);
   free(p50_ratio);
   contend_params_free(&p);
+  if (g_win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(g_win);
+    MPI_Win_free(&g_win);
+  }
   return 0;
 }
 
 int main(int argc, char **argv) {
-  int trials = argc > 1 ? atoi(argv[1]) : 15;
+  args a = {argc > 1 ? atoi(argv[1]) : 15, argc > 2 ? argv[2] : "rr_lat"};
   contend_launch l = {.argc = &argc, .argv = &argv};
-  return contend_engine_mpi.launch(&l, bench, &trials);
+  return contend_engine_mpi.launch(&l, bench, &a);
 }

@@ -1,0 +1,28 @@
+"""--rma-window / --rma-flush: bad values and engines they do not apply to
+are refused before anything runs (exit 2, one message naming the option)."""
+
+import pytest
+from conftest import run_bounded
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--rma-window", "shared"], "--rma-window: expected auto, allocate or create"),
+        (["--rma-flush", "local"], "--rma-flush: expected auto, all or target"),
+        (["--rma-window", "create", "--engine", "sim"], "it needs --engine mpi"),
+        (["--rma-flush", "target", "--dry-run", "--nodes", "4"], "it needs --engine mpi"),
+    ],
+)
+def test_bad_rma_options(contend_bin, tmp_path, args, needle):
+    r = run_bounded([contend_bin, "network", "-o", tmp_path / "r.json", *args], timeout=60)
+    assert r.returncode == 2, r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if "error" in ln]
+    assert len(errors) == 1 and needle in errors[0], r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_rma_options_in_help(contend_bin):
+    r = run_bounded([contend_bin, "network", "--help"], timeout=60)
+    assert "--rma-window" in r.stdout and "MPI_Win_allocate" in r.stdout
+    assert "--rma-flush" in r.stdout and "MPI_Win_flush_all" in r.stdout
