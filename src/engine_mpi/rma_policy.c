@@ -93,30 +93,26 @@ static const rma_defect *find_defect(const char *library) {
   return NULL;
 }
 
+/* One choice: forced (>= 0) by option opt, else the workaround when the
+ * library's defect (seen != NULL) calls for it, else the fast path (0). */
+static int choose(int forced, const char *opt, const char *seen, char *why, size_t len) {
+  if (forced >= 0) {
+    snprintf(why, len, "forced by --%s", opt);
+    return forced;
+  }
+  snprintf(why, len, "auto: %s", seen ? seen : "no known defect");
+  return seen != NULL;
+}
+
 void contend_mpi_rma_resolve(const contend_params *opts, const char *library) {
   const rma_defect *d = find_defect(library ? library : "");
-  const int win = parse_choice(opts, "rma_window", "allocate", "create");
-  const int flush = parse_choice(opts, "rma_flush", "all", "target");
   contend_mpi_rma r;
   memset(&r, 0, sizeof r);
-  if (win >= 0) {
-    r.win_create = win;
-    snprintf(r.window_why, sizeof r.window_why, "forced by --rma-window");
-  } else if (d && d->window_bad) {
-    r.win_create = 1;
-    snprintf(r.window_why, sizeof r.window_why, "auto: %s", d->window);
-  } else {
-    snprintf(r.window_why, sizeof r.window_why, "auto: no known defect");
-  }
-  if (flush >= 0) {
-    r.flush_per_target = flush;
-    snprintf(r.flush_why, sizeof r.flush_why, "forced by --rma-flush");
-  } else if (d && d->flush_all_bad) {
-    r.flush_per_target = 1;
-    snprintf(r.flush_why, sizeof r.flush_why, "auto: %s", d->flush);
-  } else {
-    snprintf(r.flush_why, sizeof r.flush_why, "auto: no known defect");
-  }
+  r.win_create = choose(parse_choice(opts, "rma_window", "allocate", "create"), "rma-window",
+                        d && d->window_bad ? d->window : NULL, r.window_why, sizeof r.window_why);
+  r.flush_per_target =
+      choose(parse_choice(opts, "rma_flush", "all", "target"), "rma-flush",
+             d && d->flush_all_bad ? d->flush : NULL, r.flush_why, sizeof r.flush_why);
   g_rma = r;
 }
 
