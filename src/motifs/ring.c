@@ -25,6 +25,7 @@ int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat
   if (kind == RING_GET) {
     s->rbuf = contend_alloc(c, 2 * s->bytes);
     s->rma = contend_alloc(c, 2 * sizeof *s->rma);
+    s->nrma = 2;
     s->win = contend_win_alloc(c, s->bytes);
     /* static content: the owner's pattern for "iteration 0" */
     contend_pattern_fill(s->win, s->bytes, c->rank, 0, 0);
@@ -33,6 +34,7 @@ int ring_setup(contend_ctx *c, ring_kind kind, int sync, int natural, double lat
   if (kind == RING_PUT) {
     s->win = contend_win_alloc(c, 2 * (size_t)s->nmsg * s->bytes);
     s->rma = contend_alloc(c, 2 * (size_t)s->nmsg * sizeof *s->rma);
+    s->nrma = 2 * s->nmsg;
   }
   c->msg_bytes = s->bytes;
   if (lat_divisor > 0)
@@ -102,7 +104,7 @@ void ring_iterate(contend_ctx *c) {
   if (s->kind == RING_TWO_SIDED)
     contend_exchange(c, s->xfer, 4 * s->nmsg);
   else
-    contend_rma_epoch(c, s->rma, s->kind == RING_PUT ? 2 * s->nmsg : 2);
+    contend_rma_epoch(c, s->rma, s->nrma);
   if (s->sync)
     contend_barrier(c);
 }

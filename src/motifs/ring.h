@@ -20,6 +20,7 @@ typedef struct ring_state {
   unsigned char *win;  /* RMA window (PUT: 2*nmsg slots; GET: one message) */
   contend_xfer *xfer;  /* TWO_SIDED: the 4*nmsg transfers of one iteration */
   contend_rma *rma;    /* PUT: the 2*nmsg puts of one iteration; GET: the 2 gets */
+  int nrma;            /* entries of rma */
 } ring_state;
 
 /* Parameter tables shared by the ring canaries (GPCNeT's counts). */
