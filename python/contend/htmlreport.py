@@ -57,17 +57,7 @@ def _configuration(results) -> str:
         for g in doc["placement"]["groups"]
     )
     options = doc["config"].get("load") or doc["config"].get("network") or {}
-    pairs = [
-        ("command", "contend " + " ".join(doc["argv"])),
-        ("tool", f"{doc['tool']['name']} {doc['tool']['version']}"),
-        ("seed", f"{doc['seed']} ({doc['seed_source']})"),
-        ("started / finished (UTC)", f"{doc['started_utc']} / {doc['finished_utc']}"),
-        ("wall time", f"{doc['wall_s']:.2f} s"),
-        ("MPI", f"{env['mpi_library']} (MPI {env['mpi_standard']})"),
-        (
-            "ranks / nodes / ranks per node",
-            f"{env['ranks']} / {env['nodes']} / {results.ranks_per_node}",
-        ),
+    pairs = results.run_pairs() + [
         (
             "node discovery",
             env["node_discovery"]

@@ -115,20 +115,13 @@ def _img(fig, alt: str, caption: str) -> str:
 
 
 def _configuration(results: JobsResults) -> str:
-    doc, env = results.doc, results.environment
-    pairs = [
-        ("command", "contend " + " ".join(doc["argv"])),
+    doc = results.doc
+    pairs = results.run_pairs()
+    pairs[1:1] = [
         ("job file", doc["job_file"]),
-        ("tool", f"{doc['tool']['name']} {doc['tool']['version']}"),
         ("engine / mode", f"{results.engine} / {doc['mode']} ({', '.join(results.passes)})"),
-        ("seed", f"{doc['seed']} ({doc['seed_source']})"),
-        ("started / finished (UTC)", f"{doc['started_utc']} / {doc['finished_utc']}"),
-        ("wall time", f"{doc['wall_s']:.2f} s"),
-        ("MPI", f"{env['mpi_library']} (MPI {env['mpi_standard']})"),
-        (
-            "ranks / nodes / ranks per node",
-            f"{env['ranks']} / {env['nodes']} / {results.ranks_per_node}",
-        ),
+    ]
+    pairs += [
         (
             "jobs",
             "; ".join(

@@ -26,7 +26,14 @@ from pathlib import Path
 import pandas as pd
 
 from .jsonfinite import check_finite, key_path
-from .results import ResultsError, _read_text, default_label, find_schema_dir
+from .results import (
+    ResultsError,
+    RunFacts,
+    _read_text,
+    default_label,
+    find_schema_dir,
+    parse_document,
+)
 
 SCHEMA_NAME = "contend-jobs"
 SCHEMA_FILE = "contend-jobs.schema.json"
@@ -155,7 +162,7 @@ def _frames(doc: dict) -> tuple:
 
 
 @dataclass
-class JobsResults:
+class JobsResults(RunFacts):
     """A loaded, validated ``contend jobs`` results file."""
 
     path: Path
@@ -166,22 +173,12 @@ class JobsResults:
     repeats: pd.DataFrame = field(repr=False)
 
     @property
-    def environment(self) -> dict:
-        return self.doc["environment"]
-
-    @property
     def passes(self) -> list:
         return list(self.doc["passes"])
 
     @property
     def engine(self) -> str:
         return str(self.doc.get("engine") or self.doc["config"]["options"].get("engine") or "mpi")
-
-    @property
-    def ranks_per_node(self) -> str:
-        lo = self.environment["ranks_per_node_min"]
-        hi = self.environment["ranks_per_node_max"]
-        return str(lo) if lo == hi else f"{lo}-{hi}"
 
     @property
     def has_repeats(self) -> bool:
@@ -193,17 +190,7 @@ class JobsResults:
 
 
 def parse_jobs(text: str, source: str = "<string>") -> dict:
-    if not text.strip():
-        raise ResultsError(f"{source}: empty file; expected {VALID_HINT}")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(
-            f"{source}: not valid JSON (truncated or corrupt?): {exc.msg} at line "
-            f"{exc.lineno} column {exc.colno}; expected {VALID_HINT}"
-        ) from None
-    validate_jobs_document(doc, source)
-    return doc
+    return parse_document(text, source, validate_jobs_document, VALID_HINT)
 
 
 def load_jobs(path, label: str | None = None) -> JobsResults:

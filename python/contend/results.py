@@ -130,20 +130,30 @@ def _read_text(path: Path) -> str:
         raise ResultsError(f"{path}: not UTF-8 text; expected {VALID_HINT}") from None
 
 
-def parse_results(text: str, source: str = "<string>") -> dict:
-    """Parse and validate the text of a results file; return the document."""
+def parse_document(text: str, source: str, validate, hint: str = VALID_HINT) -> dict:
+    """Parse the JSON text of a contend file and check it with
+    validate(doc, source) (which raises ResultsError); return the document."""
     if not text.strip():
-        raise ResultsError(f"{source}: empty file; expected {VALID_HINT}")
+        raise ResultsError(f"{source}: empty file; expected {hint}")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ResultsError(
             f"{source}: not valid JSON (truncated or corrupt?): {exc.msg} at line "
-            f"{exc.lineno} column {exc.colno}; expected {VALID_HINT}"
+            f"{exc.lineno} column {exc.colno}; expected {hint}"
         ) from None
+    validate(doc, source)
+    return doc
+
+
+def _validate_results(doc: Any, source: str) -> None:
     check_finite(doc, source, ResultsError)
     validate_document(doc, source)
-    return doc
+
+
+def parse_results(text: str, source: str = "<string>") -> dict:
+    """Parse and validate the text of a results file; return the document."""
+    return parse_document(text, source, _validate_results)
 
 
 def _check_header(doc: Any, source: str) -> None:
@@ -274,24 +284,15 @@ def impact_frame(doc: dict) -> pd.DataFrame:
     return frame
 
 
-@dataclass
-class Results:
-    """A loaded, validated results file."""
+class RunFacts:
+    """What every contend results document says about its run (the
+    environment object), for Results and JobsResults (which hold ``doc``)."""
 
-    path: Path
     doc: dict
-    label: str
-    tests: pd.DataFrame = field(repr=False)
-    histograms: pd.DataFrame = field(repr=False)
-    impact: pd.DataFrame = field(repr=False)
 
     @property
     def environment(self) -> dict:
         return self.doc["environment"]
-
-    @property
-    def command(self) -> str:
-        return self.doc["command"]
 
     @property
     def nodes(self) -> int:
@@ -307,6 +308,52 @@ class Results:
     @property
     def mpi_library(self) -> str:
         return self.environment["mpi_library"]
+
+    def run_pairs(self) -> list:
+        """(label, text) rows describing the run, for configuration tables."""
+        doc, env = self.doc, self.environment
+        pairs = [
+            ("command", "contend " + " ".join(doc["argv"])),
+            ("tool", f"{doc['tool']['name']} {doc['tool']['version']}"),
+            ("seed", f"{doc['seed']} ({doc['seed_source']})"),
+            ("started / finished (UTC)", f"{doc['started_utc']} / {doc['finished_utc']}"),
+            ("wall time", f"{doc['wall_s']:.2f} s"),
+            ("MPI", f"{env['mpi_library']} (MPI {env['mpi_standard']})"),
+        ]
+        rma = env.get("rma")
+        if rma:
+            pairs.append(
+                (
+                    "RMA",
+                    (
+                        f"{rma['window']} ({rma['window_choice']}); {rma['flush']} "
+                        f"({rma['flush_choice']})"
+                    ),
+                )
+            )
+        pairs.append(
+            (
+                "ranks / nodes / ranks per node",
+                f"{env['ranks']} / {env['nodes']} / {self.ranks_per_node}",
+            )
+        )
+        return pairs
+
+
+@dataclass
+class Results(RunFacts):
+    """A loaded, validated results file."""
+
+    path: Path
+    doc: dict
+    label: str
+    tests: pd.DataFrame = field(repr=False)
+    histograms: pd.DataFrame = field(repr=False)
+    impact: pd.DataFrame = field(repr=False)
+
+    @property
+    def command(self) -> str:
+        return self.doc["command"]
 
     def histogram(self, test_index: int) -> pd.DataFrame:
         """Buckets (lower, upper, count) of one test, in ascending order."""

@@ -1,8 +1,13 @@
 """--rma-window / --rma-flush: bad values and engines they do not apply to
-are refused before anything runs (exit 2, one message naming the option)."""
+are refused before anything runs (exit 2, one message naming the option);
+the recorded choice shows in the configuration tables.  (The choices
+themselves, per MPI library, are checked in test_build.py.)"""
+
+import gzip
 
 import pytest
-from conftest import run_bounded
+from conftest import ROOT, run_bounded
+from contend.results import Results, parse_results
 
 
 @pytest.mark.parametrize(
@@ -26,3 +31,19 @@ def test_rma_options_in_help(contend_bin):
     r = run_bounded([contend_bin, "network", "--help"], timeout=60)
     assert "--rma-window" in r.stdout and "MPI_Win_allocate" in r.stdout
     assert "--rma-flush" in r.stdout and "MPI_Win_flush_all" in r.stdout
+
+
+def test_rma_choice_shown_in_configuration_tables():
+    fixture = ROOT / "tests/fixtures/results/network_vn1_n4.json.gz"
+    with gzip.open(fixture, "rt") as fh:
+        doc = parse_results(fh.read(), str(fixture))
+    r = Results(path=fixture, doc=doc, label="x", tests=None, histograms=None, impact=None)
+    assert "RMA" not in dict(r.run_pairs())  # files without the record: no row
+    r.doc["environment"]["rma"] = {
+        "window": "MPI_Win_create",
+        "window_choice": "auto: MPICH 4.0 ...",
+        "flush": "MPI_Win_flush",
+        "flush_choice": "forced by --rma-flush",
+    }
+    row = dict(r.run_pairs())["RMA"]
+    assert row.startswith("MPI_Win_create (auto: MPICH 4.0") and "MPI_Win_flush (forced" in row
