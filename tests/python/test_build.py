@@ -72,27 +72,29 @@ def rma_run(launcher, contend, ranks, out, *extra):
 
 
 def check_rma_policy(flavour, launcher, contend, tmp):
-    lib = run_bounded([launcher, "-n", "1", contend, "version"], timeout=60)
-    mpich40 = flavour == "mpich" and re.search(r"MPICH Version:\s*4\.0\b", lib.stdout) is not None
     # the default, payloads verified, oversubscribed (where MPICH 4.0's
     # flush_all returned before 2 MiB of puts arrived: "1.5 TiB/s per rank")
     r = rma_run(launcher, contend, 4, tmp / "auto.json", "--verify")
     assert r.returncode == 0, r.stderr
     doc = json.loads((tmp / "auto.json").read_text())
     rma = doc["environment"]["rma"]
+    library = doc["environment"]["mpi_library"]
+    assert ("MPICH" if flavour == "mpich" else "Open MPI") in library
+    mpich40 = re.match(r"MPICH Version: 4\.0\b", library) is not None
     if mpich40:
         assert rma["window"] == "MPI_Win_create" and rma["flush"] == "MPI_Win_flush", rma
         assert "MPICH 4.0" in rma["window_choice"] and "MPICH 4.0" in rma["flush_choice"]
     elif flavour == "openmpi":
         assert rma["window"] == "MPI_Win_allocate" and rma["flush"] == "MPI_Win_flush_all", rma
         assert rma["window_choice"] == rma["flush_choice"] == "auto: no known defect"
-    r = rma_run(launcher, contend, 4, tmp / "plain.json")
-    assert r.returncode == 0, r.stderr
-    put = next(
-        t for t in json.loads((tmp / "plain.json").read_text())["tests"] if t["name"] == "rr_put_bw"
-    )
-    # 4 ranks share 2 cores: no rank can move 20 GiB/s (the defect gave ~800)
-    assert put["bw_mib_s"]["mean"] < 20480, put["bw_mib_s"]
+    if mpich40:
+        r = rma_run(launcher, contend, 4, tmp / "plain.json")
+        assert r.returncode == 0, r.stderr
+        tests = json.loads((tmp / "plain.json").read_text())["tests"]
+        put = next(t for t in tests if t["name"] == "rr_put_bw")
+        # MPICH busy-polls: 4 ranks on 2 cores move a few hundred MiB/s each;
+        # flush_all's early return made it ~800 GiB/s
+        assert put["bw_mib_s"]["mean"] < 20480, put["bw_mib_s"]
     # forcing the choice is recorded
     r = rma_run(
         launcher,
@@ -111,4 +113,4 @@ def check_rma_policy(flavour, launcher, contend, tmp):
     assert rma["flush"] == "MPI_Win_flush" and rma["flush_choice"] == "forced by --rma-flush"
     if mpich40:  # the defect the automatic choice avoids is real
         r = rma_run(launcher, contend, 2, tmp / "bad.json", "--rma-window", "allocate", "--verify")
-        assert r.returncode == 3 and "corrupted" in r.stderr, (r.returncode, r.stderr)
+        assert r.returncode != 0 and "corrupted" in r.stderr, (r.returncode, r.stderr)
