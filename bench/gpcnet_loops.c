@@ -122,12 +122,15 @@ static void run(const loop *t, double timeout) {
    * means and medians of all ranks and report rank 0's view of the whole */
   qsort(v, (size_t)n, sizeof *v, cmp);
   double mine[3] = {sum, (double)n, n ? v[n / 2] : 0}, all[3];
+  const double p99 = n ? v[(long)(0.99 * (double)(n - 1))] : 0,
+               p999 = n ? v[(long)(0.999 * (double)(n - 1))] : 0, vmax = n ? v[n - 1] : 0;
   MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   double p50 = 0;
   MPI_Reduce(&mine[2], &p50, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("%s mean=%.6g p50=%.6g samples=%.0f unit=%s\n", t->name, all[0] / all[1], p50 / size,
-           all[1], t->unit);
+    printf("%s mean=%.6g p50=%.6g samples=%.0f unit=%s rank0_p99=%.6g rank0_p99_9=%.6g "
+           "rank0_max=%.6g\n",
+           t->name, all[0] / all[1], p50 / size, all[1], t->unit, p99, p999, vmax);
   fflush(stdout);
   free(v);
   free(buf);

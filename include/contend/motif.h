@@ -165,6 +165,12 @@ typedef struct contend_motif {
    * rings ran (results: a digest per measurement, optionally the rings
    * whole; dry runs: every round).  Motifs without rings leave it NULL. */
   int (*ring_of)(const contend_ctx *c, contend_rng *rng, int *order);
+  /* optional: when an iteration of the current round is exactly one RMA
+   * epoch (contend_rma_epoch of these transfers, nothing else), the
+   * transfers (*n of them; the motif's, valid until the next round hook),
+   * so that the runner can hand them to the engine itself in the timed
+   * loop; else NULL.  Pure, like ring_of. */
+  const contend_rma *(*epoch_of)(const contend_ctx *c, int *n);
 } contend_motif;
 
 /* Every motif declares its loop counts as parameters with these keys

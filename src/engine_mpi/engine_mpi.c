@@ -233,16 +233,23 @@ static void e_flush_all(contend_ctx *c) {
 
 static void e_rma_epoch(contend_ctx *c, const contend_rma *x, int n) {
   mpi_impl *m = c->impl;
+  const MPI_Win win = m->win;
   for (int i = 0; i < n; i++) {
-    use_target(m, x[i].peer);
-    if (x[i].put)
-      CONTEND_MPI_CHECK(MPI_Put(x[i].buf, (int)x[i].bytes, MPI_BYTE, x[i].peer,
-                                (MPI_Aint)x[i].offset, (int)x[i].bytes, MPI_BYTE, m->win));
-    else
-      CONTEND_MPI_CHECK(MPI_Get(x[i].buf, (int)x[i].bytes, MPI_BYTE, x[i].peer,
-                                (MPI_Aint)x[i].offset, (int)x[i].bytes, MPI_BYTE, m->win));
+    const contend_rma *r = &x[i];
+    const int rc = r->put ? MPI_Put(r->buf, (int)r->bytes, MPI_BYTE, r->peer, (MPI_Aint)r->offset,
+                                    (int)r->bytes, MPI_BYTE, win)
+                          : MPI_Get(r->buf, (int)r->bytes, MPI_BYTE, r->peer, (MPI_Aint)r->offset,
+                                    (int)r->bytes, MPI_BYTE, win);
+    if (__builtin_expect(rc != MPI_SUCCESS, 0))
+      contend_mpi_fail(__FILE__, __LINE__, r->put ? "MPI_Put" : "MPI_Get", rc);
   }
-  e_flush_all(c);
+  if (__builtin_expect(m->flush_per_target, 0)) {
+    for (int i = 0; i < n; i++)
+      use_target(m, x[i].peer);
+    e_flush_all(c);
+    return;
+  }
+  CONTEND_MPI_CHECK(MPI_Win_flush_all(win));
 }
 
 static void e_barrier(contend_ctx *c) {

@@ -109,6 +109,14 @@ void ring_iterate(contend_ctx *c) {
     contend_barrier(c);
 }
 
+const contend_rma *ring_epoch(const contend_ctx *c, int *n) {
+  const ring_state *s = c->state;
+  if (s->kind == RING_TWO_SIDED || s->sync)
+    return NULL;
+  *n = s->nrma;
+  return s->rma;
+}
+
 void ring_check(contend_ctx *c) {
   ring_state *s = c->state;
   const size_t n = s->bytes;

@@ -48,6 +48,8 @@ void ring_round(contend_ctx *c, contend_rng *rng);
 int ring_order(const contend_ctx *c, contend_rng *rng, int *order);
 void ring_prepare(contend_ctx *c);
 void ring_iterate(contend_ctx *c);
+/* The motifs' epoch_of hook: the put or get ring's prepared epoch. */
+const contend_rma *ring_epoch(const contend_ctx *c, int *n);
 void ring_check(contend_ctx *c);
 
 #endif

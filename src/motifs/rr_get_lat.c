@@ -16,6 +16,7 @@ const contend_motif contend_motif_rr_get_lat = {
     .setup = setup,
     .round = ring_round,
     .ring_of = ring_order,
+    .epoch_of = ring_epoch,
     .prepare = ring_prepare,
     .iterate = ring_iterate,
     .check = ring_check,
