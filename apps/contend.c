@@ -105,6 +105,16 @@ static int launcher_rank(void) {
   return 0;
 }
 
+/* A usage error found before MPI starts: every rank finds it and rank 0
+ * says it.  The other ranks wait before exiting, so that a launcher that
+ * ends the job at the first non-zero exit (mpirun) cannot end rank 0
+ * before its message is out (rank 0's own exit ends the wait). */
+static int usage_exit(int status) {
+  if (status == 2 && launcher_rank() != 0)
+    sleep(2);
+  return status;
+}
+
 static int list_tests(void) {
   contend_config cfg;
   contend_strbuf out = {0};
@@ -184,7 +194,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "topology"))
     return contend_topology_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "jobs"))
-    return contend_jobs_main(argc - 1, argv + 1, launcher_rank() == 0);
+    return usage_exit(contend_jobs_main(argc - 1, argv + 1, launcher_rank() == 0));
   contend_command c;
   if (!strcmp(cmd, "network"))
     c = CONTEND_CMD_NETWORK;
@@ -206,7 +216,7 @@ int main(int argc, char **argv) {
     }
     contend_sb_free(&out);
     contend_config_free(&cfg);
-    return rc > 0 ? 0 : 2;
+    return rc > 0 ? 0 : usage_exit(2);
   }
   int status = contend_suite_main(&cfg, &argc, &argv);
   contend_sb_free(&out);
