@@ -143,6 +143,20 @@ def set_sysctl(namespace: str, key: str, value: str) -> bool:
     return proc.returncode == 0
 
 
+def wait_until(deadline: float, stop: dict, until_pid=None) -> bool:
+    """Sleeps until time.monotonic() reaches deadline, in steps of at most
+    0.1 s, or until stop["flag"] is set or process until_pid ends.
+    Returns True if until_pid ended."""
+    while not stop["flag"]:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        time.sleep(min(left, 0.1))
+        if until_pid is not None and not pid_alive(until_pid):
+            return True
+    return False
+
+
 def pid_alive(pid: int) -> bool:
     """Whether process pid exists and is not a zombie."""
     try:

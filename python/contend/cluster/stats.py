@@ -24,7 +24,7 @@ import time
 from typing import Callable, TextIO
 
 from .errors import UsageError
-from .netns import pid_alive
+from .netns import pid_alive, wait_until
 from .shaping import COUNTERS, QdiscReader
 from .units import format_bytes, format_rate
 
@@ -190,13 +190,7 @@ def time_series(
             next_t += interval
             if duration is not None:
                 next_t = min(next_t, start + duration)
-            while not stop["flag"]:
-                left = next_t - time.monotonic()
-                if left <= 0:
-                    break
-                time.sleep(min(left, 0.1))
-                if until_pid is not None and not pid_alive(until_pid):
-                    break
+            wait_until(next_t, stop, until_pid)
     finally:
         sampler.close()
         for s, h in old.items():

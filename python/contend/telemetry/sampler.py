@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..cluster.netns import pid_alive
+from ..cluster.netns import pid_alive, wait_until
 from ..outfile import open_atomic
 from .errors import TelemetryError
 from .samples import COLUMNS
@@ -75,14 +75,8 @@ def run(
                 next_t = start + tick * interval_s
                 if duration is not None:
                     next_t = min(next_t, start + duration)
-                while not stop["flag"]:
-                    left = next_t - time.monotonic()
-                    if left <= 0:
-                        break
-                    time.sleep(min(left, 0.1))
-                    if until_pid is not None and not pid_alive(until_pid):
-                        final = True  # one last round: the counters up to its end
-                        break
+                if wait_until(next_t, stop, until_pid):
+                    final = True  # one last round: the counters up to its end
     finally:
         for s, handler in old.items():
             signal.signal(s, handler)

@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..errors import TelemetryError, at
 from ..samples import empty_frame, make_frame
+from . import device_dirs
 from .ib_sysfs import default_host
 
 NAME = "cxi"
@@ -70,21 +71,7 @@ class Tree:
         self.root = Path(root)
         self.host = host or default_host()
         pattern = re.compile(counters or ".*")
-        if not self.root.is_dir():
-            raise TelemetryError(
-                f"{self.root}: no such directory (no cxi devices here? give --root)"
-            )
-        found = sorted(p.name for p in self.root.iterdir() if p.is_dir())
-        if devices:
-            missing = [d for d in devices if d not in found]
-            if missing:
-                raise TelemetryError(
-                    f"{self.root}: no device {', '.join(missing)} "
-                    f"(found: {', '.join(found) or 'none'})"
-                )
-            found = list(devices)
-        if not found:
-            raise TelemetryError(f"{self.root}: no cxi device directory")
+        found = device_dirs(self.root, devices, "cxi", "give --root")
         self.files = []
         for dev in found:
             tele = self.root / dev / "device" / "telemetry"

@@ -33,6 +33,7 @@ import pandas as pd
 
 from ..errors import TelemetryError, at
 from ..samples import empty_frame, make_frame
+from . import device_dirs
 
 NAME = "ib-snapshot"
 DEFAULT_ROOT = "/sys/class/infiniband"
@@ -68,21 +69,7 @@ class Tree:
         self.root = Path(root)
         self.host = host or default_host()
         pattern = re.compile(counters) if counters else None
-        if not self.root.is_dir():
-            raise TelemetryError(
-                f"{self.root}: no such directory (no InfiniBand devices here? give --root DIR)"
-            )
-        found = sorted(p.name for p in self.root.iterdir() if p.is_dir())
-        if devices:
-            missing = [d for d in devices if d not in found]
-            if missing:
-                raise TelemetryError(
-                    f"{self.root}: no device {', '.join(missing)} "
-                    f"(found: {', '.join(found) or 'none'})"
-                )
-            found = list(devices)
-        if not found:
-            raise TelemetryError(f"{self.root}: no InfiniBand device directory")
+        found = device_dirs(self.root, devices, "InfiniBand", "give --root DIR")
         self.files = []  # (path, component, port, counter, unit)
         for dev in found:
             ports_dir = self.root / dev / "ports"
