@@ -20,6 +20,7 @@
 #include "counters.h"
 #include "netparams.h"
 #include "sim_engine.h"
+#include "throttle_sim.h"
 
 #define POLL_PS 1000000ull /* signal_test on an incomplete signal: 1 us */
 
@@ -28,6 +29,8 @@ static struct {
   int have_setup;
   sim_net *net;
   sim_counters *ctr;
+  ct_config throttle_cfg; /* --throttle*, read by sim_check */
+  sim_throttle *throttle; /* NULL: off */
   int verify;
   uint64_t eager;
   sim_time overhead;
@@ -39,6 +42,10 @@ static struct {
 } E;
 
 sim_net *sim_engine_net(void) { return E.net; }
+void sim_engine_bind_node(int node, const char *job) { sim_throttle_bind(E.throttle, node, job); }
+sim_time sim_engine_throttle_delay(int node, uint64_t bytes) {
+  return E.throttle ? sim_throttle_delay(E.throttle, node, bytes) : 0;
+}
 int sim_engine_verify(void) { return E.verify; }
 uint64_t sim_engine_eager(void) { return E.eager; }
 sim_time sim_engine_overhead(void) { return E.overhead; }
@@ -85,6 +92,9 @@ static void on_timer(void *arg, uint32_t kind, uint32_t id) {
     break;
   case SIM_T_LOCAL:
     sim_mpi_arrived(id);
+    break;
+  case SIM_T_THROTTLE:
+    sim_throttle_window(E.throttle);
     break;
   case SIM_T_WATCHDOG:
     if (id == (uint32_t)E.watchdog_gen) {
@@ -165,6 +175,7 @@ static void results_json(contend_group *g, contend_json *j) {
   contend_json_uint(j, "cc_notifications", st->cc_notifications);
   if (E.ctr)
     sim_counters_summary_json(E.ctr, j, 10);
+  sim_throttle_json(E.throttle, j);
   contend_json_obj_end(j);
 }
 
@@ -199,6 +210,11 @@ static int sim_check(contend_params *opts, char *err, size_t errlen) {
   }
   if (E.su.counters && contend_check_writable(E.su.counters, err, errlen))
     return -1;
+  if (sim_throttle_config(opts, E.su.net.gbps[SIM_LINK_NODE], &E.throttle_cfg, err, errlen))
+    return -1;
+  const char *tlog = contend_param_str(opts, "throttle_log");
+  if (*tlog && contend_check_writable(tlog, err, errlen))
+    return -1;
   if (contend_param_bool(opts, "virtual_nodes")) {
     snprintf(err, errlen, "--virtual-nodes: the simulated fabric's nodes come from --topology");
     return -1;
@@ -227,6 +243,17 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
     E.net = NULL;
     return CONTEND_EXIT_USAGE;
   }
+  if (sim_throttle_open(&E.throttle, E.net, &E.throttle_cfg,
+                        l->opts ? contend_param_str(l->opts, "throttle_ca") : "0",
+                        l->opts ? contend_param_str(l->opts, "throttle_log") : "", SIM_T_THROTTLE,
+                        err, sizeof err)) {
+    fprintf(stderr, "contend: error: %s\n", err);
+    sim_counters_abandon(E.ctr);
+    E.ctr = NULL;
+    sim_net_free(E.net);
+    E.net = NULL;
+    return CONTEND_EXIT_USAGE;
+  }
   const int nodes = l->nodes > 0 ? l->nodes : E.su.topo.nnodes;
   E.switches0 = coop_switches();
   E.progress = l->opts && !contend_param_bool(l->opts, "quiet");
@@ -239,6 +266,12 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
       rc = CONTEND_EXIT_FAIL;
   }
   E.ctr = NULL;
+  if (sim_throttle_close(E.throttle, err, sizeof err)) {
+    fprintf(stderr, "contend: %s\n", err);
+    if (!rc)
+      rc = CONTEND_EXIT_FAIL;
+  }
+  E.throttle = NULL;
   sim_net_free(E.net);
   E.net = NULL;
   sim_mpi_reset();

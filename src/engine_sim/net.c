@@ -439,6 +439,15 @@ void sim_msg_send(sim_net *n, uint32_t mi) {
 
 uint32_t sim_nic_backlog(const sim_net *n, int node) { return n->nic[node].q_len; }
 
+sim_time sim_nic_stall(const sim_net *n, int node) {
+  const sim_chan *ch = &n->chan[n->t->nports + node];
+  return ch->stall + (ch->stalled ? n->des.now - ch->stall_since : 0);
+}
+
+int sim_net_nodes(const sim_net *n) { return n->t->nnodes; }
+
+size_t sim_net_pending(const sim_net *n) { return sim_des_pending(&n->des); }
+
 void sim_nic_pace(sim_net *n, int node, double fraction) {
   n->nic[node].pace = fraction > 0 && fraction < 1 ? fraction : 1.0;
 }

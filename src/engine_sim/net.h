@@ -119,6 +119,14 @@ uint32_t sim_nic_backlog(const sim_net *n, int node);
 /* AIMD/throttle hook: node's NIC injects at most `fraction` of its link
  * bandwidth from now on (1 = no limit). */
 void sim_nic_pace(sim_net *n, int node, double fraction);
+/* Time node's NIC has had a packet to inject and no credit into its leaf
+ * router since the start, the stall under way included (ps): the
+ * injection stall (the throttle's congestion signal). */
+sim_time sim_nic_stall(const sim_net *n, int node);
+/* Nodes of the fabric's topology. */
+int sim_net_nodes(const sim_net *n);
+/* Events pending (fabric work, timers). */
+size_t sim_net_pending(const sim_net *n);
 const sim_net_stats *sim_net_stats_get(const sim_net *n);
 /* Serialization time of `bytes` on a link of class cls (ps, rounded up). */
 sim_time sim_net_ser(const sim_net *n, int cls, uint64_t bytes);

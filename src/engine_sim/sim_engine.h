@@ -9,9 +9,14 @@
 typedef struct sim_ctx sim_ctx;
 
 /* Timer kinds of the engine (sim_net_timer). */
-enum { SIM_T_WAKE, SIM_T_LOCAL, SIM_T_WATCHDOG };
+enum { SIM_T_WAKE, SIM_T_LOCAL, SIM_T_WATCHDOG, SIM_T_THROTTLE };
 
 sim_net *sim_engine_net(void);
+/* A context of job (NULL outside jobs runs) opened on node: the throttle
+ * takes the job's delay sensitivity there. */
+void sim_engine_bind_node(int node, const char *job);
+/* The throttle's delay before node posts a message of `bytes` (ps). */
+sim_time sim_engine_throttle_delay(int node, uint64_t bytes);
 int sim_engine_verify(void);        /* --verify: move payloads */
 uint64_t sim_engine_eager(void);    /* rendezvous threshold */
 sim_time sim_engine_overhead(void); /* host time per message sent or received (ps) */

@@ -279,9 +279,13 @@ static void post(uint32_t i) {
   sim_msg_send(sim_engine_net(), sim_msg_new(sim_engine_net(), from, to, bytes, 0, i));
 }
 
-/* Message i, new from rank x (called by x's fiber): the call takes the
- * host overhead of x's CPU (x sleeps until it is spent), then i goes. */
+/* Message i, new from rank x (called by x's fiber): x first waits the
+ * throttle's delay (--throttle), then the call takes the host overhead
+ * of x's CPU (x sleeps until it is spent), then i goes. */
 static void post_from(sim_ctx *x, uint32_t i) {
+  const sim_time hold = sim_engine_throttle_delay(x->node, MSG(i).bytes);
+  if (hold)
+    sim_engine_sleep_until(sim_net_now(sim_engine_net()) + hold, "throttle delay (simulated)");
   if (sim_engine_overhead()) {
     const sim_time t = cpu_spend(x);
     if (t > sim_net_now(sim_engine_net()))
@@ -714,6 +718,7 @@ int sim_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_param
   x->comm = comm;
   x->wrank = comm->wrank[rank];
   x->node = comm->node[rank];
+  sim_engine_bind_node(x->node, c->job_name);
   c->ops = &sim_ops;
   c->impl = x;
   return m->setup ? m->setup(c) : 0;

@@ -7,6 +7,7 @@
 #include "../core/error.h"
 #include "../engine_mpi/rma_policy.h"
 #include "../engine_sim/netparams.h"
+#include "../throttle/params.h"
 #include "envelope.h"
 
 static const contend_param_def contend_run_option_defs[] = {
@@ -55,7 +56,7 @@ static size_t count_defs(const contend_param_def *d) {
  * with its engine) and the command's own. */
 contend_param_def *contend_run_defs_with(const contend_param_def *extra) {
   const contend_param_def *parts[] = {contend_run_option_defs, contend_mpi_param_defs,
-                                      sim_param_defs, extra};
+                                      sim_param_defs, ct_param_defs, extra};
   size_t n = 0;
   for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
     n += count_defs(parts[k]);
@@ -112,6 +113,9 @@ const contend_engine *contend_run_engine(const contend_params *opts, char *err, 
   }
   if (engine_rows(opts, sim_param_defs, "sim", "describes the simulated fabric", e->name, err,
                   errlen) ||
+      engine_rows(opts, ct_param_defs, "sim",
+                  "throttles the simulated NICs (on real MPI: contend throttle -- APP)", e->name,
+                  err, errlen) ||
       engine_rows(opts, contend_mpi_param_defs, "mpi", "applies to real MPI", e->name, err, errlen))
     return NULL;
   if (e->check && e->check((contend_params *)opts, err, errlen))

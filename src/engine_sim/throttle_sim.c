@@ -1,0 +1,217 @@
+/* The throttle on the simulated fabric: per-node controllers driven by NIC
+ * injection stalls (contract in throttle_sim.h). */
+#include "throttle_sim.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../throttle/params.h"
+
+#define MAX_JOBS 256
+
+typedef struct node_ctl {
+  ct_state s;
+  ct_config c; /* the run's, with this node's c_a */
+  sim_time stall0;  /* NIC stall at the start of the window */
+  int job;          /* index in jobs[], -1: none; -2: not bound (no rank here) */
+  double sum_frac;  /* sum over windows of the rate fraction */
+  uint64_t windows; /* windows seen while bound */
+  double delay_s;   /* delays injected before sends */
+} node_ctl;
+
+struct sim_throttle {
+  sim_net *net;
+  ct_config cfg;
+  char *ca_spec;
+  node_ctl *node;
+  int nnodes;
+  char *jobs[MAX_JOBS];
+  int njobs;
+  sim_time window;
+  uint32_t timer_kind;
+  char *log_path, *log_tmp;
+  FILE *log;
+};
+
+int sim_throttle_config(const contend_params *opts, double node_gbps, ct_config *cfg, char *err,
+                        size_t errlen) {
+  return ct_config_from_params(opts, node_gbps, cfg, err, errlen);
+}
+
+static void arm(sim_throttle *t) {
+  sim_net_timer(t->net, sim_net_now(t->net) + t->window, t->timer_kind, 0);
+}
+
+int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, const char *ca_spec,
+                      const char *log_path, uint32_t timer_kind, char *err, size_t errlen) {
+  *out = NULL;
+  if (cfg->mode == CT_OFF)
+    return 0;
+  sim_throttle *t = calloc(1, sizeof *t);
+  const int nn = sim_net_nodes(net);
+  if (!t || !(t->node = calloc((size_t)nn, sizeof *t->node)) || !(t->ca_spec = strdup(ca_spec)))
+    contend_fail("out of memory (throttle)");
+  t->net = net;
+  t->cfg = *cfg;
+  t->nnodes = nn;
+  t->timer_kind = timer_kind;
+  t->window = (sim_time)(cfg->window_s * SIM_PS_PER_S + 0.5);
+  if (!t->window)
+    t->window = 1;
+  for (int i = 0; i < nn; i++) {
+    node_ctl *x = &t->node[i];
+    x->c = *cfg;
+    x->job = -2;
+    ct_init(&x->s, &x->c, 0, (uint64_t)i);
+  }
+  if (log_path && *log_path) {
+    t->log_path = strdup(log_path);
+    t->log_tmp = malloc(strlen(log_path) + 32);
+    if (!t->log_path || !t->log_tmp)
+      contend_fail("out of memory (throttle)");
+    sprintf(t->log_tmp, "%s.tmp.%ld", log_path, (long)getpid());
+    if (!(t->log = fopen(t->log_tmp, "w"))) {
+      snprintf(err, errlen, "--throttle-log %s: cannot write: %s", log_path, strerror(errno));
+      t->log_path = (free(t->log_path), NULL);
+      sim_throttle_close(t, NULL, 0);
+      return -1;
+    }
+    fputs("time_s,node,job,signal,alpha,rate_gbps\n", t->log);
+  }
+  if (cfg->mode == CT_DCQCN || cfg->mode == CT_NETSCOPE) {
+    for (int i = 0; i < nn; i++)
+      t->node[i].stall0 = sim_nic_stall(net, i);
+    arm(t);
+  }
+  *out = t;
+  return 0;
+}
+
+void sim_throttle_bind(sim_throttle *t, int node, const char *job) {
+  if (!t || node < 0 || node >= t->nnodes)
+    return;
+  node_ctl *x = &t->node[node];
+  x->job = -1;
+  if (!job)
+    return;
+  int k = 0;
+  while (k < t->njobs && strcmp(t->jobs[k], job))
+    k++;
+  if (k == t->njobs) {
+    if (t->njobs == MAX_JOBS)
+      return; /* summarised under no job; the controller still runs */
+    if (!(t->jobs[k] = strdup(job)))
+      contend_fail("out of memory (throttle)");
+    t->njobs++;
+  }
+  x->job = k;
+  char err[256];
+  ct_ca_for(t->ca_spec, job, &x->c.ca, err, sizeof err); /* validated at option time */
+}
+
+sim_time sim_throttle_delay(sim_throttle *t, int node, uint64_t bytes) {
+  if (!t || node < 0 || node >= t->nnodes)
+    return 0;
+  node_ctl *x = &t->node[node];
+  const double d = ct_pace(&x->s, &x->c, (double)sim_net_now(t->net) / SIM_PS_PER_S, (double)bytes);
+  x->delay_s += d;
+  return (sim_time)(d * SIM_PS_PER_S + 0.5);
+}
+
+void sim_throttle_window(sim_throttle *t) {
+  const sim_time now = sim_net_now(t->net);
+  const double w = (double)t->window;
+  for (int i = 0; i < t->nnodes; i++) {
+    node_ctl *x = &t->node[i];
+    const sim_time st = sim_nic_stall(t->net, i);
+    double signal = (double)(st - x->stall0) / w;
+    x->stall0 = st;
+    if (signal > 1) /* a stall that began before the window was counted when it ended */
+      signal = 1;
+    ct_window(&x->s, &x->c, signal);
+    if (x->job == -2)
+      continue;
+    x->sum_frac += ct_fraction(&x->s, &x->c);
+    x->windows++;
+    if (t->log)
+      fprintf(t->log, "%.9f,%d,%s,%.6f,%.6f,%.6g\n", (double)now / SIM_PS_PER_S, i,
+              x->job >= 0 ? t->jobs[x->job] : "", signal, x->s.alpha, x->s.rate_gbps);
+  }
+  if (sim_net_pending(t->net)) /* the fabric still has work: keep controlling */
+    arm(t);
+}
+
+void sim_throttle_json(const sim_throttle *t, contend_json *j) {
+  if (!t)
+    return;
+  char mode[96];
+  ct_mode_format(&t->cfg, mode, sizeof mode);
+  contend_json_obj_begin(j, "throttle");
+  contend_json_str(j, "mode", mode);
+  contend_json_double(j, "window_us", t->cfg.window_s * 1e6);
+  contend_json_double(j, "gain", t->cfg.gain);
+  contend_json_double(j, "increase_gbps", t->cfg.increase_gbps);
+  contend_json_double(j, "min_fraction", t->cfg.min_fraction);
+  contend_json_double(j, "stall_threshold", t->cfg.stall_threshold);
+  contend_json_double(j, "line_gbps", t->cfg.line_gbps);
+  contend_json_str(j, "ca", t->ca_spec);
+  contend_json_arr_begin(j, "jobs");
+  for (int k = -1; k < t->njobs; k++) {
+    double sum = 0, ca = 0;
+    uint64_t win = 0, cuts = 0;
+    double delay = 0;
+    int nodes = 0;
+    for (int i = 0; i < t->nnodes; i++) {
+      const node_ctl *x = &t->node[i];
+      if (x->job != k)
+        continue;
+      nodes++;
+      sum += x->sum_frac;
+      win += x->windows;
+      cuts += x->s.cuts;
+      delay += x->delay_s;
+      ca = x->c.ca;
+    }
+    if (!nodes)
+      continue;
+    contend_json_obj_begin(j, NULL);
+    contend_json_str(j, "job", k >= 0 ? t->jobs[k] : "");
+    contend_json_int(j, "nodes", nodes);
+    contend_json_double(j, "ca", t->cfg.mode == CT_NETSCOPE ? ca : 0);
+    contend_json_double(j, "mean_rate_fraction", win ? sum / (double)win : 1.0);
+    contend_json_uint(j, "windows", win);
+    contend_json_uint(j, "rate_cuts", cuts);
+    contend_json_double(j, "injected_delay_s", delay);
+    contend_json_obj_end(j);
+  }
+  contend_json_arr_end(j);
+  contend_json_obj_end(j);
+}
+
+int sim_throttle_close(sim_throttle *t, char *err, size_t errlen) {
+  if (!t)
+    return 0;
+  int rc = 0;
+  if (t->log) {
+    const int bad = ferror(t->log) | fclose(t->log);
+    if (t->log_path && (bad || rename(t->log_tmp, t->log_path))) {
+      if (err)
+        snprintf(err, errlen, "--throttle-log %s: cannot write: %s", t->log_path,
+                 strerror(errno));
+      remove(t->log_tmp);
+      rc = -1;
+    }
+  }
+  for (int k = 0; k < t->njobs; k++)
+    free(t->jobs[k]);
+  free(t->log_path);
+  free(t->log_tmp);
+  free(t->ca_spec);
+  free(t->node);
+  free(t);
+  return rc;
+}
