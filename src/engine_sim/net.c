@@ -444,7 +444,14 @@ sim_time sim_nic_stall(const sim_net *n, int node) {
   return ch->stall + (ch->stalled ? n->des.now - ch->stall_since : 0);
 }
 
+double sim_nic_occupancy(sim_net *n, int node) {
+  sim_cvc *v = &n->cvc[(size_t)(n->t->nports + node) * n->V]; /* NICs inject on VC 0 */
+  occ_touch(n, v);
+  return v->occ_int;
+}
+
 int sim_net_nodes(const sim_net *n) { return n->t->nnodes; }
+double sim_net_buffer_bytes(const sim_net *n) { return n->cfg.buffer_bytes; }
 
 size_t sim_net_pending(const sim_net *n) { return sim_des_pending(&n->des); }
 

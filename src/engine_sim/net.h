@@ -123,6 +123,12 @@ void sim_nic_pace(sim_net *n, int node, double fraction);
  * router since the start, the stall under way included (ps): the
  * injection stall (the throttle's congestion signal). */
 sim_time sim_nic_stall(const sim_net *n, int node);
+/* Integral over time of the bytes node's NIC has in its leaf router's
+ * input buffer (credits in use on the injection VC) since the start
+ * (B x ps). */
+double sim_nic_occupancy(sim_net *n, int node);
+/* Bytes of one router input buffer per VC. */
+double sim_net_buffer_bytes(const sim_net *n);
 /* Nodes of the fabric's topology. */
 int sim_net_nodes(const sim_net *n);
 /* Events pending (fabric work, timers). */

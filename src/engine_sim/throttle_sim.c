@@ -17,6 +17,7 @@ typedef struct node_ctl {
   ct_state s;
   ct_config c; /* the run's, with this node's c_a */
   sim_time stall0;  /* NIC stall at the start of the window */
+  double occ0;      /* NIC buffer occupancy integral at the start of the window */
   int job;          /* index in jobs[], -1: none; -2: not bound (no rank here) */
   double sum_frac;  /* sum over windows of the rate fraction */
   uint64_t windows; /* windows seen while bound */
@@ -32,13 +33,21 @@ struct sim_throttle {
   char *jobs[MAX_JOBS];
   int njobs;
   sim_time window;
+  double buffer;
+  int occupancy; /* --throttle-signal occupancy (else stall) */
   uint32_t timer_kind;
   char *log_path, *log_tmp;
   FILE *log;
 };
 
-int sim_throttle_config(const contend_params *opts, double node_gbps, ct_config *cfg, char *err,
-                        size_t errlen) {
+int sim_throttle_config(const contend_params *opts, double node_gbps, ct_config *cfg,
+                        int *occupancy, char *err, size_t errlen) {
+  const char *sig = contend_param_str(opts, "throttle_signal");
+  if (strcmp(sig, "stall") && strcmp(sig, "occupancy")) {
+    snprintf(err, errlen, "--throttle-signal '%s' is not valid: expected stall or occupancy", sig);
+    return -1;
+  }
+  *occupancy = !strcmp(sig, "occupancy");
   return ct_config_from_params(opts, node_gbps, cfg, err, errlen);
 }
 
@@ -46,8 +55,9 @@ static void arm(sim_throttle *t) {
   sim_net_timer(t->net, sim_net_now(t->net) + t->window, t->timer_kind, 0);
 }
 
-int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, const char *ca_spec,
-                      const char *log_path, uint32_t timer_kind, char *err, size_t errlen) {
+int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, int occupancy,
+                      const char *ca_spec, const char *log_path, uint32_t timer_kind, char *err,
+                      size_t errlen) {
   *out = NULL;
   if (cfg->mode == CT_OFF)
     return 0;
@@ -60,6 +70,8 @@ int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, co
   t->nnodes = nn;
   t->timer_kind = timer_kind;
   t->window = (sim_time)(cfg->window_s * SIM_PS_PER_S + 0.5);
+  t->buffer = sim_net_buffer_bytes(net);
+  t->occupancy = occupancy;
   if (!t->window)
     t->window = 1;
   for (int i = 0; i < nn; i++) {
@@ -128,8 +140,10 @@ void sim_throttle_window(sim_throttle *t) {
   for (int i = 0; i < t->nnodes; i++) {
     node_ctl *x = &t->node[i];
     const sim_time st = sim_nic_stall(t->net, i);
-    double signal = (double)(st - x->stall0) / w;
+    const double occ = sim_nic_occupancy(t->net, i);
+    double signal = t->occupancy ? (occ - x->occ0) / (w * t->buffer) : (double)(st - x->stall0) / w;
     x->stall0 = st;
+    x->occ0 = occ;
     if (signal > 1) /* a stall that began before the window was counted when it ended */
       signal = 1;
     ct_window(&x->s, &x->c, signal);
@@ -159,6 +173,7 @@ void sim_throttle_json(const sim_throttle *t, contend_json *j) {
   contend_json_double(j, "stall_threshold", t->cfg.stall_threshold);
   contend_json_double(j, "line_gbps", t->cfg.line_gbps);
   contend_json_str(j, "ca", t->ca_spec);
+  contend_json_str(j, "signal", t->occupancy ? "occupancy" : "stall");
   contend_json_arr_begin(j, "jobs");
   for (int k = -1; k < t->njobs; k++) {
     double sum = 0, ca = 0;
