@@ -13,6 +13,7 @@
 #include "../src/engine_sim/topo_cmd.h"
 #include "../src/jobs/jobs.h"
 #include "../src/suite/suite.h"
+#include "../src/throttle/cmd.h"
 
 /* The Python layer's commands (programs contend-COMMAND). */
 static const struct {
@@ -65,6 +66,8 @@ static void usage(FILE *f) {
              "  sim                synthetic traffic on the simulated fabric (packets, credits, "
              "counters)\n"
              "  topology           facts about a simulated-fabric topology: paths between nodes\n"
+             "  throttle           run a program with the PMPI throttle (rate control of its "
+             "sends)\n"
              "  list               tests (motifs) and their parameters\n"
              "  version            print the version\n"
              "  help CMD           help of one command (same as contend CMD --help)\n");
@@ -193,6 +196,8 @@ int main(int argc, char **argv) {
     return contend_sim_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "topology"))
     return contend_topology_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "throttle"))
+    return usage_exit(contend_throttle_main(argc - 1, argv + 1, launcher_rank() == 0));
   if (!strcmp(cmd, "jobs"))
     return usage_exit(contend_jobs_main(argc - 1, argv + 1, launcher_rank() == 0));
   contend_command c;

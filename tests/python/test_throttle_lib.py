@@ -1,0 +1,338 @@
+"""The PMPI throttle (libcontend-throttle.so) under `contend throttle`, on 2
+Open MPI ranks of this host (docs/throttle.md).
+
+The sender is tests/pmpi/throttle_sender.c (rank 0 -> rank 1 for a given
+time); the `file:` counter source is a file these tests rewrite while the
+job runs (a cumulative stall time in ns)."""
+
+import csv
+import io
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import BUILD, _mpirun, mpi_env, run_bounded
+
+WARN = "contend-throttle: warning:"
+
+
+def contend():
+    path = BUILD / "bin" / "contend"
+    if not path.exists():
+        pytest.fail(f"{path} not built (set CONTEND_BUILD)")
+    return path
+
+
+def sender():
+    path = BUILD / "bin" / "throttle_sender"
+    if not path.exists():
+        pytest.fail(f"{path} not built (set CONTEND_BUILD)")
+    return path
+
+
+def throttled(opts, prog, timeout=60):
+    cmd = [_mpirun(), "-n", "2", contend(), "throttle", *opts, "--", *prog]
+    return run_bounded(cmd, timeout=timeout)
+
+
+def achieved(stdout):
+    line = next(x for x in stdout.splitlines() if x.startswith("sent="))
+    return float(dict(kv.split("=") for kv in line.split())["gbps"])
+
+
+def read_log(path):
+    text = Path(path).read_text()
+    rows = list(
+        csv.DictReader(io.StringIO("".join(x for x in text.splitlines(True) if x[0] != "#")))
+    )
+    assert rows, text
+    return text, rows
+
+
+def warnings(stderr):
+    return [x for x in stderr.splitlines() if x.startswith(WARN)]
+
+
+class StallWriter:
+    """Rewrites `path` every 5 ms with a cumulative stall time (ns) that
+    grows at `fraction` of real time from `start` s to `stop` s after
+    the job started (its log part `started` exists, created at MPI_Init);
+    afterwards an action can replace the file (garbage, removal)."""
+
+    def __init__(self, path, fraction, start, stop, after=None, started=None):
+        self.path, self.fraction, self.t = Path(path), fraction, (start, stop)
+        self.after, self.started = after, started
+        self.done = threading.Event()
+        self.path.write_text("0\n")
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        limit = time.monotonic() + 30
+        while self.started and not Path(self.started).exists() and time.monotonic() < limit:
+            if self.done.wait(0.002):
+                return
+        t0 = time.monotonic()
+        while not self.done.is_set():
+            t = time.monotonic() - t0
+            if self.after and t >= self.t[1]:
+                self.after(self.path)
+                return
+            stalled = max(0.0, min(t, self.t[1]) - self.t[0]) * self.fraction * 1e9
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(f"{stalled:.0f}\n")
+            os.replace(tmp, self.path)
+            time.sleep(0.005)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+
+
+def test_static_rate_is_held():
+    """static:0.5 holds a fast sender (loopback: tens of Gbit/s) at 0.5 Gbit/s
+    within 5 %, for Send and Isend; the VM's scheduling noise can only make a
+    run slower (lag beyond 1 ms is not made up), so the best of 3 counts."""
+    for mode in ("send", "isend"):
+        rates = []
+        for _ in range(3):
+            r = throttled(["--throttle", "static:0.5"], [sender(), "65536", "1.5", mode])
+            assert r.returncode == 0, r.stderr
+            rates.append(achieved(r.stdout))
+            assert rates[-1] < 0.5 * 1.05, rates  # never above the limit
+            if abs(rates[-1] / 0.5 - 1) <= 0.05:
+                break
+        assert abs(rates[-1] / 0.5 - 1) <= 0.05, (mode, rates)
+
+
+def test_control_communicator_is_not_throttled():
+    """The same sender on a communicator named contend-control runs at full
+    speed under a limit it would otherwise take 20x longer to meet."""
+    r = throttled(["--throttle", "static:0.2"], [sender(), "65536", "0.5", "send", "control"])
+    assert r.returncode == 0, r.stderr
+    assert achieved(r.stdout) > 4, r.stdout
+    r = throttled(["--throttle", "static:0.2"], [sender(), "65536", "0.5", "send", "measured"])
+    assert r.returncode == 0, r.stderr
+    assert achieved(r.stdout) < 0.2 * 1.05, r.stdout
+
+
+def test_contend_network_paces_only_measured_calls(tmp_path):
+    """Under the throttle, the calls it counts (every send-side call it would
+    pace) are exactly the motif's Isends on contend-measured, as the PMPI
+    counter finds them in the same run without it: contend's control traffic
+    (Allreduce, Barrier, Reduce, Gather on contend-control) is never paced."""
+    args = ["network", "--virtual-nodes", "1", "--canaries", "rr_lat", "--measurements", "2"]
+    args += ["--rr_lat.iters", "50", "--rr_lat.warmup", "5", "--seed", "3", "-q"]
+    args += ["--timeout", "10"]
+    counter = BUILD / "lib" / "libcontend_pmpi_counter.so"
+    cmd = [_mpirun(), "-n", "2", "-x", f"LD_PRELOAD={counter}"]
+    cmd += ["-x", f"CONTEND_PMPI_COUNT_DIR={tmp_path}", contend(), *args]
+    r = run_bounded(cmd + ["-o", tmp_path / "a.json"], timeout=120)
+    assert r.returncode == 0, r.stderr
+    measured = control = 0
+    for f in tmp_path.glob("rank*.txt"):
+        for line in f.read_text().splitlines():
+            comm, call, n = line.split("\t")
+            if comm == "contend-measured" and call not in ("Recv", "Irecv"):
+                measured += int(n)
+            elif comm == "contend-control":
+                control += int(n)
+    assert measured > 0 and control > 0
+    log = tmp_path / "t.csv"
+    opts = ["--throttle", "static:0.05", "--throttle-log", log, "--throttle-window-us", "100000"]
+    r = throttled(opts, [contend(), *args, "-o", tmp_path / "b.json"], timeout=120)
+    assert r.returncode == 0, r.stderr
+    _, rows = read_log(log)
+    paced = sum(int(x["sends"]) for x in rows)
+    assert paced == measured, (paced, measured, control)
+    assert sum(int(x["injected_delay_us"]) for x in rows) > 0
+
+
+def hand_sequence(rows, gain, ca, line, inc, thr=0.01, lo_frac=0.01):
+    """alpha and R per row, recomputed from the logged signals (eq. 14-15)."""
+    alpha, rate, out = 0.0, line, []
+    for x in rows:
+        if x["signal"] != "":
+            s = float(x["signal"])
+            alpha = (1 - gain) * alpha + gain * s
+            rate = rate * (1 - alpha / (2 + ca)) if s > thr else rate + inc
+            rate = min(max(rate, lo_frac * line), line)
+        out.append((alpha, rate))
+    return out
+
+
+@pytest.mark.parametrize("mode, ca", [("dcqcn", 0.0), ("netscope", 4.6)])
+def test_adaptive_cuts_under_stalls_and_recovers(tmp_path, mode, ca):
+    stall = tmp_path / "stall"
+    log = tmp_path / "log.csv"
+    opts = ["--throttle", mode, "--throttle-ca", str(ca), "--throttle-source", f"file:{stall}"]
+    opts += ["--throttle-window-us", "100000", "--throttle-line-gbps", "10"]
+    opts += ["--throttle-gain", "0.5", "--throttle-increase-gbps", "2", "--throttle-log", log]
+    opts += ["--throttle-seed", "7"]
+    # stalls half of the time from 0.3 s to 1.3 s, then none
+    with StallWriter(stall, 0.5, 0.3, 1.3, started=f"{log}.part0"):
+        r = throttled(opts, [sender(), "65536", "2.6", "send"])
+    assert r.returncode == 0, r.stderr
+    assert not warnings(r.stderr), r.stderr
+    text, rows = read_log(log)
+    assert "seed=7" in text.splitlines()[0]
+    for rank in ("0", "1"):
+        mine = [x for x in rows if x["rank"] == rank]
+        hand = hand_sequence(mine, 0.5, ca, 10.0, 2.0)
+        for x, (alpha, rate) in zip(mine, hand):
+            assert float(x["alpha"]) == pytest.approx(alpha, rel=1e-6, abs=1e-9), (x, alpha)
+            assert float(x["rate_gbps"]) == pytest.approx(rate, rel=1e-6), (x, rate)
+        signals = [float(x["signal"]) for x in mine if x["signal"] != ""]
+        assert max(signals) == pytest.approx(0.5, abs=0.1), signals
+        rates = [float(x["rate_gbps"]) for x in mine]
+        assert min(rates) < (6 if mode == "dcqcn" else 9), rates  # cut
+        assert rates[-1] == pytest.approx(10.0), rates  # recovered at +2 per window
+    # the sender was held back while the rate was below its own speed
+    assert sum(int(x["injected_delay_us"]) for x in rows if x["rank"] == "0") > 10000
+
+
+def test_netscope_cuts_less_than_dcqcn():
+    """Same signals, c_a 4.6 vs 0: eq. 15 divides the cut by 2 + c_a."""
+    rows = [{"signal": "0.5"}] * 5
+    d = hand_sequence(rows, 0.5, 0.0, 10.0, 2.0)
+    n = hand_sequence(rows, 0.5, 4.6, 10.0, 2.0)
+    assert n[-1][1] > d[-1][1] * 2
+
+
+def run_fault(tmp_path, env_extra, writer=None, seconds="1.2"):
+    """The sender with the library preloaded directly (environment set by
+    hand, as a batch script would)."""
+    lib = BUILD / "lib" / "libcontend-throttle.so"
+    env = mpi_env()
+    env.update({k: str(v) for k, v in env_extra.items()})
+    cmd = [_mpirun(), "-n", "2", "-x", f"LD_PRELOAD={lib}"]
+    for k in env_extra:
+        cmd += ["-x", k]
+    cmd += [sender(), "65536", seconds, "send"]
+    if writer:
+        with writer:
+            return run_bounded(cmd, timeout=60, env=env)
+    return run_bounded(cmd, timeout=60, env=env)
+
+
+ADAPTIVE = {
+    "CONTEND_THROTTLE": "dcqcn",
+    "CONTEND_THROTTLE_WINDOW_US": "100000",
+    "CONTEND_THROTTLE_LINE_GBPS": "10",
+    "CONTEND_THROTTLE_GAIN": "0.5",
+}
+
+
+def test_fault_source_removed_mid_run(tmp_path):
+    stall, log = tmp_path / "stall", tmp_path / "log.csv"
+    env = dict(ADAPTIVE, CONTEND_THROTTLE_SOURCE=f"file:{stall}", CONTEND_THROTTLE_LOG=log)
+    w = StallWriter(stall, 0.5, 0.0, 0.5, after=lambda p: p.unlink(), started=f"{log}.part0")
+    r = run_fault(tmp_path, env, w, seconds="1.5")
+    assert r.returncode == 0, r.stderr
+    assert len(warnings(r.stderr)) == 1 and "disappeared" in r.stderr, r.stderr
+    _, rows = read_log(log)
+    assert min(float(x["rate_gbps"]) for x in rows) < 10  # it throttled before
+    assert float(rows[-1]["rate_gbps"]) == 10  # and is off (line rate) after
+
+
+def test_fault_garbage_windows_are_ignored(tmp_path):
+    stall, log = tmp_path / "stall", tmp_path / "log.csv"
+    seq = ["abc\n", "nan\n", "5\n", "1\n"]  # not a number, NaN, then a decrease
+
+    def garbage(p):
+        for text in seq:
+            p.write_text(text)
+            time.sleep(0.15)
+
+    env = dict(ADAPTIVE, CONTEND_THROTTLE_SOURCE=f"file:{stall}", CONTEND_THROTTLE_LOG=log)
+    r = run_fault(tmp_path, env, StallWriter(stall, 0.0, 0.0, 0.3, garbage, f"{log}.part0"), "1.4")
+    assert r.returncode == 0, r.stderr
+    assert len(warnings(r.stderr)) == 1 and "garbage window" in r.stderr, r.stderr
+    _, rows = read_log(log)
+    assert all(float(x["rate_gbps"]) == 10 for x in rows)  # nothing cut on garbage
+    assert any(x["signal"] == "" for x in rows[3:])  # those windows had no signal
+
+
+@pytest.mark.parametrize(
+    "env, why",
+    [
+        ({"CONTEND_THROTTLE_WINDOW_US": "0"}, "CONTEND_THROTTLE_WINDOW_US"),
+        ({"CONTEND_THROTTLE": "fastest"}, "'fastest' is not valid"),
+        ({"CONTEND_THROTTLE_SOURCE": "file:/nonexistent/stall"}, "/nonexistent/stall"),
+        (
+            {"CONTEND_THROTTLE_SOURCE": "auto", "CONTEND_THROTTLE_SYSFS_ROOT": "/nonexistent"},
+            "no counter source",
+        ),
+    ],
+)
+def test_fault_bad_environment_turns_it_off(tmp_path, env, why):
+    full = {**ADAPTIVE, "CONTEND_THROTTLE_SOURCE": f"file:{tmp_path / 's'}", **env}
+    (tmp_path / "s").write_text("0\n")
+    r = run_fault(tmp_path, full)
+    assert r.returncode == 0, r.stderr
+    w = warnings(r.stderr)
+    assert len(w) == 1 and why in w[0] and "throttling off" in w[0], r.stderr
+    assert achieved(r.stdout) > 10  # not throttled
+
+
+def test_ib_source_from_a_sysfs_tree(tmp_path):
+    """auto finds ib:mlx5_0:1 in a fixture tree; its rate file gives the line
+    rate; port_xmit_wait growing at 1/4 of the window x 4 ns ticks cuts."""
+    port = tmp_path / "class" / "infiniband" / "mlx5_0" / "ports" / "1"
+    (port / "counters").mkdir(parents=True)
+    (port / "rate").write_text("25 Gb/sec (1X EDR)\n")
+    wait = port / "counters" / "port_xmit_wait"
+    log = tmp_path / "log.csv"
+    opts = ["--throttle", "dcqcn", "--throttle-sysfs-root", tmp_path, "--throttle-log", log]
+    opts += ["--throttle-window-us", "100000", "--throttle-gain", "0.5"]
+    # ticks of 4 ns: 0.25 of real time stalled = 0.0625e9 ticks per second
+    with StallWriter(wait, 0.25 / 4, 0.0, 10, started=f"{log}.part0"):
+        r = throttled(opts, [sender(), "65536", "0.8", "send"])
+    assert r.returncode == 0, r.stderr
+    assert "source auto" in r.stderr and "line 25 Gbit/s" in r.stderr, r.stderr
+    _, rows = read_log(log)
+    sig = [float(x["signal"]) for x in rows if x["signal"] != ""]
+    assert sig and all(abs(s - 0.25) < 0.08 for s in sig), sig
+    assert float(rows[-1]["rate_gbps"]) < 25
+
+
+@pytest.mark.parametrize(
+    "args, why",
+    [
+        (["--throttle", "fast", "--", "true"], "throttle mode 'fast'"),
+        (["--throttle", "netscope", "--throttle-ca", "-1", "--", "true"], "--throttle-ca '-1'"),
+        (["--throttle-bogus", "1", "--", "true"], "throttle-bogus"),
+        (["--throttle", "dcqcn"], "missing '-- CMD"),
+        (["--throttle", "dcqcn", "--"], "missing the program"),
+        (["--throttle-source", "ib:mlx5_0", "--", "true"], "throttle source 'ib:mlx5_0'"),
+        (["--throttle-window-us", "0", "--", "true"], "throttle-window"),
+    ],
+)
+def test_contend_throttle_bad_input(tmp_path, args, why):
+    marker = tmp_path / "ran"
+    args = [a if a != "true" else "touch" for a in args]
+    if "touch" in args:
+        args.append(marker)
+    r = run_bounded([contend(), "throttle", *args], timeout=20)
+    assert r.returncode == 2, r
+    assert why in r.stderr and r.stderr.count("error:") == 1, r.stderr
+    assert not marker.exists()
+
+
+def test_contend_throttle_sets_the_environment(tmp_path):
+    out = tmp_path / "env"
+    cmd = [contend(), "throttle", "--throttle", "static:25%", "--throttle-seed", "9", "--"]
+    cmd += ["sh", "-c", f"env > {out}"]
+    r = run_bounded(cmd, timeout=20)
+    assert r.returncode == 0, r.stderr
+    env = dict(x.split("=", 1) for x in out.read_text().splitlines() if "=" in x)
+    assert env["CONTEND_THROTTLE"] == "static:25%"
+    assert env["CONTEND_THROTTLE_SEED"] == "9"
+    assert env["LD_PRELOAD"].split(":")[0].endswith("lib/libcontend-throttle.so")
+    helptext = run_bounded([contend(), "help"], timeout=20).stdout
+    assert any(x.split()[:1] == ["throttle"] for x in helptext.splitlines()), helptext
