@@ -20,8 +20,9 @@ from .outfile import check_output, write_text
 
 EXIT_USAGE = 2
 JOBS_SCHEMA = "contend-jobs"  # results of `contend jobs`: contend.jobsresults
+MITIGATE_SCHEMA = "contend-mitigate"  # results of `contend mitigate`: contend.mitigatestats
 COMMANDS = ("report", "compare", "significance", "plot", "html", "sweep")
-PLOT_KINDS = ("hist", "congestors", "impact", "jobs")
+PLOT_KINDS = ("hist", "congestors", "impact", "jobs", "mitigate")
 
 
 class UsageError(ValueError):
@@ -84,6 +85,13 @@ def cmd_report(args) -> int:
         from .models.views import render_model
 
         _write(render_model(load_model_file(args.results), args.results, args.format), args.output)
+        return 0
+    if schema == MITIGATE_SCHEMA:  # contend mitigate
+        from .mitigatestats import load_mitigate
+        from .mitigateviews import render_mitigate
+
+        doc = load_mitigate(args.results)
+        _write(render_mitigate(doc, args.format, source=args.results), args.output)
         return 0
     if schema == JOBS_SCHEMA:  # contend jobs
         from .jobsreport import check_slowdowns, render_jobs_report
@@ -215,6 +223,16 @@ def cmd_plot(args) -> int:
     from .results import load_many
 
     plots.figure_format(args.output)  # a bad extension fails before any work
+    if args.kind == "mitigate":
+        from .mitigatestats import load_mitigate
+        from .mitigateviews import mitigate_figure
+
+        if len(args.results) != 1:
+            raise UsageError("plot mitigate takes one results file of `contend mitigate`")
+        fig = mitigate_figure(load_mitigate(args.results[0]))
+        out = plots.save_figure(fig, args.output, UsageError)
+        print(f"wrote {out}", file=sys.stderr)
+        return 0
     if args.kind == "jobs":
         fig = _plot_jobs(args)
         out = plots.save_figure(fig, args.output, UsageError)
@@ -254,15 +272,28 @@ def cmd_html(args) -> int:
 
     schemas = [sniff_schema(p) for p in args.results]
     kind = [
-        "model" if s in MODEL_SCHEMAS else ("jobs" if s == JOBS_SCHEMA else "results")
+        "model"
+        if s in MODEL_SCHEMAS
+        else {JOBS_SCHEMA: "jobs", MITIGATE_SCHEMA: "mitigate"}.get(s, "results")
         for s in schemas
     ]
     runs = load_many([p for p, k in zip(args.results, kind) if k == "results"])
     models = [(p, load_model_file(p)) for p, k in zip(args.results, kind) if k == "model"]
     jobs = [load_jobs(p) for p, k in zip(args.results, kind) if k == "jobs"]
+    mitigate = []
+    if "mitigate" in kind:
+        from .mitigatestats import load_mitigate
+
+        mitigate = [(p, load_mitigate(p)) for p, k in zip(args.results, kind) if k == "mitigate"]
     _write(
         render_html(
-            runs, args.title, args.published, log_y=not args.linear_y, models=models, jobs=jobs
+            runs,
+            args.title,
+            args.published,
+            log_y=not args.linear_y,
+            models=models,
+            jobs=jobs,
+            mitigate=mitigate,
         ),
         args.output,
     )
@@ -294,13 +325,14 @@ def _add_report(sub):
         "per job and per motif the mean run time per repetition isolated and "
         "concurrent with a Student-t interval (--level), the slowdown and Welch's p; "
         "for a model file of `contend model` (latency model or delay sensitivity), its "
-        "tables.  Times in the text tables in the unit their header names; CSV and JSON "
+        "tables; for results of `contend mitigate`, runtime and node-seconds increase per "
+        "throttle mode with Welch tests and the Netscope paper's numbers.  Times in the text tables in the unit their header names; CSV and JSON "
         "in seconds (keys ending _s).",
     )
     p.add_argument(
         "results",
-        help="results file (.json or .json.gz) of `contend network`, `load` or `jobs`, "
-        "or a model file of `contend model`",
+        help="results file (.json or .json.gz) of `contend network`, `load`, `jobs` or "
+        "`mitigate`, or a model file of `contend model`",
     )
     _add_format(p)
     p.add_argument(
@@ -385,7 +417,10 @@ def _add_plot(sub):
         "run (Figs 4-5); impact: CI bars across runs, log y (Fig 11); "
         "jobs: box plots of the per-repetition run times of each job (the slowest "
         "rank's, in s/ms/us as each panel's axis says), isolated and concurrent side "
-        "by side, from results of `contend jobs` (StressBench Figs 1-2).",
+        "by side, from results of `contend jobs` (StressBench Figs 1-2); "
+        "mitigate: p99 runtime increase per job and throttle mode, p99 node-seconds "
+        "increase, and the proxy's p99 vs. c_a error, from one results file of "
+        "`contend mitigate` (Netscope Figs 5-7).",
     )
     p.add_argument("kind", choices=PLOT_KINDS)
     p.add_argument("results", nargs="*", help="results files")

@@ -158,11 +158,13 @@ def render_html(
     log_y: bool = True,
     models=(),
     jobs=(),
+    mitigate=(),
 ) -> str:
     """The page as a string; ``models``: (path, document) of Netscope model files;
-    ``jobs``: loaded results of ``contend jobs`` (:mod:`contend.jobsresults`)."""
+    ``jobs``: loaded results of ``contend jobs`` (:mod:`contend.jobsresults`);
+    ``mitigate``: (path, document) of ``contend mitigate`` results."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    files = f"{len(runs) + len(jobs)} results file(s)" + (
+    files = f"{len(runs) + len(jobs) + len(mitigate)} results file(s)" + (
         f", {len(models)} model file(s)" if models else ""
     )
     body = [
@@ -211,6 +213,10 @@ def render_html(
         from .jobsreport import html_section as jobs_section
 
         body += [jobs_section(j) for j in jobs]
+    if mitigate:
+        from .mitigateviews import html_section as mitigate_section
+
+        body += [mitigate_section(doc, str(path)) for path, doc in mitigate]
     if models:
         from .models.views import html_section
 

@@ -1,0 +1,764 @@
+"""``contend mitigate MIX``: the Netscope comparison harness (seeds/netscope-ics21.md 6.2).
+
+Runs a job mix (a delay-sensitive proxy beside congestor jobs) with ``contend
+jobs --engine sim``: alone (``--mode isolated``: each job alone at the placement
+of the seed) for every placement seed, then ``--repeat`` times per throttle
+mode (``--mode concurrent --throttle MODE --throttle-ca ...``) with seeds
+seed0, seed0+1, ...: the same placements in every mode.  It reports per mode
+and job the runtime increase (runtime / isolated runtime) at p50/p90/p99 and
+its mean, the node-seconds increase of the mix, the paper's headline ratio
+and Welch's t-test of netscope against each mode (:mod:`contend.mitigatestats`),
+as a table on stdout and a ``contend-mitigate`` JSON file (``-o``).
+
+Runs go through :mod:`contend.trainruns` (binary lookup, process groups and
+timeouts, exit-status mapping, atomic output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import math
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+from .argtypes import positive_float, positive_int
+from .trainruns import (
+    EXIT_FAIL,
+    EXIT_USAGE,
+    RunError,
+    UsageError,
+    check_output,
+    contend_binary,
+    run_command,
+    write_json_atomic,
+)
+
+PROG = "contend mitigate"
+DEFAULT_MODES = "off,static:50%,dcqcn,netscope"
+DEFAULT_TOPOLOGY = "dragonfly:a=4,p=4,h=2"
+# Options the harness sets on every run itself: refused after --.
+OWN_OPTIONS = {
+    "--mode": "the harness runs --mode isolated, then --mode concurrent",
+    "--seed": "use --seed (the first placement seed)",
+    "-o": "the harness names each run's file (--keep-runs DIR keeps them)",
+    "--output": "the harness names each run's file (--keep-runs DIR keeps them)",
+    "--throttle": "use --modes",
+    "--throttle-ca": "use --ca / --model",
+    "--throttle-log": "one log file would be shared by every run",
+    "--engine": "use --engine",
+    "--dry-run": "the harness runs the mix",
+    "--topology": "use --topology",
+    "-D": "use -D before --",
+    "--define": "use -D before --",
+}
+
+
+# ------------------------------------------------------------------ input
+
+
+def parse_mode(text: str) -> str:
+    """A throttle mode as `contend jobs --throttle` takes it, checked here so
+    that a typo fails before any run."""
+    mode = text.strip()
+    if mode in ("off", "dcqcn", "netscope"):
+        return mode
+    if mode.startswith("static:"):
+        rate = mode[len("static:") :]
+        pct = rate.endswith("%")
+        try:
+            value = float(rate[:-1] if pct else rate)
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value > 0 and (not pct or value <= 100):
+            return mode
+        raise UsageError(
+            f"--modes: {mode!r}: static takes a rate in Gbit/s or a share of the line rate "
+            "in (0, 100]%, e.g. static:50% or static:25"
+        )
+    raise UsageError(
+        f"--modes: unknown mode {mode!r} (expected off, static:RATE[%], dcqcn, netscope)"
+    )
+
+
+def parse_modes(text: str) -> list:
+    modes = [parse_mode(m) for m in text.split(",") if m.strip()]
+    if not modes:
+        raise UsageError("--modes is empty (e.g. off,static:50%,dcqcn,netscope)")
+    dup = {m for m in modes if modes.count(m) > 1}
+    if dup:
+        raise UsageError(f"--modes: {', '.join(sorted(dup))} given twice")
+    return modes
+
+
+def parse_assignments(text_list, what: str) -> dict:
+    """'A=x,B=y' (option repeatable) -> {'A': 'x', 'B': 'y'}; a job named twice is an error."""
+    out = {}
+    for text in text_list or ():
+        for item in (t.strip() for t in text.split(",")):
+            if not item:
+                continue
+            job, sep, value = item.partition("=")
+            if not sep or not job or not value:
+                raise UsageError(f"{what}: {item!r}: write JOB=VALUE[,JOB=VALUE...]")
+            if job in out:
+                raise UsageError(f"{what}: job {job!r} given twice")
+            out[job] = value
+    return out
+
+
+def parse_ca(text_list) -> dict:
+    out = {}
+    for job, value in parse_assignments(text_list, "--ca").items():
+        try:
+            ca = float(value)
+        except ValueError:
+            ca = math.nan
+        if not (math.isfinite(ca) and ca >= 0):
+            raise UsageError(
+                f"--ca: {job}={value}: the delay sensitivity c_a is a dimensionless number >= 0"
+            )
+        out[job] = ca
+    return out
+
+
+def read_model_ca(job: str, path: str) -> float:
+    """c_a of ``job`` from a delay-sensitivity file of `contend model sensitivity`:
+    the application named ``job``, else the file's only application; its
+    dimensionless ``delay_sensitivity``, clipped at 0 as docs/netscope.md says."""
+    from .models.errors import ModelError
+    from .models.modelfile import SENSITIVITY_SCHEMA, load_model_file
+
+    try:
+        doc = load_model_file(path, expect=SENSITIVITY_SCHEMA)
+    except ModelError as exc:
+        raise UsageError(f"--model {job}={path}: {exc}") from None
+    apps = doc["applications"]
+    if job in apps:
+        app = apps[job]
+    elif len(apps) == 1:
+        app = next(iter(apps.values()))
+    else:
+        raise UsageError(
+            f"--model {job}={path}: the file has applications {', '.join(sorted(apps))}, "
+            f"none named {job!r}"
+        )
+    ds = app["delay_sensitivity"]
+    if ds is None or not math.isfinite(ds):
+        raise UsageError(
+            f"--model {job}={path}: no delay sensitivity in the file (its fit failed; "
+            "see `contend model show`): give --ca instead"
+        )
+    return max(0.0, float(ds))
+
+
+def parse_ca_errors(text: str | None) -> list:
+    if not text:
+        return []
+    out = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        try:
+            e = float(item.rstrip("%"))
+        except ValueError:
+            e = math.nan
+        if not math.isfinite(e) or e < -100:
+            raise UsageError(
+                f"--ca-error: {item!r}: errors are percentages >= -100 (c_a x (1 + e/100))"
+            )
+        if e in out:
+            raise UsageError(f"--ca-error: {item} given twice")
+        out.append(e)
+    return out
+
+
+def parse_defines(items) -> dict:
+    out = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"-D {item!r}: write NAME=VALUE")
+        out[name] = value
+    return out
+
+
+def check_extra(extra: list) -> list:
+    extra = [a for a in extra if a != "--"]
+    for arg in extra:
+        key = arg.split("=", 1)[0]
+        if key.startswith("-D") and key != "--define":
+            key = "-D"
+        if key in OWN_OPTIONS:
+            raise UsageError(f"{arg} after --: {OWN_OPTIONS[key]}")
+    return extra
+
+
+# ------------------------------------------------------------------- plan
+
+
+@dataclass
+class Condition:
+    label: str  # 'dcqcn', 'netscope', 'netscope c_a-50%'
+    throttle: str  # --throttle value
+    ca_error_percent: float | None
+    ca: dict  # job -> c_a passed with --throttle-ca
+
+    def throttle_ca(self) -> str:
+        return ",".join(f"{job}={ca:.10g}" for job, ca in self.ca.items())
+
+    def record(self, proxy: str) -> dict:
+        return {
+            "label": self.label,
+            "throttle": self.throttle,
+            "ca_error_percent": self.ca_error_percent,
+            "throttle_ca": self.throttle_ca(),
+            "proxy_c_a": self.ca.get(proxy, 0.0),
+        }
+
+
+@dataclass
+class Run:
+    kind: str  # isolated | concurrent
+    seed: int
+    condition: Condition | None
+    path: Path
+
+    @property
+    def label(self) -> str:
+        return "isolated" if self.condition is None else self.condition.label
+
+
+def slug(label: str) -> str:
+    text = label.replace("%", "pct").replace("+", "p").replace("-", "m")
+    return re.sub(r"[^A-Za-z0-9_.]+", "-", text).strip("-")
+
+
+def build_conditions(modes, ca: dict, jobs: list, proxy: str, errors: list) -> list:
+    base_ca = {job: ca.get(job, 0.0) for job in jobs}
+    out = [Condition(m, m, None, dict(base_ca)) for m in modes]
+    for e in errors:
+        if e == 0 and "netscope" in modes:
+            continue  # netscope's own runs are the 0 % point
+        scaled = dict(base_ca)
+        scaled[proxy] = base_ca[proxy] * (1 + e / 100)
+        from .mitigatestats import ca_error_label
+
+        out.append(Condition(ca_error_label(e), "netscope", e, scaled))
+    return out
+
+
+class Harness:
+    def __init__(self, args, log):
+        self.args, self.log = args, log
+        self.binary = contend_binary()
+        self.mix = Path(args.mix)
+        self.defines = parse_defines(args.define)
+        self.extra = check_extra(args.jobs_args)
+        self.common = [
+            "--engine",
+            "sim",
+            "--topology",
+            args.topology,
+            *[f"-D{k}={v}" for k, v in self.defines.items()],
+            *self.extra,
+        ]
+
+    # the jobs of the mix, from a dry run on the topology's node count
+    def mix_jobs(self) -> list:
+        out, _ = run_command(
+            [self.binary, "topology", "paths", "-q", "--topology", self.args.topology,
+             "--pairs", "0:1"],
+            120,
+        )  # fmt: skip
+        nodes = int(json.loads(out)["nodes"])
+        with tempfile.TemporaryDirectory(prefix="contend-mitigate-") as tmp:
+            dry = Path(tmp) / "dry.json"
+            run_command(
+                [self.binary, "jobs", self.mix, "--dry-run", "--nodes", nodes,
+                 *[f"-D{k}={v}" for k, v in self.defines.items()],
+                 "--seed", self.args.seed, "-q", "-o", dry],
+                120,
+            )  # fmt: skip
+            doc = json.loads(dry.read_text())
+        return [j["name"] for j in doc["jobs"]]
+
+    def command(self, run: Run) -> list:
+        cmd = [self.binary, "jobs", self.mix, *self.common, "--seed", run.seed, "-q"]
+        if run.condition is None:
+            cmd += ["--mode", "isolated"]
+        else:
+            cmd += ["--mode", "concurrent", "--throttle", run.condition.throttle]
+            if run.condition.ca:
+                cmd += ["--throttle-ca", run.condition.throttle_ca()]
+        return [str(c) for c in cmd] + ["-o", str(run.path)]
+
+
+def _reusable(path: Path, cmd: list) -> dict | None:
+    """A kept run file made by the same command (all but its -o path), else None."""
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    argv = doc.get("argv") if isinstance(doc, dict) else None
+    if not isinstance(argv, list) or doc.get("dry_run") or not doc.get("passes"):
+        return None
+    strip = ("-o", "--output")
+
+    def core(args):
+        out, skip = [], False
+        for a in args:
+            if skip:
+                skip = False
+                continue
+            if a in strip:
+                skip = True
+                continue
+            out.append(a)
+        return out
+
+    return doc if core(argv) == core(cmd[1:]) else None
+
+
+def _runtimes(doc: dict, kind: str, path: Path) -> dict:
+    out = {}
+    for job in doc["jobs"]:
+        res = (job.get("results") or {}).get(kind)
+        if not res or res.get("perform_end_s") is None or res.get("perform_start_s") is None:
+            raise RunError(f"{path}: job {job['name']} has no {kind} pass")
+        out[job["name"]] = float(res["perform_end_s"]) - float(res["perform_start_s"])
+    return out
+
+
+def _throttle_jobs(doc: dict) -> dict | None:
+    sim = (doc.get("environment") or {}).get("simulation") or {}
+    thr = sim.get("throttle")
+    if not isinstance(thr, dict):
+        return None
+    return {
+        j["job"]: {
+            "c_a": j.get("ca"),
+            "mean_rate_fraction": j.get("mean_rate_fraction"),
+            "windows": j.get("windows"),
+            "rate_cuts": j.get("rate_cuts"),
+            "injected_delay_s": j.get("injected_delay_s"),
+        }
+        for j in thr.get("jobs", [])
+    }
+
+
+def _fmt_time(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+    if seconds >= 60:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds} s"
+
+
+def execute(args, log) -> dict:
+    """Plans, checks, runs; returns the contend-mitigate document."""
+    if args.engine != "sim":
+        raise UsageError(
+            f"--engine {args.engine}: on real MPI and the emulated cluster one `contend jobs` "
+            "process runs every job under the same throttle settings (the PMPI library holds "
+            "one c_a per process); run each job under its own `contend throttle` as "
+            "docs/mitigate.md ('Real MPI and the emulated cluster') shows. `contend mitigate` "
+            "drives --engine sim only"
+        )
+    if not Path(args.mix).is_file():
+        raise UsageError(f"{args.mix}: no such job file")
+    if args.output:
+        check_output(Path(args.output))
+    modes = parse_modes(args.modes)
+    ca = parse_ca(args.ca)
+    models = parse_assignments(args.model, "--model")
+    errors = parse_ca_errors(args.ca_error)
+    both = sorted(set(ca) & set(models))
+    if both:
+        raise UsageError(f"c_a of {', '.join(both)} given by both --ca and --model: give one")
+    if args.keep_runs:
+        keep = Path(args.keep_runs)
+        if keep.exists() and not keep.is_dir():
+            raise UsageError(f"--keep-runs {keep}: exists and is not a directory")
+    h = Harness(args, log)
+    jobs = h.mix_jobs()
+    for job, path in models.items():
+        ca[job] = read_model_ca(job, path)
+    proxy = args.proxy or jobs[0]
+    unknown = sorted((set(ca) | {proxy}) - set(jobs))
+    if unknown:
+        raise UsageError(
+            f"job(s) {', '.join(unknown)} not in {args.mix} (its jobs: {', '.join(jobs)})"
+        )
+    if errors and ca.get(proxy, 0.0) == 0:
+        raise UsageError(
+            f"--ca-error scales the proxy's c_a, but {proxy} has c_a 0: give --ca {proxy}=C_A "
+            "or --model"
+        )
+    conds = build_conditions(modes, ca, jobs, proxy, errors)
+    seeds = [args.seed + i for i in range(args.repeat)]
+    iso_seeds = seeds[:1] if args.isolated_once else seeds
+
+    own_tmp = None
+    if args.keep_runs:
+        run_dir = Path(args.keep_runs)
+        run_dir.mkdir(parents=True, exist_ok=True)
+    else:
+        own_tmp = tempfile.mkdtemp(prefix="contend-mitigate-")
+        run_dir = Path(own_tmp)
+    try:
+        runs = []
+        for s in seeds:
+            if s in iso_seeds:
+                runs.append(Run("isolated", s, None, run_dir / f"isolated-seed{s}.json"))
+            for c in conds:
+                runs.append(Run("concurrent", s, c, run_dir / f"{slug(c.label)}-seed{s}.json"))
+        docs = _run_all(h, runs, args, log)
+        return _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_seeds)
+    finally:
+        if own_tmp:
+            shutil.rmtree(own_tmp, ignore_errors=True)
+
+
+def _run_all(h: Harness, runs: list, args, log) -> dict:
+    """Runs (or reuses) every run; returns {index: (doc, wall_s, reused)}."""
+    docs = {}
+    todo = []
+    per_label = {}
+    for i, run in enumerate(runs):
+        per_label.setdefault(run.label, []).append(i)
+        cmd = h.command(run)
+        doc = _reusable(run.path, cmd) if args.keep_runs else None
+        if doc is not None:
+            docs[i] = (doc, None, True)
+        else:
+            todo.append((i, run, cmd))
+    if docs and not args.quiet:
+        log(f"{PROG}: reusing {len(docs)} finished run(s) in {args.keep_runs}")
+    lock = threading.Lock()
+    started = time.monotonic()
+    done = [0]
+    stop = threading.Event()
+
+    def one(i, run, cmd):
+        if stop.is_set():
+            return
+        position = per_label[run.label].index(i) + 1
+        if not args.quiet:
+            with lock:
+                left = ""
+                if done[0]:
+                    rate = (time.monotonic() - started) / done[0]
+                    left = f", about {_fmt_time(rate * (len(todo) - done[0]))} left"
+                what = "isolated" if run.condition is None else f"mode {run.label}"
+                log(
+                    f"{PROG}: {what}: run {position}/{len(per_label[run.label])} "
+                    f"(seed {run.seed}){left}"
+                )
+        t0 = time.monotonic()
+        try:
+            run_command(cmd, args.timeout)
+            doc = json.loads(run.path.read_text())
+        except UsageError as exc:
+            stop.set()
+            raise UsageError(f"{run.label} run, seed {run.seed}: {exc}") from None
+        except (RunError, OSError, ValueError) as exc:
+            stop.set()
+            raise RunError(f"{run.label} run, seed {run.seed} failed: {exc}") from None
+        with lock:
+            docs[i] = (doc, time.monotonic() - t0, False)
+            done[0] += 1
+
+    with ThreadPoolExecutor(max_workers=args.parallel) as pool:
+        futures = [pool.submit(one, *item) for item in todo]
+        _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        for f in pending:
+            f.cancel()
+        for f in futures:
+            if f.done() and not f.cancelled() and f.exception() is not None:
+                stop.set()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise f.exception()
+    if not args.quiet:
+        log(
+            f"{PROG}: {len(todo)} run(s) in {_fmt_time(time.monotonic() - started)}"
+            + (f", {len(docs) - len(todo)} reused" if len(docs) > len(todo) else "")
+        )
+    return docs
+
+
+def _ref(path: Path, args) -> str | None:
+    if not args.keep_runs:
+        return None
+    base = Path(args.output).resolve().parent if args.output else Path.cwd()
+    from .models.modelfile import relative_to
+
+    return relative_to(path, base)
+
+
+def _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_seeds) -> dict:
+    from .mitigatestats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
+
+    first_iso = next(docs[i][0] for i, r in enumerate(runs) if r.condition is None)
+    job_info = [
+        {"name": j["name"], "nodes": len(j["nodes"]), "ranks": int(j["ranks"])}
+        for j in first_iso["jobs"]
+    ]
+    isolated, concurrent = [], []
+    for i, run in enumerate(runs):
+        doc, wall, reused = docs[i]
+        entry = {
+            "seed": run.seed,
+            "file": _ref(run.path, args),
+            "reused": reused,
+            "wall_s": wall if wall is not None else doc.get("wall_s"),
+        }
+        if run.condition is None:
+            entry["runtime_s"] = _runtimes(doc, "isolated", run.path)
+            entry["nodes"] = {j["name"]: j["nodes"] for j in doc["jobs"]}
+            isolated.append(entry)
+        else:
+            entry = {
+                "condition": run.condition.label,
+                "throttle": run.condition.throttle,
+                "throttle_ca": run.condition.throttle_ca(),
+                **entry,
+                "runtime_s": _runtimes(doc, "concurrent", run.path),
+                "throttle_summary": _throttle_jobs(doc),
+            }
+            concurrent.append(entry)
+    # placements equal across modes: the harness relies on it, so it checks it
+    place = {iso["seed"]: iso["nodes"] for iso in isolated}
+    for i, run in enumerate(runs):
+        if run.condition is not None and run.seed in place:
+            got = {j["name"]: j["nodes"] for j in docs[i][0]["jobs"]}
+            if got != place[run.seed]:
+                raise RunError(
+                    f"{run.label} run, seed {run.seed}: placement differs from the isolated "
+                    "run of the same seed (the ratio needs equal placements)"
+                )
+    idle = sorted(
+        {
+            r["condition"]
+            for r in concurrent
+            if r["throttle"] in ("dcqcn", "netscope")
+            and r["throttle_summary"]
+            and not any(j.get("windows") for j in r["throttle_summary"].values())
+        }
+    )
+    if idle:
+        h.log(
+            f"{PROG}: warning: the controller closed no window in some runs of "
+            f"{', '.join(idle)}: the runs are shorter than the throttle window (contend jobs' "
+            "default is 1 s; simulated runs last milliseconds: add -- --throttle-window-us 20)"
+        )
+    doc = {
+        "schema": SCHEMA_NAME,
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "contend", "version": __version__},
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "argv": ["mitigate", *args.argv],
+        "config": {
+            "mix_file": str(args.mix),
+            "engine": args.engine,
+            "topology": args.topology,
+            "defines": h.defines,
+            "jobs_args": h.extra,
+            "modes": [c.throttle for c in conds if c.ca_error_percent is None],
+            "conditions": [c.record(proxy) for c in conds],
+            "repeat": args.repeat,
+            "seed": args.seed,
+            "seeds": sorted({r.seed for r in runs if r.condition is not None}),
+            "isolated_once": bool(args.isolated_once),
+            "proxy": proxy,
+            "c_a": {j: ca.get(j, 0.0) for j in jobs},
+            "c_a_source": {
+                j: (f"model:{models[j]}" if j in models else "option" if j in ca else "default 0")
+                for j in jobs
+            },
+            "ca_error_percent": errors,
+            "parallel": args.parallel,
+            "timeout_s": args.timeout,
+            "binary": h.binary,
+        },
+        "jobs": job_info,
+        "isolated": isolated,
+        "runs": concurrent,
+    }
+    doc["summary"] = summary_block(doc)
+    return doc
+
+
+# ------------------------------------------------------------------ parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Netscope's comparison of rate control (seeds/netscope-ics21.md 6.2, Table 5,\n"
+            "Figures 5-7) on the simulated fabric: runs the job mix MIX alone, then --repeat\n"
+            "times per throttle mode with all its jobs at once, at the same random placements\n"
+            "in every mode (seeds --seed, --seed+1, ...), and reports per mode and job the\n"
+            "runtime increase (runtime / isolated runtime at the same placement) at p50, p90,\n"
+            "p99 and its mean, the node-seconds increase of the mix, the headline ratio\n"
+            "(p99 - 1) / (netscope's p99 - 1) and Welch's t-test of netscope vs. each mode.\n"
+            "Runtime = perform_end_s - perform_start_s of a job's pass (simulated clock).\n"
+            "Percentiles: numpy.percentile, linear interpolation (type 7)."
+        ),
+        epilog=(
+            "Isolated runs: by default one per placement seed (each job alone on the nodes\n"
+            "it gets in the concurrent runs of that seed), so that a run's increase compares\n"
+            "equal placements: with random placements the isolated runtime itself depends\n"
+            "on the nodes.  --isolated-once runs it for the first seed only (the paper's\n"
+            "way: one isolated runtime per application).\n\n"
+            "Arguments after -- go to every `contend jobs` run (simulator options such as\n"
+            "--throttle-window-us, --throttle-gain, --network, --routing); the harness\n"
+            "sets --mode, --seed, -o, --throttle and --throttle-ca itself.\n\n"
+            "Example (about a minute on 2 cores; docs/mitigate.md):\n"
+            "  contend mitigate examples/mitigate/small.job --topology dragonfly:a=2,p=3,h=2 \\\n"
+            "      --ca milc=6.67 --repeat 10 --parallel 2 -o mit.json -- --throttle-window-us 20\n"
+            "  contend report mit.json;  contend plot mitigate mit.json -o mit.png\n\n"
+            "Exit status: 0 done; 2 bad input (nothing run); 3 a run failed (no -o file)."
+        ),
+    )
+    p.add_argument("mix", help="job file of the mix (docs/jobfile.md): the proxy and congestors")
+    p.add_argument(
+        "--modes",
+        default=DEFAULT_MODES,
+        help="throttle modes to compare, comma-separated: off, static:RATE (Gbit/s, or N%% "
+        "of the line rate), dcqcn, netscope [default %(default)s]",
+    )
+    p.add_argument(
+        "--repeat",
+        type=positive_int,
+        default=20,
+        help="concurrent runs per mode, seeds --seed .. --seed+N-1 [count, default %(default)s]",
+    )
+    p.add_argument("--seed", type=int, default=1, help="first placement seed [default 1]")
+    p.add_argument(
+        "--isolated-once",
+        action="store_true",
+        help="one isolated run (first seed) for all runs, as the paper; default: one per seed",
+    )
+    p.add_argument(
+        "--ca",
+        action="append",
+        metavar="JOB=C_A,...",
+        help="delay sensitivity c_a (dimensionless, >= 0) per job; jobs not named get 0",
+    )
+    p.add_argument(
+        "--model",
+        action="append",
+        metavar="JOB=FILE,...",
+        help="take JOB's c_a from a delay-sensitivity file of `contend model sensitivity` "
+        "(its delay_sensitivity; the application named JOB, or the file's only one)",
+    )
+    p.add_argument(
+        "--proxy",
+        help="the delay-sensitive job (Welch test, --ca-error, headline) [default: first job]",
+    )
+    p.add_argument(
+        "--ca-error",
+        metavar="E,...",
+        help="also run netscope with the proxy's c_a x (1 + E/100) for each E (the paper's "
+        "Fig. 7: -100,-50,0,50,100) [percent]",
+    )
+    p.add_argument(
+        "--engine",
+        choices=("sim", "cluster", "mpi"),
+        default="sim",
+        help="sim only (cluster and mpi: by hand, see docs/mitigate.md) [default sim]",
+    )
+    p.add_argument(
+        "--topology",
+        default=DEFAULT_TOPOLOGY,
+        help="simulated fabric (contend jobs --help) [default %(default)s, 144 nodes]",
+    )
+    p.add_argument(
+        "-D",
+        dest="define",
+        action="append",
+        metavar="NAME=VALUE",
+        help="set a job-file variable (repeatable)",
+    )
+    p.add_argument(
+        "--parallel",
+        type=positive_int,
+        default=1,
+        help="simulations at once [count, default %(default)s]",
+    )
+    p.add_argument(
+        "--timeout",
+        type=lambda t: positive_float(t, "timeout"),
+        default=1800,
+        help="per run [s, default %(default)s]",
+    )
+    p.add_argument("-o", "--output", help="write the contend-mitigate JSON results here")
+    p.add_argument(
+        "--keep-runs",
+        metavar="DIR",
+        help="keep every run's contend-jobs JSON here; a rerun with the same DIR reuses the "
+        "finished runs made by the same command",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    return p
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `--ca-error -100,-50` would read as an option to argparse: glue it on
+    for i in range(len(argv) - 1):
+        if argv[i] == "--ca-error" and re.match(r"^-[0-9.]", argv[i + 1]):
+            argv[i : i + 2] = [f"--ca-error={argv[i + 1]}"]
+            break
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    parser = build_parser()
+    parser.error = lambda message: parser.exit(  # one line, exit 2
+        EXIT_USAGE, f"{PROG}: error: {message} (see {PROG} --help)\n"
+    )
+    own, extra = (
+        (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    )
+    args = parser.parse_args(own)
+    args.jobs_args = extra
+    args.argv = argv
+    try:
+        doc = execute(args, log)
+        if args.output:
+            write_json_atomic(Path(args.output), doc)
+        from .mitigateviews import render_mitigate
+
+        sys.stdout.write(render_mitigate(doc, "text", source=args.output) + "\n")
+        if args.output and not args.quiet:
+            log(f"{PROG}: wrote {args.output}")
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RunError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted (no output written)", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
