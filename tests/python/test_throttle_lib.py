@@ -115,7 +115,7 @@ def test_control_communicator_is_not_throttled():
     speed under a limit it would otherwise take 20x longer to meet."""
     r = throttled(["--throttle", "static:0.2"], [sender(), "65536", "0.5", "send", "control"])
     assert r.returncode == 0, r.stderr
-    assert achieved(r.stdout) > 4, r.stdout
+    assert achieved(r.stdout) > 2, r.stdout  # 10x the limit
     r = throttled(["--throttle", "static:0.2"], [sender(), "65536", "0.5", "send", "measured"])
     assert r.returncode == 0, r.stderr
     assert achieved(r.stdout) < 0.2 * 1.05, r.stdout
@@ -171,8 +171,8 @@ def test_adaptive_cuts_under_stalls_and_recovers(tmp_path, mode, ca):
     stall = tmp_path / "stall"
     log = tmp_path / "log.csv"
     opts = ["--throttle", mode, "--throttle-ca", str(ca), "--throttle-source", f"file:{stall}"]
-    opts += ["--throttle-window-us", "100000", "--throttle-line-gbps", "10"]
-    opts += ["--throttle-gain", "0.5", "--throttle-increase-gbps", "2", "--throttle-log", log]
+    opts += ["--throttle-window-us", "100000", "--throttle-line-gbps", "2"]
+    opts += ["--throttle-gain", "0.5", "--throttle-increase-gbps", "0.4", "--throttle-log", log]
     opts += ["--throttle-seed", "7"]
     # stalls half of the time from 0.3 s to 1.3 s, then none
     with StallWriter(stall, 0.5, 0.3, 1.3, started=f"{log}.part0"):
@@ -183,15 +183,15 @@ def test_adaptive_cuts_under_stalls_and_recovers(tmp_path, mode, ca):
     assert "seed=7" in text.splitlines()[0]
     for rank in ("0", "1"):
         mine = [x for x in rows if x["rank"] == rank]
-        hand = hand_sequence(mine, 0.5, ca, 10.0, 2.0)
+        hand = hand_sequence(mine, 0.5, ca, 2.0, 0.4)
         for x, (alpha, rate) in zip(mine, hand):
             assert float(x["alpha"]) == pytest.approx(alpha, rel=1e-6, abs=1e-9), (x, alpha)
             assert float(x["rate_gbps"]) == pytest.approx(rate, rel=1e-6), (x, rate)
         signals = [float(x["signal"]) for x in mine if x["signal"] != ""]
         assert max(signals) == pytest.approx(0.5, abs=0.1), signals
         rates = [float(x["rate_gbps"]) for x in mine]
-        assert min(rates) < (6 if mode == "dcqcn" else 9), rates  # cut
-        assert rates[-1] == pytest.approx(10.0), rates  # recovered at +2 per window
+        assert min(rates) < (0.5 if mode == "dcqcn" else 1.5), rates  # cut
+        assert rates[-1] == pytest.approx(2.0), rates  # recovered at +0.4 per window
     # the sender was held back while the rate was below its own speed
     assert sum(int(x["injected_delay_us"]) for x in rows if x["rank"] == "0") > 10000
 
@@ -258,11 +258,16 @@ def test_fault_garbage_windows_are_ignored(tmp_path):
     assert any(x["signal"] == "" for x in rows[3:])  # those windows had no signal
 
 
+STATIC_SLOW = {"CONTEND_THROTTLE": "static:0.05", "CONTEND_THROTTLE_WINDOW_US": "100000"}
+
+
 @pytest.mark.parametrize(
     "env, why",
     [
-        ({"CONTEND_THROTTLE_WINDOW_US": "0"}, "CONTEND_THROTTLE_WINDOW_US"),
-        ({"CONTEND_THROTTLE": "fastest"}, "'fastest' is not valid"),
+        # a static limit that would hold the sender to 0.05 Gbit/s, switched off
+        (dict(STATIC_SLOW, CONTEND_THROTTLE_WINDOW_US="0"), "CONTEND_THROTTLE_WINDOW_US"),
+        (dict(STATIC_SLOW, CONTEND_THROTTLE="fastest"), "'fastest' is not valid"),
+        # dcqcn without its source: no control window ever runs (empty log)
         ({"CONTEND_THROTTLE_SOURCE": "file:/nonexistent/stall"}, "/nonexistent/stall"),
         (
             {"CONTEND_THROTTLE_SOURCE": "auto", "CONTEND_THROTTLE_SYSFS_ROOT": "/nonexistent"},
@@ -271,13 +276,17 @@ def test_fault_garbage_windows_are_ignored(tmp_path):
     ],
 )
 def test_fault_bad_environment_turns_it_off(tmp_path, env, why):
-    full = {**ADAPTIVE, "CONTEND_THROTTLE_SOURCE": f"file:{tmp_path / 's'}", **env}
-    (tmp_path / "s").write_text("0\n")
+    log = tmp_path / "log.csv"
+    full = {**ADAPTIVE, "CONTEND_THROTTLE_LOG": log, **env}
     r = run_fault(tmp_path, full)
     assert r.returncode == 0, r.stderr
     w = warnings(r.stderr)
     assert len(w) == 1 and why in w[0] and "throttling off" in w[0], r.stderr
-    assert achieved(r.stdout) > 10  # not throttled
+    if env.get("CONTEND_THROTTLE_SOURCE"):
+        text = log.read_text()
+        assert text.splitlines()[1].startswith("time_s,") and len(text.splitlines()) == 2, text
+    else:
+        assert achieved(r.stdout) > 0.5  # 10x the limit it would have had
 
 
 def test_ib_source_from_a_sysfs_tree(tmp_path):
