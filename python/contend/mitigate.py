@@ -261,6 +261,11 @@ class Harness:
     def __init__(self, args, log):
         self.args, self.log = args, log
         self.binary = contend_binary()
+        if not shutil.which(self.binary):
+            raise UsageError(
+                f"cannot run the contend binary {self.binary!r}: put build/bin on PATH or set "
+                "CONTEND_BIN (the harness runs `contend jobs`)"
+            )
         self.mix = Path(args.mix)
         self.defines = parse_defines(args.define)
         self.extra = check_extra(args.jobs_args)
@@ -483,7 +488,13 @@ def _run_all(h: Harness, runs: list, args, log) -> dict:
 
     with ThreadPoolExecutor(max_workers=args.parallel) as pool:
         futures = [pool.submit(one, *item) for item in todo]
-        _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        try:
+            _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        except BaseException:  # Ctrl-C: no new run starts; running ones end by themselves
+            stop.set()
+            for f in futures:
+                f.cancel()
+            raise
         for f in pending:
             f.cancel()
         for f in futures:
@@ -628,7 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Arguments after -- go to every `contend jobs` run (simulator options such as\n"
             "--throttle-window-us, --throttle-gain, --network, --routing); the harness\n"
             "sets --mode, --seed, -o, --throttle and --throttle-ca itself.\n\n"
-            "Example (about a minute on 2 cores; docs/mitigate.md):\n"
+            "Example (about 10 s on 2 cores; docs/mitigate.md):\n"
             "  contend mitigate examples/mitigate/small.job --topology dragonfly:a=2,p=3,h=2 \\\n"
             "      --ca milc=6.67 --repeat 10 --parallel 2 -o mit.json -- --throttle-window-us 20\n"
             "  contend report mit.json;  contend plot mitigate mit.json -o mit.png\n\n"

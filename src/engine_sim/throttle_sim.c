@@ -15,7 +15,7 @@
 
 typedef struct node_ctl {
   ct_state s;
-  ct_config c; /* the run's, with this node's c_a */
+  ct_config c;      /* the run's, with this node's c_a */
   sim_time stall0;  /* NIC stall at the start of the window */
   double occ0;      /* NIC buffer occupancy integral at the start of the window */
   int job;          /* index in jobs[], -1: none; -2: not bound (no rank here) */
@@ -215,8 +215,7 @@ int sim_throttle_close(sim_throttle *t, char *err, size_t errlen) {
     const int bad = ferror(t->log) | fclose(t->log);
     if (t->log_path && (bad || rename(t->log_tmp, t->log_path))) {
       if (err)
-        snprintf(err, errlen, "--throttle-log %s: cannot write: %s", t->log_path,
-                 strerror(errno));
+        snprintf(err, errlen, "--throttle-log %s: cannot write: %s", t->log_path, strerror(errno));
       remove(t->log_tmp);
       rc = -1;
     }

@@ -35,8 +35,7 @@ static int parse_rate(const char *t, double *gbps, double *fraction) {
   } else if (!*end || !strcasecmp(end, "gbps") || !strcasecmp(end, "gbit/s") ||
              !strcasecmp(end, "gbit")) {
     *gbps = v;
-  } else if (!strcasecmp(end, "mbps") || !strcasecmp(end, "mbit/s") ||
-             !strcasecmp(end, "mbit")) {
+  } else if (!strcasecmp(end, "mbps") || !strcasecmp(end, "mbit/s") || !strcasecmp(end, "mbit")) {
     *gbps = v / 1000;
   } else {
     return -1;

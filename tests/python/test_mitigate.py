@@ -350,3 +350,10 @@ def test_model_file_gives_ca(monkeypatch):
     one = {"applications": {"milc_like": {"delay_sensitivity": 2.0}}}
     monkeypatch.setattr(modelfile, "load_model_file", lambda path, expect=None: one)
     assert read_model_ca("proxy", "f.json") == 2.0  # the file's only application
+
+
+def test_missing_binary_exits_2(contend_bin, harness, tmp_path):
+    env = dict(os.environ, CONTEND_BIN=str(tmp_path / "no-such-contend"))
+    r = mitigate(contend_bin, harness["mix"], "-o", tmp_path / "x.json", env=env, timeout=60)
+    assert r.returncode == 2 and "cannot run the contend binary" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -95,7 +95,8 @@ static void test_static_off(void) {
   CHECK(ct_mode_parse("static:40%", &c, err, sizeof err) == 0 && c.static_fraction == 0.4);
   ct_init(&s, &c, 1, 0);
   CHECK(near(s.rate_gbps, 40, 1e-12));
-  CHECK(ct_mode_parse("static:2500Mbps", &c, err, sizeof err) == 0 && near(c.static_gbps, 2.5, 1e-12));
+  CHECK(ct_mode_parse("static:2500Mbps", &c, err, sizeof err) == 0 &&
+        near(c.static_gbps, 2.5, 1e-12));
   CHECK(ct_mode_parse("static:0", &c, err, sizeof err) == -1 && strstr(err, "static"));
   CHECK(ct_mode_parse("static:120%", &c, err, sizeof err) == -1);
   CHECK(ct_mode_parse("static:fast", &c, err, sizeof err) == -1);
