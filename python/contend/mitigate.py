@@ -641,7 +641,8 @@ def build_parser() -> argparse.ArgumentParser:
             "sets --mode, --seed, -o, --throttle and --throttle-ca itself.\n\n"
             "Example (about 10 s on 2 cores; docs/mitigate.md):\n"
             "  contend mitigate examples/mitigate/small.job --topology dragonfly:a=2,p=3,h=2 \\\n"
-            "      --ca milc=6.67 --repeat 10 --parallel 2 -o mit.json -- --throttle-window-us 20\n"
+            "      --ca milc=6.67 --repeat 10 --parallel 2 -o mit.json \\\n"
+            "      -- --throttle-window-us 20 --throttle-signal occupancy\n"
             "  contend report mit.json;  contend plot mitigate mit.json -o mit.png\n\n"
             "Exit status: 0 done; 2 bad input (nothing run); 3 a run failed (no -o file)."
         ),
