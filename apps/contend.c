@@ -30,6 +30,7 @@ static const struct {
     {"pingpong-train", "RTTs under congestion, counters sampled (latency model data)"},
     {"sensitivity-train", "an application's runs under congestion (sensitivity data)"},
     {"model", "Netscope models: fit-latency, sensitivity, show"},
+    {"mitigate", "rate control compared (off, static, dcqcn, netscope) on job mixes"},
 };
 
 /* Where contend-NAME would run from: next to this binary, else PATH.

@@ -176,7 +176,7 @@ void sim_throttle_json(const sim_throttle *t, contend_json *j) {
   contend_json_str(j, "signal", t->occupancy ? "occupancy" : "stall");
   contend_json_arr_begin(j, "jobs");
   for (int k = -1; k < t->njobs; k++) {
-    double sum = 0, ca = 0;
+    double sum = 0, ca = 0, fraction = 1;
     uint64_t win = 0, cuts = 0;
     double delay = 0;
     int nodes = 0;
@@ -190,6 +190,7 @@ void sim_throttle_json(const sim_throttle *t, contend_json *j) {
       cuts += x->s.cuts;
       delay += x->delay_s;
       ca = x->c.ca;
+      fraction = ct_fraction(&x->s, &x->c);
     }
     if (!nodes)
       continue;
@@ -197,7 +198,8 @@ void sim_throttle_json(const sim_throttle *t, contend_json *j) {
     contend_json_str(j, "job", k >= 0 ? t->jobs[k] : "");
     contend_json_int(j, "nodes", nodes);
     contend_json_double(j, "ca", t->cfg.mode == CT_NETSCOPE ? ca : 0);
-    contend_json_double(j, "mean_rate_fraction", win ? sum / (double)win : 1.0);
+    /* static and off close no window: their rate is constant */
+    contend_json_double(j, "mean_rate_fraction", win ? sum / (double)win : fraction);
     contend_json_uint(j, "windows", win);
     contend_json_uint(j, "rate_cuts", cuts);
     contend_json_double(j, "injected_delay_s", delay);
