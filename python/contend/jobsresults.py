@@ -18,20 +18,18 @@ Problems raise :class:`contend.results.ResultsError` naming the file and field.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
-from .jsonfinite import check_finite, key_path
+from .jsonfinite import check_finite
 from .results import (
     ResultsError,
     RunFacts,
     _read_text,
+    check_schema,
     default_label,
-    find_schema_dir,
     parse_document,
 )
 
@@ -68,15 +66,6 @@ SUMMARY_COLUMNS = [
 REPEAT_COLUMNS = ["entry", "pass", "repeat", "time_s"]
 
 
-@lru_cache(maxsize=1)
-def _validator():
-    import jsonschema
-
-    with open(find_schema_dir() / SCHEMA_FILE, encoding="utf-8") as fh:
-        schema = json.load(fh)
-    return jsonschema.validators.validator_for(schema)(schema)
-
-
 def validate_jobs_document(doc, source: str) -> None:
     """Raise ResultsError unless ``doc`` is the results of a real `contend jobs` run."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
@@ -90,15 +79,7 @@ def validate_jobs_document(doc, source: str) -> None:
             "Python package to read newer files"
         )
     check_finite(doc, source, ResultsError)
-    errors = sorted(_validator().iter_errors(doc), key=lambda e: (len(e.path), list(e.path)))
-    if errors:
-        import jsonschema
-
-        err = jsonschema.exceptions.best_match(errors)
-        raise ResultsError(
-            f"{source}: invalid field {key_path(err.absolute_path)}: {err.message} "
-            f"(valid input: {VALID_HINT}; see schemas/{SCHEMA_FILE})"
-        )
+    check_schema(doc, source, SCHEMA_FILE, VALID_HINT)
     if doc["dry_run"] or not doc["passes"]:
         raise ResultsError(
             f"{source}: a dry run (`contend jobs --dry-run`) holds traffic, no timings; "

@@ -24,15 +24,13 @@ from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .analysis.welch import significance_marker, welch_t_test
-from .jsonfinite import key_path
-from .results import ResultsError, _read_text, find_schema_dir
+from .results import ResultsError, _read_text, check_schema
 
 SCHEMA_NAME = "contend-mitigate"
 SCHEMA_FILE = "contend-mitigate.schema.json"
@@ -68,15 +66,6 @@ PAPER_VOLTRINO_P99 = pd.DataFrame(
 )
 
 
-@lru_cache(maxsize=1)
-def _validator():
-    import jsonschema
-
-    with open(find_schema_dir() / SCHEMA_FILE, encoding="utf-8") as fh:
-        schema = json.load(fh)
-    return jsonschema.validators.validator_for(schema)(schema)
-
-
 def validate_document(doc, source: str) -> None:
     """ResultsError naming the first bad field unless ``doc`` is a mitigate file."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
@@ -87,15 +76,7 @@ def validate_document(doc, source: str) -> None:
         raise ResultsError(
             f"{source}: field 'schema_version' is {version!r}; this reader supports 1.x"
         )
-    errors = sorted(_validator().iter_errors(doc), key=lambda e: (len(e.path), list(e.path)))
-    if errors:
-        import jsonschema
-
-        err = jsonschema.exceptions.best_match(errors)
-        raise ResultsError(
-            f"{source}: invalid field {key_path(err.absolute_path)}: {err.message} "
-            f"(valid input: {VALID_HINT}; see schemas/{SCHEMA_FILE})"
-        )
+    check_schema(doc, source, SCHEMA_FILE, VALID_HINT)
 
 
 def load_mitigate(path) -> dict:

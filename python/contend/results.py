@@ -20,7 +20,7 @@ import gzip
 import json
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -101,13 +101,31 @@ def results_schema() -> dict:
         return json.load(fh)
 
 
-@lru_cache(maxsize=1)
-def _validator():
+@cache
+def _schema_validator(schema_file: str):
     import jsonschema
 
-    schema = results_schema()
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    with open(find_schema_dir() / schema_file, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def check_schema(doc: Any, source: str, schema_file: str, valid_hint: str) -> None:
+    """ResultsError naming the first field of ``doc`` that breaks schemas/``schema_file``
+    (the best match of jsonschema's errors), with what valid input is."""
+    errors = sorted(
+        _schema_validator(schema_file).iter_errors(doc),
+        key=lambda e: (len(e.path), list(e.path)),
+    )
+    if errors:
+        import jsonschema
+
+        err = jsonschema.exceptions.best_match(errors)
+        raise ResultsError(
+            f"{source}: invalid field {key_path(err.absolute_path)}: "
+            f"{err.message} (valid input: {valid_hint}; see "
+            f"schemas/{schema_file})"
+        )
 
 
 def _read_text(path: Path) -> str:
@@ -222,16 +240,7 @@ def _check_samples(doc: dict, source: str) -> None:
 def validate_document(doc: Any, source: str = "<string>") -> None:
     """Raise ResultsError unless ``doc`` is a valid results document."""
     _check_header(doc, source)
-    errors = sorted(_validator().iter_errors(doc), key=lambda e: (len(e.path), list(e.path)))
-    if errors:
-        import jsonschema
-
-        err = jsonschema.exceptions.best_match(errors)
-        raise ResultsError(
-            f"{source}: invalid field {key_path(err.absolute_path)}: "
-            f"{err.message} (valid input: {VALID_HINT}; see "
-            f"schemas/{SCHEMA_FILE})"
-        )
+    check_schema(doc, source, SCHEMA_FILE, VALID_HINT)
     _check_samples(doc, source)
 
 
