@@ -2,6 +2,7 @@
  * real MPI calls on the context's measured communicator, the same steps
  * counted into a traffic accumulator, and the context's life cycle. */
 #include "engine_mpi.h"
+#include <dlfcn.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -639,9 +640,24 @@ const contend_engine_ops contend_mpi_ops = {
     .colls_compute = 1,
 };
 
+/* The throttle library (libcontend-throttle.so, when preloaded) takes the
+ * delay sensitivity of the job a rank runs (CONTEND_THROTTLE_CA=JOB=C_A,...):
+ * contend jobs tells it the job through this optional symbol. */
+static void throttle_hint(const char *job) {
+  static const char *told;
+  if (!job || job == told)
+    return;
+  told = job;
+  int (*bind)(const char *) =
+      (int (*)(const char *))dlsym(RTLD_DEFAULT, "contend_throttle_bind_job");
+  if (bind)
+    bind(job);
+}
+
 int contend_mpi_ctx_open(contend_ctx *c, const contend_motif *mo, const contend_params *p,
                          MPI_Comm data, MPI_Comm ctl, int my_node, uint64_t seed,
                          const contend_ctx *job) {
+  throttle_hint(job ? job->job_name : NULL);
   mpi_impl *m = calloc(1, sizeof *m);
   int rank = 0, size = 0;
   if (!m)

@@ -76,6 +76,8 @@ static struct {
   ct_state pace;              /* senders' (under `lock`): next_s, random stream */
   ct_state ctl;               /* sampler thread's: alpha, rate */
   _Atomic uint64_t rate_bits; /* R as a double, sampler -> senders */
+  _Atomic uint64_t ca_bits;   /* c_a as a double, contend_throttle_bind_job -> sampler */
+  char *ca_spec;              /* CONTEND_THROTTLE_CA (heap) */
   _Atomic uint64_t sends;     /* paced or counted sends */
   _Atomic uint64_t delay_us;  /* injected delay */
   atomic_flag lock;           /* pacing state */
@@ -329,6 +331,7 @@ static void *sampler(void *arg) {
       float f;
       memcpy(&f, &fb, sizeof f);
       signal = f;
+      g.cfg.ca = bits_to_double(atomic_load(&g.ca_bits)); /* the job's, once bound */
       if (ct_window(&g.ctl, &g.cfg, signal) == 0)
         set_rate(g.ctl.rate_gbps);
       else
@@ -384,6 +387,8 @@ static void throttle_init(void) {
   /* collective from here on, over MPI_COMM_WORLD */
   g.active = 1;
   g.cfg = cfg;
+  atomic_store(&g.ca_bits, double_to_bits(ca));
+  g.ca_spec = strdup(contend_param_str(&p, "throttle_ca"));
   gethostname(g.host, sizeof g.host - 1);
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.world);
   PMPI_Comm_split_type(g.world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &g.node);
@@ -556,8 +561,31 @@ static void throttle_finalize(void) {
     free(g.log_path);
     g.log_path = NULL;
   }
+  free(g.ca_spec);
+  g.ca_spec = NULL;
   PMPI_Comm_free(&g.node);
   PMPI_Comm_free(&g.world);
+}
+
+/* Called by contend's MPI engine (found with dlsym, so only when this
+ * library is loaded) when the calling process starts running a rank of
+ * `job` under `contend jobs`: the process takes that job's c_a from
+ * CONTEND_THROTTLE_CA (JOB=C_A,...; jobs not named: 0), from the next
+ * window on.  A single number in CONTEND_THROTTLE_CA, or
+ * CONTEND_THROTTLE_JOB given, keeps what init chose.  Any thread; returns
+ * 0, or -1 when the throttle is not running. */
+__attribute__((visibility("default"))) int contend_throttle_bind_job(const char *job) {
+  if (!g.active || !job || !g.ca_spec || !strchr(g.ca_spec, '='))
+    return -1;
+  const char *fixed = getenv("CONTEND_THROTTLE_JOB");
+  if (fixed && *fixed)
+    return 0;
+  double ca = 0;
+  char err[256];
+  if (ct_ca_for(g.ca_spec, job, &ca, err, sizeof err))
+    return -1;
+  atomic_store(&g.ca_bits, double_to_bits(ca));
+  return 0;
 }
 
 int MPI_Init(int *argc, char ***argv) {

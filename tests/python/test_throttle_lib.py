@@ -200,12 +200,36 @@ def test_adaptive_cuts_under_stalls_and_recovers(tmp_path, mode, ca):
     assert sum(int(x["injected_delay_us"]) for x in rows if x["rank"] == "0") > 10000
 
 
-def test_netscope_cuts_less_than_dcqcn():
-    """Same signals, c_a 4.6 vs 0: eq. 15 divides the cut by 2 + c_a."""
-    rows = [{"signal": "0.5"}] * 5
-    d = hand_sequence(rows, 0.5, 0.0, 10.0, 2.0)
-    n = hand_sequence(rows, 0.5, 4.6, 10.0, 2.0)
-    assert n[-1][1] > d[-1][1] * 2
+def test_each_job_of_contend_jobs_takes_its_c_a(tmp_path):
+    """One `contend jobs` process per rank runs two jobs (one rank each):
+    contend's MPI engine tells the library which job the rank runs, and
+    CONTEND_THROTTLE_CA=JOB=C_A gives each its own c_a: under the same node
+    signal rank 0 (c_a 0) follows eq. 15 with c_a 0 and is cut more than
+    rank 1 (c_a 50)."""
+    job = tmp_path / "two.job"
+    job.write_text(
+        "[JOB_NAME] blunt\n[NID_LIST] 0\n[MOTIF] compute iters=1 mean=2.2\n"
+        "[JOB_NAME] sensitive\n[NID_LIST] 1\n[MOTIF] compute iters=1 mean=2.2\n"
+    )
+    stall, log = tmp_path / "stall", tmp_path / "log.csv"
+    opts = ["--throttle", "netscope", "--throttle-ca", "blunt=0,sensitive=50"]
+    opts += ["--throttle-source", f"file:{stall}", "--throttle-window-us", "100000"]
+    opts += ["--throttle-line-gbps", "2", "--throttle-gain", "0.5"]
+    opts += ["--throttle-increase-gbps", "0.4", "--throttle-log", log]
+    prog = [contend(), "jobs", job, "--virtual-nodes", "1", "-q", "-o", tmp_path / "j.json"]
+    # stalls half of the time from 0.6 s on (after the jobs are set up)
+    with StallWriter(stall, 0.5, 0.6, 3.0, started=f"{log}.part0"):
+        r = throttled(opts, prog, timeout=90)
+    assert r.returncode == 0, r.stderr
+    _, rows = read_log(log)
+    final = {}
+    for rank, ca in (("0", 0.0), ("1", 50.0)):
+        mine = [x for x in rows if x["rank"] == rank]
+        assert sum(x["signal"] != "" and float(x["signal"]) > 0.3 for x in mine) >= 5
+        for x, (alpha, rate) in zip(mine, hand_sequence(mine, 0.5, ca, 2.0, 0.4)):
+            assert float(x["rate_gbps"]) == pytest.approx(rate, rel=1e-6), (rank, x, rate)
+        final[rank] = min(float(x["rate_gbps"]) for x in mine)
+    assert final["0"] < 0.5 * final["1"], final
 
 
 def run_fault(tmp_path, env_extra, writer=None, seconds="1.2"):
