@@ -21,6 +21,7 @@ import datetime as _dt
 import json
 import math
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -38,6 +39,7 @@ from .trainruns import (
     RunError,
     UsageError,
     check_output,
+    cluster_description,
     contend_binary,
     run_command,
     write_json_atomic,
@@ -268,24 +270,47 @@ class Harness:
             )
         self.mix = Path(args.mix)
         self.defines = parse_defines(args.define)
-        self.extra = check_extra(args.jobs_args)
-        self.common = [
-            "--engine",
-            "sim",
-            "--topology",
-            args.topology,
-            *[f"-D{k}={v}" for k, v in self.defines.items()],
-            *self.extra,
-        ]
+        self.extra = extra = check_extra(args.jobs_args)
+        defines = [f"-D{k}={v}" for k, v in self.defines.items()]
+        if args.engine == "sim":
+            self.common = ["--engine", "sim", "--topology", args.topology, *defines, *extra]
+            self.wrap, self.throttle_extra = [], []
+        else:
+            # real MPI: the throttle is the PMPI library around `contend jobs`
+            # (contend throttle OPTIONS -- contend jobs ...), which takes each
+            # rank's c_a from its job; --throttle* options go to it
+            self.throttle_extra, rest, i = [], [], 0
+            while i < len(extra):
+                a = extra[i]
+                if a.startswith("--throttle"):  # every throttle option takes a value
+                    take = 1 if "=" in a else 2
+                    self.throttle_extra += extra[i : i + take]
+                    i += take
+                else:
+                    rest.append(a)
+                    i += 1
+            self.common = [*defines, *rest]
+            if args.engine == "cluster":
+                self.wrap = shlex.split(args.launcher) or [self.binary, "cluster", "run", "--"]
+            else:
+                self.wrap = shlex.split(args.launcher)
 
-    # the jobs of the mix, from a dry run on the topology's node count
-    def mix_jobs(self) -> list:
+    def nodes(self) -> int:
+        """Nodes the runs get: the topology's, the cluster's, or --nodes."""
+        if self.args.engine == "cluster":
+            return len(cluster_description()["nodes"])
+        if self.args.engine == "mpi":
+            return self.args.nodes
         out, _ = run_command(
             [self.binary, "topology", "paths", "-q", "--topology", self.args.topology,
              "--pairs", "0:1"],
             120,
         )  # fmt: skip
-        nodes = int(json.loads(out)["nodes"])
+        return int(json.loads(out)["nodes"])
+
+    # the jobs of the mix, from a dry run on the topology's node count
+    def mix_jobs(self) -> list:
+        nodes = self.nodes()
         with tempfile.TemporaryDirectory(prefix="contend-mitigate-") as tmp:
             dry = Path(tmp) / "dry.json"
             run_command(
@@ -298,14 +323,26 @@ class Harness:
         return [j["name"] for j in doc["jobs"]]
 
     def command(self, run: Run) -> list:
+        """The run's command line; its `contend jobs` part starts at
+        jobs_start(cmd)."""
         cmd = [self.binary, "jobs", self.mix, *self.common, "--seed", run.seed, "-q"]
+        throttle = []
         if run.condition is None:
             cmd += ["--mode", "isolated"]
         else:
-            cmd += ["--mode", "concurrent", "--throttle", run.condition.throttle]
+            cmd += ["--mode", "concurrent"]
+            throttle = ["--throttle", run.condition.throttle]
             if run.condition.ca:
-                cmd += ["--throttle-ca", run.condition.throttle_ca()]
-        return [str(c) for c in cmd] + ["-o", str(run.path)]
+                throttle += ["--throttle-ca", run.condition.throttle_ca()]
+        if self.args.engine == "sim":
+            cmd += throttle
+        elif throttle:
+            cmd = [self.binary, "throttle", *throttle, *self.throttle_extra, "--", *cmd]
+        return [str(c) for c in [*self.wrap, *cmd]] + ["-o", str(run.path)]
+
+    def jobs_start(self, cmd: list) -> int:
+        """Index of the `contend` of `contend jobs` in a command() line."""
+        return max(i for i in range(len(cmd) - 1) if cmd[i + 1] == "jobs" and i >= len(self.wrap))
 
 
 def _reusable(path: Path, cmd: list) -> dict | None:
@@ -374,14 +411,15 @@ def _fmt_time(seconds: float) -> str:
 
 def execute(args, log) -> dict:
     """Plans, checks, runs; returns the contend-mitigate document."""
-    if args.engine != "sim":
+    if args.engine == "mpi" and not (args.launcher and args.nodes):
         raise UsageError(
-            f"--engine {args.engine}: on real MPI and the emulated cluster one `contend jobs` "
-            "process runs every job under the same throttle settings (the PMPI library holds "
-            "one c_a per process); run each job under its own `contend throttle` as "
-            "docs/mitigate.md ('Real MPI and the emulated cluster') shows. `contend mitigate` "
-            "drives --engine sim only"
+            "--engine mpi needs --launcher 'mpirun -n N ...' (or srun) and --nodes N, the nodes "
+            "the launcher gives"
         )
+    if args.engine == "sim" and (args.launcher or args.nodes):
+        raise UsageError("--launcher and --nodes are for --engine mpi or cluster")
+    if args.engine != "sim" and args.parallel > 1:
+        raise UsageError(f"--parallel {args.parallel}: runs on real MPI share the nodes: use 1")
     if not Path(args.mix).is_file():
         raise UsageError(f"{args.mix}: no such job file")
     if args.output:
@@ -445,7 +483,7 @@ def _run_all(h: Harness, runs: list, args, log) -> dict:
     for i, run in enumerate(runs):
         per_label.setdefault(run.label, []).append(i)
         cmd = h.command(run)
-        doc = _reusable(run.path, cmd) if args.keep_runs else None
+        doc = _reusable(run.path, cmd[h.jobs_start(cmd) :]) if args.keep_runs else None
         if doc is not None:
             docs[i] = (doc, None, True)
         else:
@@ -584,7 +622,8 @@ def _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_s
         "config": {
             "mix_file": str(args.mix),
             "engine": args.engine,
-            "topology": args.topology,
+            "topology": args.topology if args.engine == "sim" else "",
+            "launcher": " ".join(h.wrap),
             "defines": h.defines,
             "jobs_args": h.extra,
             "modes": [c.throttle for c in conds if c.ca_error_percent is None],
@@ -627,7 +666,7 @@ def build_parser() -> argparse.ArgumentParser:
             "runtime increase (runtime / isolated runtime at the same placement) at p50, p90,\n"
             "p99 and its mean, the node-seconds increase of the mix, the headline ratio\n"
             "(p99 - 1) / (netscope's p99 - 1) and Welch's t-test of netscope vs. each mode.\n"
-            "Runtime = perform_end_s - perform_start_s of a job's pass (simulated clock).\n"
+            "Runtime = perform_end_s - perform_start_s of a job's pass (the engine's clock).\n"
             "Percentiles: numpy.percentile, linear interpolation (type 7)."
         ),
         epilog=(
@@ -693,7 +732,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         choices=("sim", "cluster", "mpi"),
         default="sim",
-        help="sim only (cluster and mpi: by hand, see docs/mitigate.md) [default sim]",
+        help="sim: the simulated fabric (throttled NICs); cluster: the emulated cluster "
+        "(`contend cluster up` first; runs go through `contend cluster run --`); mpi: real MPI "
+        "through --launcher. On cluster and mpi each concurrent run is `LAUNCHER contend "
+        "throttle --throttle MODE --throttle-ca ... -- contend jobs ...`: the PMPI library "
+        "throttles every rank with its own job's c_a [default sim]",
+    )
+    p.add_argument(
+        "--launcher",
+        default="",
+        metavar="CMD",
+        help="mpi: the launcher, e.g. 'mpirun -n 16' or 'srun -N 16' (one rank per node, or "
+        "with --virtual-nodes K after --); cluster: default `contend cluster run --`",
+    )
+    p.add_argument(
+        "--nodes",
+        type=positive_int,
+        default=0,
+        help="mpi: nodes the launcher gives (placement of the mix) [count]",
     )
     p.add_argument(
         "--topology",

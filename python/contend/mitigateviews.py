@@ -73,7 +73,7 @@ PAPER_VIEW = [
 
 NOTES = (
     "Runtime increase = a job's runtime beside the others (perform_end_s - perform_start_s, "
-    "simulated clock) / its isolated runtime at the same placement; node-seconds increase = "
+    "engine clock: simulated on --engine sim) / its isolated runtime at the same placement; node-seconds increase = "
     "sum(nodes x runtime) / sum(nodes x isolated runtime) over the mix's jobs; (x) = ratio. "
     "p99 excess / netscope's = (p99 - 1) / (netscope's p99 - 1), the paper's '16.3x'. "
     "Welch: two-sided t-test of netscope vs. the mode on the proxy's runtime increase, "

@@ -15,7 +15,7 @@ import jsonschema
 import matplotlib.image as mpimg
 import numpy as np
 import pytest
-from conftest import SCHEMAS, run_bounded
+from conftest import SCHEMAS, _mpirun, mpi_env, run_bounded
 
 TOPO = "dragonfly:a=2,p=3,h=2"
 MIX = """\
@@ -283,7 +283,11 @@ def test_isolated_once(contend_bin, harness, tmp_path):
         (["--ca", "nosuchjob=1"], "nosuchjob not in"),
         (["--repeat", "0"], "--repeat"),
         (["--model", "milc=MODEL"], "--model milc="),
-        (["--engine", "cluster"], "docs/mitigate.md"),
+        (["--engine", "mpi"], "--launcher"),
+        (
+            ["--engine", "mpi", "--launcher", "mpirun -n 4", "--nodes", "4", "--parallel", "2"],
+            "--parallel 2",
+        ),
         (["--ca-error", "-50"], "c_a 0"),
         (["--", "--mode", "both"], "--mode after --"),
     ],
@@ -357,3 +361,38 @@ def test_missing_binary_exits_2(contend_bin, harness, tmp_path):
     r = mitigate(contend_bin, harness["mix"], "-o", tmp_path / "x.json", env=env, timeout=60)
     assert r.returncode == 2 and "cannot run the contend binary" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+MPI_MIX = """\
+[JOB_NAME] proxy
+[PLACEMENT] random nodes=2
+[MOTIF] pingpong iters=500 warmup=10 msg_bytes=8
+[JOB_NAME] cong
+[PLACEMENT] random nodes=4
+[REPEAT] 3
+[MOTIF] pairwise_a2a iters=16 warmup=0
+"""
+
+
+def test_mpi_engine_runs_the_mix_under_the_throttle_library(contend_bin, tmp_path):
+    """--engine mpi: every concurrent run is `LAUNCHER contend throttle ... --
+    contend jobs`, so a static limit of 10 Mbit/s stretches the all-to-all
+    (3 x 16 x 3 messages of 4 KiB a node: ~0.5 s at that rate) while `off`
+    leaves it at milliseconds; the isolated runs are not throttled."""
+    mix = tmp_path / "mpi.job"
+    mix.write_text(MPI_MIX)
+    out, keep = tmp_path / "mpi.json", tmp_path / "runs"
+    launcher = f"{_mpirun()} -n 6 --oversubscribe"
+    args = [
+        mix, "--engine", "mpi", "--launcher", launcher, "--nodes", "6",
+        "--modes", "off,static:0.01", "--repeat", "1", "--keep-runs", keep, "-o", out,
+        "--", "--virtual-nodes", "1", "--throttle-line-gbps", "10",
+    ]  # fmt: skip
+    r = mitigate(contend_bin, *args, timeout=240, env=mpi_env())
+    assert r.returncode == 0, r.stderr
+    doc = load(out)
+    assert doc["config"]["engine"] == "mpi" and doc["config"]["launcher"] == launcher
+    iso = doc["isolated"][0]["runtime_s"]["cong"]
+    by = {run["throttle"]: run["runtime_s"]["cong"] for run in doc["runs"]}
+    assert by["off"] < 0.2, by
+    assert by["static:0.01"] > 0.3 and by["static:0.01"] > 5 * max(by["off"], iso), (by, iso)
