@@ -10,6 +10,7 @@ import json
 import os
 import re
 import stat
+from pathlib import Path
 
 import jsonschema
 import matplotlib.image as mpimg
@@ -396,3 +397,30 @@ def test_mpi_engine_runs_the_mix_under_the_throttle_library(contend_bin, tmp_pat
     by = {run["throttle"]: run["runtime_s"]["cong"] for run in doc["runs"]}
     assert by["off"] < 0.2, by
     assert by["static:0.01"] > 0.3 and by["static:0.01"] > 5 * max(by["off"], iso), (by, iso)
+
+
+def test_slurm_example_runs_the_harness(contend_bin, tmp_path):
+    """examples/slurm/mitigate.sbatch, run as Slurm would run its body (the
+    allocation's variables set, mpirun standing in for srun on this host)."""
+    script = Path(__file__).resolve().parents[2] / "examples" / "slurm" / "mitigate.sbatch"
+    assert run_bounded(["bash", "-n", script], timeout=30).returncode == 0
+    mix = tmp_path / "mpi.job"
+    mix.write_text(MPI_MIX)
+    env = dict(
+        mpi_env(),
+        CONTEND=str(contend_bin),
+        SLURM_JOB_NUM_NODES="6",
+        SLURM_JOB_ID="77",
+        LAUNCHER=f"{_mpirun()} -n 6 --oversubscribe",
+        MODES="off,netscope",
+        CA="proxy=5",
+        REPEAT="1",
+        WINDOW_US="100000",
+        EXTRA="--virtual-nodes 1",
+    )
+    r = run_bounded(["bash", script, mix], cwd=tmp_path, env=env, timeout=240)
+    assert r.returncode == 0, r.stderr
+    doc = load(tmp_path / "contend-mitigate-77.json")
+    assert doc["config"]["engine"] == "mpi" and doc["config"]["c_a"]["proxy"] == 5
+    assert sorted(run["throttle"] for run in doc["runs"]) == ["netscope", "off"]
+    assert len(list((tmp_path / "contend-mitigate-77").glob("*.json"))) == 3
