@@ -243,7 +243,9 @@ def trial(env, prefix, desc, mode: str, k: int, work: Path) -> dict:
         _wait(canary, f"canary ({mode})", can_log)
         # the canary must have measured under load: the congestor is still running
         still_loaded = congestor.poll() is None
+        t_canary = time.monotonic()
         _wait(congestor, f"congestor ({mode})", cong_log)
+        tail_s = time.monotonic() - t_canary
     finally:
         for proc in (canary, congestor):
             if proc is not None:
@@ -251,6 +253,7 @@ def trial(env, prefix, desc, mode: str, k: int, work: Path) -> dict:
     result = json.loads((work / f"{tag}-canary.json").read_text())
     (lat,) = [t["lat_us"] for t in result["tests"] if t["name"] == "rr_lat"]
     out = {"mode": mode, "p99_us": lat["p99"], "p50_us": lat["p50"], "loaded": still_loaded}
+    out["tail_s"] = tail_s  # how long the congestor ran on after the canary
     if mode != "off":
         out["congestor_log"] = _log_rows(cong_csv)
         out["canary_log"] = _log_rows(can_csv)
@@ -282,7 +285,8 @@ def test_netscope_lowers_the_canary_tail_under_an_all_to_all(env, cluster, tmp_p
             t = trial(env, prefix, desc, mode, k, tmp_path)
             trials.append(t)
             line = (
-                f"trial {k} {mode:8s}: canary p99 {t['p99_us']:8.0f} us, p50 {t['p50_us']:6.0f} us"
+                f"trial {k} {mode:8s}: canary p99 {t['p99_us']:8.0f} us, p50 {t['p50_us']:6.0f} "
+                f"us, congestor ran on {t['tail_s']:.1f} s"
             )
             if mode != "off":
                 cong, can = _log_summary(t["congestor_log"]), _log_summary(t["canary_log"])
