@@ -30,7 +30,7 @@ static struct {
   sim_net *net;
   sim_counters *ctr;
   ct_config throttle_cfg; /* --throttle*, read by sim_check */
-  int throttle_occupancy; /* --throttle-signal occupancy */
+  int throttle_signal;    /* --throttle-signal */
   sim_throttle *throttle; /* NULL: off */
   int verify;
   uint64_t eager;
@@ -211,8 +211,8 @@ static int sim_check(contend_params *opts, char *err, size_t errlen) {
   }
   if (E.su.counters && contend_check_writable(E.su.counters, err, errlen))
     return -1;
-  if (sim_throttle_config(opts, E.su.net.gbps[SIM_LINK_NODE], &E.throttle_cfg,
-                          &E.throttle_occupancy, err, errlen))
+  if (sim_throttle_config(opts, E.su.net.gbps[SIM_LINK_NODE], &E.throttle_cfg, &E.throttle_signal,
+                          err, errlen))
     return -1;
   const char *tlog = contend_param_str(opts, "throttle_log");
   if (*tlog && contend_check_writable(tlog, err, errlen))
@@ -245,7 +245,7 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
     E.net = NULL;
     return CONTEND_EXIT_USAGE;
   }
-  if (sim_throttle_open(&E.throttle, E.net, &E.throttle_cfg, E.throttle_occupancy,
+  if (sim_throttle_open(&E.throttle, E.net, &E.throttle_cfg, E.throttle_signal,
                         l->opts ? contend_param_str(l->opts, "throttle_ca") : "0",
                         l->opts ? contend_param_str(l->opts, "throttle_log") : "", SIM_T_THROTTLE,
                         err, sizeof err)) {

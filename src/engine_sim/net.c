@@ -232,6 +232,8 @@ static void head_route(sim_net *n, uint32_t c, int v) {
             &n->rng, &op, &ovc);
   pk->out_port = (uint16_t)op;
   pk->out_vc = (uint8_t)ovc;
+  if (c >= (uint32_t)n->t->nports) /* the head of a NIC's first buffer: its wait starts */
+    n->nic[c - (uint32_t)n->t->nports].head_since = n->des.now;
   const uint32_t oc = (uint32_t)(n->t->port_base[r] + op);
   sim_chan *o = &n->chan[oc];
   const uint32_t bit = (uint32_t)(in_port * n->V + v);
@@ -311,6 +313,10 @@ static void arbitrate_router(sim_net *n, uint32_t oc) {
   const uint32_t p = q->head;
   sim_pkt *pk = &n->pkt[p];
   const uint32_t occupied = q->bytes;
+  if (ic >= (uint32_t)n->t->nports) {
+    sim_nic *x = &n->nic[ic - (uint32_t)n->t->nports];
+    x->blocked += now - x->head_since;
+  }
   q->head = pk->next;
   if (q->head == SIM_NIL)
     q->tail = SIM_NIL;
@@ -442,6 +448,13 @@ uint32_t sim_nic_backlog(const sim_net *n, int node) { return n->nic[node].q_len
 sim_time sim_nic_stall(const sim_net *n, int node) {
   const sim_chan *ch = &n->chan[n->t->nports + node];
   return ch->stall + (ch->stalled ? n->des.now - ch->stall_since : 0);
+}
+
+sim_time sim_nic_blocked(const sim_net *n, int node) {
+  const sim_nic *x = &n->nic[node];
+  const uint32_t c = (uint32_t)(n->t->nports + node);
+  const int waiting = n->ibuf[(size_t)c * n->V].head != SIM_NIL;
+  return x->blocked + (waiting ? n->des.now - x->head_since : 0);
 }
 
 double sim_nic_occupancy(sim_net *n, int node) {
@@ -647,7 +660,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
     ch->dst_router = r;
     ch->dst_port = t->node_port[node];
     ch->head_delay = ch->link_lat + cfg->router_latency;
-    n->nic[node] = (sim_nic){SIM_NIL, SIM_NIL, 0, 0, 1.0, NULL};
+    n->nic[node] = (sim_nic){.q_head = SIM_NIL, .q_tail = SIM_NIL, .pace = 1.0};
   }
   for (uint32_t c = 0; c < n->nchan; c++) {
     sim_chan *ch = &n->chan[c];

@@ -16,8 +16,8 @@
 typedef struct node_ctl {
   ct_state s;
   ct_config c;      /* the run's, with this node's c_a */
-  sim_time stall0;  /* NIC stall at the start of the window */
-  double occ0;      /* NIC buffer occupancy integral at the start of the window */
+  sim_time count0;  /* the signal's counter at the start of the window (stall, blocked) */
+  double level0;    /* occupancy: its integral at the start of the window */
   int job;          /* index in jobs[], -1: none; -2: not bound (no rank here) */
   double sum_frac;  /* sum over windows of the rate fraction */
   uint64_t windows; /* windows seen while bound */
@@ -34,20 +34,25 @@ struct sim_throttle {
   int njobs;
   sim_time window;
   double buffer;
-  int occupancy; /* --throttle-signal occupancy (else stall) */
+  int signal; /* --throttle-signal: index in signal_names */
   uint32_t timer_kind;
   char *log_path, *log_tmp;
   FILE *log;
 };
 
-int sim_throttle_config(const contend_params *opts, double node_gbps, ct_config *cfg,
-                        int *occupancy, char *err, size_t errlen) {
+static const char *const signal_names[] = {"stall", "occupancy", "blocked"};
+enum { SIG_STALL, SIG_OCCUPANCY, SIG_BLOCKED, SIG_N };
+
+int sim_throttle_config(const contend_params *opts, double node_gbps, ct_config *cfg, int *signal,
+                        char *err, size_t errlen) {
   const char *sig = contend_param_str(opts, "throttle_signal");
-  if (strcmp(sig, "stall") && strcmp(sig, "occupancy")) {
-    snprintf(err, errlen, "--throttle-signal '%s' is not valid: expected stall or occupancy", sig);
+  for (*signal = 0; *signal < SIG_N && strcmp(sig, signal_names[*signal]); ++*signal)
+    ;
+  if (*signal == SIG_N) {
+    snprintf(err, errlen,
+             "--throttle-signal '%s' is not valid: expected stall, occupancy or blocked", sig);
     return -1;
   }
-  *occupancy = !strcmp(sig, "occupancy");
   return ct_config_from_params(opts, node_gbps, cfg, err, errlen);
 }
 
@@ -55,7 +60,7 @@ static void arm(sim_throttle *t) {
   sim_net_timer(t->net, sim_net_now(t->net) + t->window, t->timer_kind, 0);
 }
 
-int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, int occupancy,
+int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, int signal,
                       const char *ca_spec, const char *log_path, uint32_t timer_kind, char *err,
                       size_t errlen) {
   *out = NULL;
@@ -71,7 +76,7 @@ int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, in
   t->timer_kind = timer_kind;
   t->window = (sim_time)(cfg->window_s * SIM_PS_PER_S + 0.5);
   t->buffer = sim_net_buffer_bytes(net);
-  t->occupancy = occupancy;
+  t->signal = signal;
   if (!t->window)
     t->window = 1;
   for (int i = 0; i < nn; i++) {
@@ -96,7 +101,7 @@ int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, in
   }
   if (cfg->mode == CT_DCQCN || cfg->mode == CT_NETSCOPE) {
     for (int i = 0; i < nn; i++)
-      t->node[i].stall0 = sim_nic_stall(net, i);
+      t->node[i].count0 = signal == SIG_STALL ? sim_nic_stall(net, i) : sim_nic_blocked(net, i);
     arm(t);
   }
   *out = t;
@@ -139,11 +144,17 @@ void sim_throttle_window(sim_throttle *t) {
   const double w = (double)t->window;
   for (int i = 0; i < t->nnodes; i++) {
     node_ctl *x = &t->node[i];
-    const sim_time st = sim_nic_stall(t->net, i);
-    const double occ = sim_nic_occupancy(t->net, i);
-    double signal = t->occupancy ? (occ - x->occ0) / (w * t->buffer) : (double)(st - x->stall0) / w;
-    x->stall0 = st;
-    x->occ0 = occ;
+    double signal;
+    if (t->signal == SIG_OCCUPANCY) {
+      const double occ = sim_nic_occupancy(t->net, i);
+      signal = (occ - x->level0) / (w * t->buffer);
+      x->level0 = occ;
+    } else {
+      const sim_time v =
+          t->signal == SIG_STALL ? sim_nic_stall(t->net, i) : sim_nic_blocked(t->net, i);
+      signal = (double)(v - x->count0) / w;
+      x->count0 = v;
+    }
     if (signal > 1) /* a stall that began before the window was counted when it ended */
       signal = 1;
     ct_window(&x->s, &x->c, signal);
@@ -173,7 +184,7 @@ void sim_throttle_json(const sim_throttle *t, contend_json *j) {
   contend_json_double(j, "stall_threshold", t->cfg.stall_threshold);
   contend_json_double(j, "line_gbps", t->cfg.line_gbps);
   contend_json_str(j, "ca", t->ca_spec);
-  contend_json_str(j, "signal", t->occupancy ? "occupancy" : "stall");
+  contend_json_str(j, "signal", signal_names[t->signal]);
   contend_json_arr_begin(j, "jobs");
   for (int k = -1; k < t->njobs; k++) {
     double sum = 0, ca = 0, fraction = 1;

@@ -2,7 +2,9 @@
  * controller of src/throttle/controller.c, one per node, fed every window
  * with the node's NIC injection stall (the share of the window the NIC had
  * a packet and no credit into its leaf router: the paper's nic2hsn; or,
- * --throttle-signal occupancy, the mean share of those credits in use), and
+ * --throttle-signal occupancy, the mean share of those credits in use; or
+ * blocked, the share of the window the NIC's packet at the head of that
+ * router's input buffer waited for the network), and
  * applied as the PMPI library applies it: a delay before each message a
  * rank of the node posts (sim_throttle_delay: ct_pace's reservations, so
  * the node's ranks together send at the node's rate R), on the host side
@@ -30,16 +32,16 @@
 typedef struct sim_throttle sim_throttle;
 
 /* Reads the throttle rows of the run options (line rate default: the
- * node links' bandwidth; *occupancy: --throttle-signal occupancy).
+ * node links' bandwidth; *signal: which --throttle-signal).
  * Returns 0, or -1 with one line in err (exit status 2). */
-int sim_throttle_config(const contend_params *opts, double node_gbps, ct_config *cfg,
-                        int *occupancy, char *err, size_t errlen);
+int sim_throttle_config(const contend_params *opts, double node_gbps, ct_config *cfg, int *signal,
+                        char *err, size_t errlen);
 
 /* Starts the controllers of nodes 0..nnodes-1 on net (*out NULL when the
  * mode is off): static pacing at once, AIMD windows from now on (the
  * first timer is set with timer_kind).  ca_spec and log_path are copied.
  * Returns 0, or -1 with err (the log cannot be written). */
-int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, int occupancy,
+int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, int signal,
                       const char *ca_spec, const char *log_path, uint32_t timer_kind, char *err,
                       size_t errlen);
 /* Node runs a rank of job (NULL: no job): takes the job's c_a. */

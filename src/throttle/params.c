@@ -38,8 +38,9 @@ const contend_param_def ct_param_defs[] = {
     {"throttle_signal", CONTEND_P_STRING, "stall", "",
      "simulator only: the NIC counter read as the congestion signal: stall (share of the window "
      "the NIC had a packet and no credit into its leaf router, the paper's nic2hsn) | occupancy "
-     "(mean share of the NIC's injection credits in use: the same back-pressure, graded; it also "
-     "sees senders that keep only one packet in flight, which never run out of credits)",
+     "(mean share of those injection credits in use) | blocked (share of the window the NIC's "
+     "packet at the head of its leaf router's input waited for the network; unlike stall it "
+     "sees senders that keep one packet in flight, which never run out of credits)",
      1, 0},
     {"throttle_log", CONTEND_P_STRING, "", "path",
      "write every control decision to this CSV (one row per window and sender)", 1, 0},

@@ -147,7 +147,7 @@ def test_netscope_cuts_the_sensitive_job_less(tmp_path):
         (["--throttle", "aimd"], "throttle mode 'aimd'"),
         (["--throttle", "static:500"], "above the line rate"),
         (["--throttle-ca", "proxy=-2"], "--throttle-ca"),
-        (["--throttle-signal", "ecn"], "--throttle-signal"),
+        (["--throttle-signal", "ecn"], "expected stall, occupancy or blocked"),
         (["--throttle-window-us", "0"], "--throttle-window-us"),
     ],
 )
@@ -178,3 +178,23 @@ def test_throttle_needs_the_simulator(tmp_path):
         timeout=60,
     )
     assert p.returncode == 2 and "--engine sim" in p.stderr and "contend throttle" in p.stderr
+
+
+@pytest.mark.parametrize("signal", ["stall", "occupancy", "blocked"])
+def test_each_signal_sees_the_incast_senders_held_back(tmp_path, signal):
+    """The incast's senders are held back by the network in every sense the
+    signals measure (no credit, credits in use, head of the first buffer
+    waiting); the latency-bound proxy far less."""
+    log = tmp_path / "decisions.csv"
+    opts = ["--throttle", "dcqcn", "--throttle-window-us", "5", "--throttle-signal", signal]
+    opts += ["--throttle-stall-threshold", "0.99", "--throttle-log", str(log)]
+    doc = run(tmp_path, MIX, *opts)
+    assert doc["environment"]["simulation"]["throttle"]["signal"] == signal
+    with open(log) as fh:
+        rows = list(csv.DictReader(fh))
+    mean = {}
+    for job in ("proxy", "cong"):
+        sig = [float(r["signal"]) for r in rows if r["job"] == job]
+        assert sig and all(0 <= s <= 1 for s in sig)
+        mean[job] = sum(sig) / len(sig)
+    assert mean["cong"] > 0.05 and mean["cong"] > 3 * mean["proxy"], mean
