@@ -34,7 +34,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -42,14 +41,17 @@ import time
 from pathlib import Path
 
 import pytest
+from clusterkit import (
+    BUILD,
+    CONTEND,
+    cli_argv,
+    cluster_env,
+    skip_reason,
+    tapered_cluster,
+)
 
-REPO = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("CONTEND_BUILD", REPO / "build"))
-CONTEND = BUILD / "bin" / "contend"
 LIB = BUILD / "lib" / "libcontend-throttle.so"
 
-NODES, LEAVES = 12, 3
-UP_ARGS = ["--node-rate", "100mbit", "--taper", "8:1", "--queue", "512kb"]
 CANARY_NODES = (4, 8)  # leaf1 and leaf2
 LINE_GBPS = 0.1  # the node links' rate
 CA_CANARY, CA_CONGESTOR = 6.67, 0.0
@@ -104,26 +106,7 @@ RUN_TIMEOUT = 90  # s, per job
 ALPHA = 0.05
 
 
-def _skip_reason() -> str:
-    """Empty if this machine can run the test, else why not."""
-    if sys.platform != "linux":
-        return "needs Linux network namespaces"
-    if os.geteuid() != 0:
-        return "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN) to create network namespaces"
-    for tool in ("ip", "tc", "unshare"):
-        if shutil.which(tool) is None:
-            return f"'{tool}' not found (Debian packages iproute2, util-linux)"
-    if not (shutil.which("mpirun.openmpi") or shutil.which("mpirun")):
-        return "Open MPI's mpirun not found (Debian package openmpi-bin)"
-    proc = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        return f"'ip netns' unavailable: {proc.stderr.strip()}"
-    if not CONTEND.exists() or not LIB.exists():
-        return f"{CONTEND} or {LIB} not built (make build, or set CONTEND_BUILD)"
-    return ""
-
-
-_REASON = _skip_reason()
+_REASON = skip_reason(LIB)
 if _REASON:
     print(f"test_throttle_cluster: skipped: {_REASON}", file=sys.stderr)
 pytestmark = pytest.mark.skipif(bool(_REASON), reason=_REASON or "ok")
@@ -131,49 +114,17 @@ pytestmark = pytest.mark.skipif(bool(_REASON), reason=_REASON or "ok")
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    """Environment for the CLI: package on PYTHONPATH, private state directory."""
-    e = dict(os.environ)
-    e["PYTHONPATH"] = str(REPO / "python") + os.pathsep + e.get("PYTHONPATH", "")
-    e["CONTEND_CLUSTER_DIR"] = str(tmp_path_factory.mktemp("throttle-cluster-state"))
-    e.pop("CONTEND_CLUSTER_PREFIX", None)
-    e.pop("CONTEND_CLUSTER_INJECT_FAULT", None)
-    for key in list(e):
-        if key.startswith("CONTEND_THROTTLE"):
-            e.pop(key)  # only the options given here
-    e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    return e
-
-
-def cli_argv(*args) -> list:
-    return [sys.executable, "-m", "contend.cluster.cli", *map(str, args)]
-
-
-def cli(env, *args, timeout=60, check=None) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        cli_argv(*args), env=env, capture_output=True, text=True, timeout=timeout, check=False
+    """The CLI's environment with a private state directory."""
+    return cluster_env(
+        tmp_path_factory.mktemp("throttle-cluster-state"), drop_prefixes=("CONTEND_THROTTLE",)
     )
-    if check is not None:
-        assert proc.returncode == check, f"{args}: rc {proc.returncode}\n{proc.stderr}"
-    return proc
-
-
-def namespaces(prefix: str) -> set:
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
-    names = {line.split()[0] for line in out.stdout.splitlines() if line.strip()}
-    return {n for n in names if n.startswith(prefix + "-")}
 
 
 @pytest.fixture(scope="module")
 def cluster(env):
     """The 12-node tapered cluster; always removed (and checked gone) afterwards."""
-    prefix = f"tt{os.getpid() % 100000:05d}"
-    try:
-        cli(env, "up", "--prefix", prefix, "--nodes", NODES, "--leaves", LEAVES, *UP_ARGS, check=0)
-        desc = json.loads(cli(env, "show", "--prefix", prefix, "--json", check=0).stdout)
-        yield prefix, desc
-    finally:
-        cli(env, "down", "--prefix", prefix, timeout=120)
-        assert not namespaces(prefix), f"namespaces of {prefix} left behind"
+    with tapered_cluster(env, f"tt{os.getpid() % 100000:05d}") as c:
+        yield c
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
