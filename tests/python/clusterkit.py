@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -87,3 +88,13 @@ def tapered_cluster(env, prefix: str):
     finally:
         cli(env, "down", "--prefix", prefix, timeout=120)
         assert not namespaces(prefix), f"namespaces of {prefix} left behind"
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the process group of ``proc`` (a session we started), then reap it."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait()

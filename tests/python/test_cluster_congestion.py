@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import signal
 import subprocess
 import threading
 import time
@@ -40,6 +39,7 @@ from clusterkit import (
     cli,
     cli_argv,
     cluster_env,
+    kill_group,
     namespaces,
     skip_reason,
     tapered_cluster,
@@ -167,16 +167,6 @@ class _LineClock(threading.Thread):
         return "\n".join(line for _t, line in self.lines)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the process group of ``proc`` (a session we started), then reap it."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    proc.wait()
-
-
 def run_load(env, prefix: str, out: Path, csv_path: Path | None = None) -> dict:
     """``contend cluster run -- contend load LOAD_ARGS``, optionally sampling the links.
 
@@ -234,9 +224,9 @@ def run_load(env, prefix: str, out: Path, csv_path: Path | None = None) -> dict:
             result["_sampler_t0"] = float(start.rsplit("(unix ", 1)[1].rstrip(")"))
         return result
     finally:
-        _kill_group(run)
+        kill_group(run)
         if sampler is not None:
-            _kill_group(sampler)
+            kill_group(sampler)
 
 
 def _rr_lat_ci(result: dict) -> float:

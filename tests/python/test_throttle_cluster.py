@@ -34,7 +34,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -46,6 +45,7 @@ from clusterkit import (
     CONTEND,
     cli_argv,
     cluster_env,
+    kill_group,
     skip_reason,
     tapered_cluster,
 )
@@ -127,16 +127,6 @@ def cluster(env):
         yield c
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the process group of ``proc`` (a session we started), then reap it."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    proc.wait()
-
-
 def _throttle(mode: str, ca: float, log: Path) -> list:
     if mode == "off":
         return [CONTEND, "throttle", "--throttle", "off", "--"]
@@ -157,7 +147,7 @@ def _wait(proc: subprocess.Popen, what: str, log: Path) -> None:
     try:
         rc = proc.wait(timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_group(proc)
         pytest.fail(f"{what} did not finish in {RUN_TIMEOUT} s:\n{log.read_text()[-3000:]}")
     assert rc == 0, f"{what} failed ({rc}):\n{log.read_text()[-3000:]}"
 
@@ -200,7 +190,7 @@ def trial(env, prefix, desc, mode: str, k: int, work: Path) -> dict:
     finally:
         for proc in (canary, congestor):
             if proc is not None:
-                _kill_group(proc)
+                kill_group(proc)
     result = json.loads((work / f"{tag}-canary.json").read_text())
     (lat,) = [t["lat_us"] for t in result["tests"] if t["name"] == "rr_lat"]
     out = {"mode": mode, "p99_us": lat["p99"], "p50_us": lat["p50"], "loaded": still_loaded}
