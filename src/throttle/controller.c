@@ -43,6 +43,12 @@ static int parse_rate(const char *t, double *gbps, double *fraction) {
   return 0;
 }
 
+void ct_config_set_line(ct_config *c, double line_gbps) {
+  c->line_gbps = line_gbps;
+  if (c->increase_of_line)
+    c->increase_gbps = 0.01 * line_gbps;
+}
+
 int ct_mode_parse(const char *text, ct_config *c, char *err, size_t errlen) {
   if (!strcmp(text, "off")) {
     c->mode = CT_OFF;

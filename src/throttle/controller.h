@@ -61,6 +61,7 @@ typedef struct ct_config {
   double gain;            /* g of eq. 14, in (0, 1] */
   double ca;              /* c_a of eq. 15 (>= 0); CT_DCQCN uses 0 whatever this says */
   double increase_gbps;   /* additive increase per uncongested window */
+  int increase_of_line;   /* increase_gbps is 1 % of line_gbps (kept so by ct_config_set_line) */
   double min_fraction;    /* lower bound of R, as a fraction of the line rate */
   double stall_threshold; /* a window whose signal exceeds this is congested */
   double window_s;        /* control window (> 0) */
@@ -84,6 +85,9 @@ void ct_config_default(ct_config *c);
 int ct_mode_parse(const char *text, ct_config *c, char *err, size_t errlen);
 /* The mode as text ("static:25 Gbit/s" etc.), for tables and logs. */
 void ct_mode_format(const ct_config *c, char *buf, size_t len);
+/* Sets the line rate (a counter source may know it only after the options
+ * are read) and, when the increase follows it, the increase. */
+void ct_config_set_line(ct_config *c, double line_gbps);
 /* Checks the numbers (ranges, static rate within the line rate): 0, or -1
  * with one line in err. */
 int ct_config_check(const ct_config *c, char *err, size_t errlen);

@@ -23,8 +23,10 @@ const contend_param_def ct_param_defs[] = {
      "delay sensitivity c_a of eq. 15 for netscope (dimensionless, >= 0; 'contend model show' "
      "reports it): one number, or per job JOB=C_A,JOB=C_A (jobs not named: 0)",
      1, 0},
-    {"throttle_increase_gbps", CONTEND_P_DOUBLE, "1", "Gbit/s",
-     "additive increase of the rate after a window without congestion (eq. 15's R + 1)", 0, 1e6},
+    {"throttle_increase_gbps", CONTEND_P_DOUBLE, "0", "Gbit/s",
+     "additive increase of the rate after a window without congestion (eq. 15's R + 1; 0: 1 % "
+     "of the line rate, 1 Gbit/s on a 100 Gbit/s NIC)",
+     0, 1e6},
     {"throttle_min_fraction", CONTEND_P_DOUBLE, "0.01", "fraction",
      "lowest rate the controller may set, as a share of the line rate", 1e-6, 1},
     {"throttle_stall_threshold", CONTEND_P_DOUBLE, "0.01", "fraction",
@@ -54,10 +56,11 @@ int ct_config_from_params(const contend_params *p, double line_default_gbps, ct_
   c->window_s = contend_param_double(p, "throttle_window_us") * 1e-6;
   c->gain = contend_param_double(p, "throttle_gain");
   c->increase_gbps = contend_param_double(p, "throttle_increase_gbps");
+  c->increase_of_line = !(c->increase_gbps > 0);
   c->min_fraction = contend_param_double(p, "throttle_min_fraction");
   c->stall_threshold = contend_param_double(p, "throttle_stall_threshold");
   const double line = contend_param_double(p, "throttle_line_gbps");
-  c->line_gbps = line > 0 ? line : line_default_gbps;
+  ct_config_set_line(c, line > 0 ? line : line_default_gbps);
   double ca;
   if (ct_ca_for(contend_param_str(p, "throttle_ca"), NULL, &ca, err, errlen))
     return -1;

@@ -426,7 +426,7 @@ static void throttle_init(void) {
   }
   PMPI_Bcast(info, 2, MPI_DOUBLE, 0, g.node);
   if (!contend_param_double(&p, "throttle_line_gbps") && info[1] > 0)
-    g.cfg.line_gbps = info[1];
+    ct_config_set_line(&g.cfg, info[1]);
   if (g.cfg.mode == CT_STATIC && ct_config_check(&g.cfg, err, sizeof err)) {
     if (g.rank == 0)
       warn("%s: throttling off", err);

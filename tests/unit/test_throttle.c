@@ -207,6 +207,16 @@ static void test_ca(void) {
   ct_config c;
   CHECK(ct_config_from_params(&p, 42, &c, err, sizeof err) == 0 && c.mode == CT_OFF &&
         c.line_gbps == 42 && c.window_s == 1);
+  /* the default increase is 1 % of the line rate, and follows it */
+  CHECK(near(c.increase_gbps, 0.42, 1e-12) && c.increase_of_line);
+  ct_config_set_line(&c, 0.1);
+  CHECK(near(c.increase_gbps, 0.001, 1e-12));
+  CHECK(contend_params_set(&p, contend_params_find(&p, "throttle_increase_gbps"), "2", err,
+                           sizeof err) == 0);
+  CHECK(ct_config_from_params(&p, 42, &c, err, sizeof err) == 0 && c.increase_gbps == 2 &&
+        !c.increase_of_line);
+  ct_config_set_line(&c, 0.1);
+  CHECK(c.increase_gbps == 2);
   CHECK(contend_params_set(&p, contend_params_find(&p, "throttle"), "netscope", err, sizeof err) ==
         0);
   CHECK(contend_params_set(&p, contend_params_find(&p, "throttle_window_us"), "20", err,
