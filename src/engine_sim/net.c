@@ -346,10 +346,6 @@ static void arbitrate_nic(sim_net *n, uint32_t c) {
     request_arb(n, c, ch->busy_until);
     return;
   }
-  if (nic->next_ok > now) {
-    request_arb(n, c, nic->next_ok);
-    return;
-  }
   drain_credits(n, c);
   /* the first message allowed to send (FIFO unless congestion control
    * holds some flows back) */
@@ -416,12 +412,10 @@ static void arbitrate_nic(sim_net *n, uint32_t c) {
   transmit(n, c, p);
   if (n->cfg.cc != SIM_CC_NONE)
     sim_cc_sent(n, node, &n->msg[mi], s);
-  if (nic->pace < 1.0)
-    nic->next_ok = now + (sim_time)((double)s / nic->pace);
   if (last && n->hooks.injected)
     n->hooks.injected(n->hooks.arg, mi, now + s);
   if (nic->q_head != SIM_NIL)
-    request_arb(n, c, ch->busy_until > nic->next_ok ? ch->busy_until : nic->next_ok);
+    request_arb(n, c, ch->busy_until);
 }
 
 void sim_net_kick_nic(sim_net *n, int node, sim_time t) {
@@ -467,10 +461,6 @@ int sim_net_nodes(const sim_net *n) { return n->t->nnodes; }
 double sim_net_buffer_bytes(const sim_net *n) { return n->cfg.buffer_bytes; }
 
 size_t sim_net_pending(const sim_net *n) { return sim_des_pending(&n->des); }
-
-void sim_nic_pace(sim_net *n, int node, double fraction) {
-  n->nic[node].pace = fraction > 0 && fraction < 1 ? fraction : 1.0;
-}
 
 static void deliver(sim_net *n, uint32_t p) {
   const sim_pkt *pk = &n->pkt[p];
@@ -660,7 +650,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
     ch->dst_router = r;
     ch->dst_port = t->node_port[node];
     ch->head_delay = ch->link_lat + cfg->router_latency;
-    n->nic[node] = (sim_nic){.q_head = SIM_NIL, .q_tail = SIM_NIL, .pace = 1.0};
+    n->nic[node] = (sim_nic){.q_head = SIM_NIL, .q_tail = SIM_NIL};
   }
   for (uint32_t c = 0; c < n->nchan; c++) {
     sim_chan *ch = &n->chan[c];

@@ -116,9 +116,6 @@ void sim_net_timer(sim_net *n, sim_time t, uint32_t kind, uint32_t id);
 int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg);
 /* Messages queued at node's NIC (not fully injected). */
 uint32_t sim_nic_backlog(const sim_net *n, int node);
-/* AIMD/throttle hook: node's NIC injects at most `fraction` of its link
- * bandwidth from now on (1 = no limit). */
-void sim_nic_pace(sim_net *n, int node, double fraction);
 /* Time node's NIC has had a packet to inject and no credit into its leaf
  * router since the start, the stall under way included (ps): the
  * injection stall (the throttle's congestion signal). */

@@ -66,8 +66,6 @@ typedef struct sim_ibuf {
 
 typedef struct sim_nic {
   uint32_t q_head, q_tail, q_len; /* messages to inject, FIFO */
-  sim_time next_ok;               /* pacing: earliest next injection */
-  double pace;                    /* fraction of link bandwidth (1 = none) */
   /* the first router's input buffer fed by this NIC (VC 0): since when its
    * head packet has waited, and the waits of the heads that left */
   sim_time head_since, blocked;

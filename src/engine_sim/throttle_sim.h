@@ -8,7 +8,7 @@
  * applied as the PMPI library applies it: a delay before each message a
  * rank of the node posts (sim_throttle_delay: ct_pace's reservations, so
  * the node's ranks together send at the node's rate R), on the host side
- * of the simulated NIC.  Pacing the NIC's packets instead (sim_nic_pace)
+ * of the simulated NIC.  Pacing the NIC's packets instead
  * does not lower the load of congestors that keep one message in flight
  * (pairwise all-to-all, RMA put incast): it only spaces the packets of
  * that message.  Simulated delays are exact, not whole microseconds (the
