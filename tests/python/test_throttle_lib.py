@@ -333,8 +333,11 @@ def test_ib_source_from_a_sysfs_tree(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "source auto" in r.stderr and "line 25 Gbit/s" in r.stderr, r.stderr
     _, rows = read_log(log)
-    sig = [float(x["signal"]) for x in rows if x["signal"] != ""]
-    assert sig and all(abs(s - 0.25) < 0.08 for s in sig), sig
+    sig = [float(x["signal"]) for x in rows if x["signal"] != "" and x["rank"] == "0"]
+    # the writer starts once the library has begun (its log part exists): the
+    # first window may hold little of its stall; every later one all of it
+    assert len(sig) >= 5 and all(abs(s - 0.25) < 0.08 for s in sig[1:]), sig
+    assert sig[0] <= 0.25 + 0.08, sig
     assert float(rows[-1]["rate_gbps"]) < 25
 
 
