@@ -2,6 +2,7 @@
  * any other COMMAND runs the program contend-COMMAND found next to this
  * binary or on PATH (git style), e.g. `contend cluster` or `contend report`. */
 #include <errno.h>
+#include <glob.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +15,23 @@
 #include "../src/jobs/jobs.h"
 #include "../src/suite/suite.h"
 #include "../src/throttle/cmd.h"
+#include "version.h"
+
+/* The built-in commands; part: the optional part a command needs (NULL:
+ * always built), marked [not built] by help when it is off. */
+static const struct {
+  const char *name, *help, *part;
+} builtin_commands[] = {
+    {"network", "canary tests over all nodes, no congestion (as GPCNeT network_test)", NULL},
+    {"load", "canaries alone, then with congestors: Congestion Impact at mean and p99", NULL},
+    {"jobs", "run a job file: concurrent workloads (motifs, I/O), their CI", NULL},
+    {"sim", "synthetic traffic on the simulated fabric (packets, credits, counters)", "sim"},
+    {"topology", "facts about a simulated-fabric topology: paths between nodes", "sim"},
+    {"throttle", "run a program with the PMPI throttle (rate control of its sends)", "throttle"},
+    {"list", "tests (motifs) and their parameters", NULL},
+    {"version", "the version, git commit, MPI library and optional parts built", NULL},
+    {"help CMD", "help of one command (same as contend CMD --help)", NULL},
+};
 
 /* The Python layer's commands (programs contend-COMMAND). */
 static const struct {
@@ -32,6 +50,41 @@ static const struct {
     {"model", "Netscope models: fit-latency, sensitivity, show"},
     {"mitigate", "rate control compared (off, static, dcqcn, netscope) on job mixes"},
 };
+
+/* A prefix install puts the Python layer (pip install --prefix P) in
+ * P/lib/pythonX.Y/site-packages, which the interpreter named in the first
+ * line of P/bin/contend-NAME need not search.  For a program found next to
+ * this binary, that directory goes first on PYTHONPATH when it holds the
+ * contend package, so that `P/bin/contend report` works without setting
+ * anything (and from a copied prefix). */
+static void python_path_of_prefix(const char *bindir) {
+  static const char *const pats[] = {"%s/../lib*/python3*/site-packages/contend/__init__.py",
+                                     "%s/../lib*/python3*/dist-packages/contend/__init__.py",
+                                     "%s/../local/lib*/python3*/dist-packages/contend/__init__.py"};
+  for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+    char pat[PATH_MAX + 96], dir[PATH_MAX];
+    glob_t g;
+    snprintf(pat, sizeof pat, pats[i], bindir);
+    const int found = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    if (found && strlen(g.gl_pathv[0]) < sizeof pat) {
+      strcpy(pat, g.gl_pathv[0]);
+      *strrchr(pat, '/') = 0; /* .../site-packages/contend */
+      *strrchr(pat, '/') = 0; /* .../site-packages */
+    }
+    if (found)
+      globfree(&g);
+    if (!found || !realpath(pat, dir))
+      continue;
+    const char *old = getenv("PYTHONPATH");
+    char *value = malloc(strlen(dir) + (old ? strlen(old) : 0) + 2);
+    if (!value)
+      return;
+    sprintf(value, old && *old ? "%s:%s" : "%s", dir, old);
+    setenv("PYTHONPATH", value, 1);
+    free(value);
+    return;
+  }
+}
 
 /* Where contend-NAME would run from: next to this binary, else PATH.
  * Returns 1 and the path in out if found. */
@@ -58,20 +111,12 @@ static int find_command(const char *name, char *out, size_t len) {
 static void usage(FILE *f) {
   fprintf(f, "usage: contend COMMAND [options]\n\n"
              "Measures, reproduces and mitigates network congestion on HPC systems.\n\n"
-             "Commands:\n"
-             "  network            canary tests over all nodes, no congestion (as GPCNeT "
-             "network_test)\n"
-             "  load               canaries alone, then with congestors: Congestion Impact at "
-             "mean and p99\n"
-             "  jobs               run a job file: concurrent workloads (motifs, I/O), their CI\n"
-             "  sim                synthetic traffic on the simulated fabric (packets, credits, "
-             "counters)\n"
-             "  topology           facts about a simulated-fabric topology: paths between nodes\n"
-             "  throttle           run a program with the PMPI throttle (rate control of its "
-             "sends)\n"
-             "  list               tests (motifs) and their parameters\n"
-             "  version            print the version\n"
-             "  help CMD           help of one command (same as contend CMD --help)\n");
+             "Commands:\n");
+  for (size_t i = 0; i < sizeof builtin_commands / sizeof builtin_commands[0]; i++)
+    fprintf(f, "  %-18s %s%s\n", builtin_commands[i].name, builtin_commands[i].help,
+            !builtin_commands[i].part || contend_part_built(builtin_commands[i].part)
+                ? ""
+                : " [not built]");
   int missing = 0;
   char where[PATH_MAX + 64];
   for (size_t i = 0; i < sizeof python_commands / sizeof python_commands[0]; i++) {
@@ -156,6 +201,15 @@ static int dispatch(char **argv) {
   char prog[PATH_MAX], path[PATH_MAX + 64];
   snprintf(prog, sizeof prog, "contend-%s", argv[1]);
   if (find_command(argv[1], path, sizeof path)) {
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+      self[n] = 0;
+      const char *bindir = dirname(self);
+      const size_t k = strlen(bindir);
+      if (!strncmp(path, bindir, k) && path[k] == '/')
+        python_path_of_prefix(bindir);
+    }
     argv[1] = path;
     execv(path, argv + 1);
   }
@@ -186,11 +240,8 @@ int main(int argc, char **argv) {
     char *args[] = {argv[0], argv[2], "--help", NULL};
     return main(3, args);
   }
-  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-    if (launcher_rank() == 0)
-      printf("contend %s\n", CONTEND_VERSION);
-    return 0;
-  }
+  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
+    return launcher_rank() == 0 ? contend_version_main(argc - 1, argv + 1) : 0;
   if (!strcmp(cmd, "list"))
     return launcher_rank() == 0 ? list_tests() : 0;
   if (!strcmp(cmd, "sim"))

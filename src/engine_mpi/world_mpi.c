@@ -15,6 +15,7 @@
 #include "../core/proc.h"
 #include "contend/world.h"
 #include "engine_mpi.h"
+#include "library.h"
 #include "mpi_check.h"
 #include "rma_policy.h"
 
@@ -250,34 +251,13 @@ static void w_host_name(contend_group *g, char *buf, size_t len) {
   snprintf(buf, len, "%s", full);
 }
 
-/* The library's name and version as one line of text for tables and
- * JSON: the first line of s up to a comma ("Open MPI v4.1.4, package: ..."
- * -> "Open MPI v4.1.4"; MPICH's several KiB "MPICH Version:\t4.0.2\n..."
- * -> "MPICH Version: 4.0.2"), every run of whitespace one space, no
- * leading or trailing space.  In place. */
-static void library_line(char *s) {
-  char *w = s;
-  const char *r = s;
-  while (*r == ' ' || *r == '\t' || *r == '\r' || *r == '\n')
-    r++;
-  for (; *r && *r != '\n' && *r != ','; r++) {
-    const int space = *r == ' ' || *r == '\t' || *r == '\r' || *r == '\v' || *r == '\f';
-    if (space && (w == s || w[-1] == ' '))
-      continue;
-    *w++ = space ? ' ' : *r;
-  }
-  while (w > s && w[-1] == ' ')
-    w--;
-  *w = 0;
-}
-
 static void w_library(contend_group *g, char *buf, size_t len, int *version, int *subversion) {
   (void)g;
   static char lib[MPI_MAX_LIBRARY_VERSION_STRING];
   int n = 0;
   CONTEND_MPI_CHECK(MPI_Get_library_version(lib, &n));
   lib[sizeof lib - 1] = 0;
-  library_line(lib);
+  contend_mpi_library_line(lib);
   snprintf(buf, len, "%s", lib);
   int v = 0, sv = 0;
   CONTEND_MPI_CHECK(MPI_Get_version(&v, &sv));

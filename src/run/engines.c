@@ -6,10 +6,15 @@
 
 extern const contend_engine contend_engine_mpi;
 extern const contend_engine contend_engine_trace;
+#ifndef CONTEND_NO_SIM
 extern const contend_engine contend_engine_sim;
+#endif
 
 const contend_engine *const contend_engines[] = {&contend_engine_mpi, &contend_engine_trace,
-                                                 &contend_engine_sim, NULL};
+#ifndef CONTEND_NO_SIM
+                                                 &contend_engine_sim,
+#endif
+                                                 NULL};
 
 const contend_engine *contend_engine_find(const char *name) {
   for (int i = 0; contend_engines[i]; i++)

@@ -45,6 +45,14 @@ static const contend_param_def contend_run_option_defs[] = {
     {"ranks_per_node", CONTEND_P_INT, "1", "count", "in-process engines: ranks per node", 1, 1e5},
     CONTEND_PARAM_END};
 
+/* The simulated fabric's options, none in a build without the simulator
+ * (-DCONTEND_WITH_SIM=OFF). */
+#ifdef CONTEND_NO_SIM
+static const contend_param_def sim_defs[] = {CONTEND_PARAM_END};
+#else
+#define sim_defs sim_param_defs
+#endif
+
 static size_t count_defs(const contend_param_def *d) {
   size_t n = 0;
   while (d && d[n].key)
@@ -55,8 +63,8 @@ static size_t count_defs(const contend_param_def *d) {
 /* The run options, the MPI engine's and the simulated fabric's (each used
  * with its engine) and the command's own. */
 contend_param_def *contend_run_defs_with(const contend_param_def *extra) {
-  const contend_param_def *parts[] = {contend_run_option_defs, contend_mpi_param_defs,
-                                      sim_param_defs, ct_param_defs, extra};
+  const contend_param_def *parts[] = {contend_run_option_defs, contend_mpi_param_defs, sim_defs,
+                                      ct_param_defs, extra};
   size_t n = 0;
   for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
     n += count_defs(parts[k]);
@@ -100,6 +108,13 @@ const contend_engine *contend_run_engine(const contend_params *opts, char *err, 
     name = "trace";
   }
   const contend_engine *e = contend_engine_find(name);
+#ifdef CONTEND_NO_SIM
+  if (!e && !strcmp(name, "sim")) {
+    snprintf(err, errlen,
+             "--engine sim: the simulator is not built (configured with -DCONTEND_WITH_SIM=OFF)");
+    return NULL;
+  }
+#endif
   if (!e) {
     int n = snprintf(err, errlen, "--engine: unknown engine '%s'; valid:", name);
     for (int i = 0; contend_engines[i] && n > 0 && (size_t)n < errlen; i++)
@@ -111,8 +126,7 @@ const contend_engine *contend_run_engine(const contend_params *opts, char *err, 
              "--nodes only applies with --dry-run (a real run takes its nodes from MPI)");
     return NULL;
   }
-  if (engine_rows(opts, sim_param_defs, "sim", "describes the simulated fabric", e->name, err,
-                  errlen) ||
+  if (engine_rows(opts, sim_defs, "sim", "describes the simulated fabric", e->name, err, errlen) ||
       engine_rows(opts, ct_param_defs, "sim",
                   "throttles the simulated NICs (on real MPI: contend throttle -- APP)", e->name,
                   err, errlen) ||

@@ -41,15 +41,21 @@ static void help(const contend_params *p) {
   contend_sb_free(&out);
 }
 
-/* The library next to this binary: BIN/../lib, then the install's lib. */
-static int find_library(char *out, size_t len) {
+/* The library next to this binary: BIN/../lib (the build tree and a
+ * prefix install), BIN/../lib64, the install's libdir (relative to the
+ * prefix, so that a copied prefix still finds it). */
+int contend_throttle_library(char *out, size_t len) {
   char self[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0)
     return -1;
   self[n] = 0;
   const char *dir = dirname(self);
-  static const char *const rel[] = {"../lib", "../lib64", "../lib/contend"};
+#ifndef CONTEND_INSTALL_LIBDIR
+#define CONTEND_INSTALL_LIBDIR "lib"
+#endif
+  static const char *const rel[] = {"../lib", "../lib64", "../" CONTEND_INSTALL_LIBDIR,
+                                    "../lib/contend"};
   for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
     char p[PATH_MAX + 64];
     snprintf(p, sizeof p, "%s/%s/%s", dir, rel[i], LIBNAME);
@@ -102,7 +108,7 @@ int contend_throttle_main(int argc, char **argv, int verbose) {
     rc = -1;
   }
   char lib[PATH_MAX];
-  if (rc == 0 && find_library(lib, sizeof lib)) {
+  if (rc == 0 && contend_throttle_library(lib, sizeof lib)) {
     snprintf(err, sizeof err, "%s not found (looked for %s): build it (make build)", LIBNAME, lib);
     rc = -1;
   }

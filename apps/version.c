@@ -1,0 +1,78 @@
+/* `contend version` / `contend --version`: the version on the first line
+ * ("contend X.Y.Z", what scripts parse), then the git commit the build was
+ * configured at, the MPI library (running and compiled against) and the
+ * optional parts, each "yes" or "no" with where or why. */
+#include "version.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../src/engine_mpi/library.h"
+#include "../src/throttle/cmd.h"
+#include "contend/engine.h"
+#include "contend/version.h"
+
+#ifndef CONTEND_GIT_COMMIT
+#define CONTEND_GIT_COMMIT ""
+#endif
+
+int contend_part_built(const char *part) {
+  const char *why = "";
+  if (!strcmp(part, "hdf5"))
+    return contend_io_hdf5_available(&why);
+#ifdef CONTEND_NO_SIM
+  if (!strcmp(part, "sim"))
+    return 0;
+#endif
+#ifdef CONTEND_NO_THROTTLE
+  if (!strcmp(part, "throttle"))
+    return 0;
+#endif
+  return 1;
+}
+
+int contend_version_main(int argc, char **argv) {
+  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    printf("usage: contend version\n       contend --version\n\n"
+           "Prints the version (first line: contend X.Y.Z), the git commit the build was\n"
+           "configured at, the MPI library this binary runs with and the one it was\n"
+           "compiled against, and whether each optional part is built: the HDF5 I/O back\n"
+           "end, the simulator (--engine sim, contend sim, contend topology) and the PMPI\n"
+           "throttle (libcontend-throttle.so, contend throttle).\n");
+    return 0;
+  }
+  printf("contend %s\n", CONTEND_VERSION);
+  printf("git commit:   %s\n",
+         *CONTEND_GIT_COMMIT ? CONTEND_GIT_COMMIT : "unknown (not built from a git checkout)");
+  char running[512], compiled[128];
+  contend_mpi_library_running(running, sizeof running);
+  contend_mpi_library_compiled(compiled, sizeof compiled);
+  printf("MPI library:  %s (compiled against %s)\n", running, compiled);
+  printf("optional parts:\n");
+  const char *why = "";
+  if (contend_io_hdf5_available(&why)) {
+#ifdef CONTEND_HDF5_VERSION
+    printf("  hdf5        yes: parallel HDF5 %s (I/O motifs, api=hdf5)\n", CONTEND_HDF5_VERSION);
+#else
+    printf("  hdf5        yes: parallel HDF5 (I/O motifs, api=hdf5)\n");
+#endif
+  } else
+    printf("  hdf5        no: %s\n", why);
+#ifdef CONTEND_NO_SIM
+  printf("  simulator   no: configured with -DCONTEND_WITH_SIM=OFF\n");
+#else
+  printf("  simulator   yes: --engine sim, contend sim, contend topology\n");
+#endif
+  char lib[PATH_MAX + 64];
+#ifdef CONTEND_NO_THROTTLE
+  printf("  throttle    no: configured with -DCONTEND_WITH_THROTTLE=OFF\n");
+#else
+  if (contend_throttle_library(lib, sizeof lib) == 0)
+    printf("  throttle    yes: %s\n", lib);
+  else
+    printf("  throttle    yes, but its library is missing: %s\n", lib);
+#endif
+  (void)lib;
+  return 0;
+}
