@@ -77,7 +77,8 @@ def find_schema_dir() -> Path:
 
     Search order: ``$CONTEND_SCHEMA_DIR``; ``contend/schemas`` inside the
     package (a symlink to the repository's ``schemas/`` in a source checkout
-    or editable install); ``schemas/`` in a parent directory of the package.
+    or editable install, a copy in a wheel); ``schemas/`` or
+    ``share/contend/schemas/`` in a parent directory of the package.
     """
     candidates = []
     env = os.environ.get("CONTEND_SCHEMA_DIR")
@@ -85,7 +86,8 @@ def find_schema_dir() -> Path:
         candidates.append(Path(env))
     here = Path(__file__).resolve().parent
     candidates.append(here / "schemas")
-    candidates.extend(parent / "schemas" for parent in here.parents)
+    for parent in here.parents:  # a source tree; an install prefix (cmake --install)
+        candidates += [parent / "schemas", parent / "share" / "contend" / "schemas"]
     for cand in candidates:
         if (cand / SCHEMA_FILE).is_file():
             return cand
