@@ -1,0 +1,97 @@
+"""The Spack recipe (packaging/spack/contend/package.py) against
+CMakeLists.txt: one variant per optional part (option CONTEND_WITH_X), each
+passed as -DCONTEND_WITH_X by define_from_variant, with the same default;
+MPI a dependency; the Python layer a variant that extends Python.  The
+recipe is read with ast (Spack itself cannot be installed here).  And the
+Lmod modulefile sets the variables an installed prefix needs."""
+
+import ast
+import re
+
+from conftest import ROOT
+
+RECIPE = ROOT / "packaging" / "spack" / "contend" / "package.py"
+# Variants without a CMake option, and why: the Python layer is installed
+# by pip after the CMake install.
+NOT_CMAKE = {"python"}
+
+
+def cmake_parts() -> dict:
+    """{option: default ON/OFF} of the optional parts, from option() calls."""
+    text = (ROOT / "CMakeLists.txt").read_text()
+    found = re.findall(r'^\s*option\((CONTEND_WITH_\w+)\s+"[^"]*"\s+(ON|OFF)\)', text, re.MULTILINE)
+    return {name: default == "ON" for name, default in found}
+
+
+def call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def recipe():
+    tree = ast.parse(RECIPE.read_text())
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)]
+    variants = {}
+    for c in calls:
+        if call_name(c) == "variant":
+            kw = {k.arg: ast.literal_eval(k.value) for k in c.keywords}
+            variants[ast.literal_eval(c.args[0])] = kw["default"]
+    (args_fn,) = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "cmake_args"]
+    defines = {}
+    for c in ast.walk(args_fn):
+        if isinstance(c, ast.Call) and call_name(c) == "define_from_variant":
+            option, variant = (ast.literal_eval(a) for a in c.args)
+            defines[option] = variant
+    deps = [
+        (
+            call_name(c),
+            ast.literal_eval(c.args[0]),
+            {k.arg: ast.unparse(k.value) for k in c.keywords},
+        )
+        for c in calls
+        if call_name(c) in ("depends_on", "extends")
+    ]
+    return cls, variants, defines, deps
+
+
+def test_variants_and_cmake_options_correspond():
+    cls, variants, defines, _ = recipe()
+    assert [ast.unparse(b) for b in cls.bases] == ["CMakePackage"]
+    parts = cmake_parts()
+    assert {"CONTEND_WITH_HDF5", "CONTEND_WITH_SIM", "CONTEND_WITH_THROTTLE"} <= set(parts)
+    # every CMake part has exactly one variant passed as its -D option ...
+    assert set(defines) == set(parts), set(defines) ^ set(parts)
+    # ... named after it, with the same default, and every other variant is known
+    for option, variant in defines.items():
+        assert option == f"CONTEND_WITH_{variant.upper()}", (option, variant)
+        assert variants[variant] == parts[option], (option, variant)
+    assert set(variants) == set(defines.values()) | NOT_CMAKE
+
+
+def test_dependencies():
+    _, _, _, deps = recipe()
+    names = {(kind, spec.split("@")[0].split("+")[0]): kw for kind, spec, kw in deps}
+    assert ("depends_on", "mpi") in names and "when" not in names[("depends_on", "mpi")]
+    assert names[("extends", "python")]["when"] == "'+python'"
+    assert names[("depends_on", "hdf5")]["when"] == "'+hdf5'"
+    assert any(spec.startswith("hdf5+mpi") for _, spec, _ in deps)
+    # the Python layer's runtime dependencies are pyproject.toml's
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    wanted = re.search(r"^dependencies = \[(.*)\]", pyproject, re.MULTILINE)[1]
+    for dep in re.findall(r'"([\w-]+)', wanted):
+        kw = names.get(("depends_on", f"py-{dep.lower()}"))
+        assert kw and kw.get("when") == "'+python'" and "run" in kw.get("type", ""), dep
+
+
+def test_modulefile_sets_the_prefix_variables():
+    lua = (ROOT / "packaging" / "modules" / "contend.lua").read_text()
+    code = "\n".join(line.split("--", 1)[0] for line in lua.splitlines())
+    paths = dict(re.findall(r'prepend_path\("(\w+)",\s*(pathJoin\(root, "[^"]+"\)|dir)\)', code))
+    assert paths == {
+        "PATH": 'pathJoin(root, "bin")',
+        "MANPATH": 'pathJoin(root, "share/man")',
+        "LD_LIBRARY_PATH": 'pathJoin(root, "lib")',
+        "PYTHONPATH": "dir",
+    }
+    assert '"/lib/python3*/site-packages' in code
