@@ -50,10 +50,10 @@ def site_python(dest: Path) -> Path:
 
 def copy_sources(dest: Path) -> None:
     """What pip needs from a clone of the next commit (tracked and not
-    ignored files): pyproject.toml, python/, schemas/."""
+    ignored files): pyproject.toml, setup.cfg, python/, schemas/."""
     files = subprocess.run(
         ["git", "-C", ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
-        + ["pyproject.toml", "python", "schemas"],
+        + ["pyproject.toml", "setup.cfg", "python", "schemas"],
         capture_output=True,
         check=True,
     ).stdout.split(b"\0")
@@ -87,6 +87,7 @@ def prefix(tmp_path_factory):
     launcher = tmp / "launcher" / "contend"
     launcher.parent.mkdir()
     shutil.copy2(first / "bin" / "contend", launcher)
+    assert not (src / "build").exists()  # setup.cfg: pip stays out of CMake's build/
     inst = run_bounded(["cmake", "--install", BUILD, "--prefix", first], timeout=300)
     assert inst.returncode == 0, inst.stdout[-3000:] + inst.stderr[-3000:]
     shutil.copytree(first, final, symlinks=True)
