@@ -5,7 +5,8 @@
 #   scripts/bootstrap.sh build   compiler, CMake, Open MPI, HDF5, Boost.Context, and
 #                                .venv with the Python layer (report, plot, html, ...),
 #                                so that every `contend COMMAND` works after `make demo`
-#   scripts/bootstrap.sh test    + MPICH, clang-format, iproute2, Chromium, pytest, ruff
+#   scripts/bootstrap.sh test    + MPICH, clang-format, iproute2, Chromium, Slurm and munge,
+#                                pytest, ruff, ReFrame
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-build}
@@ -33,6 +34,10 @@ if [[ $what == test ]]; then
   need ip iproute2
   need tc iproute2
   need chromium chromium
+  # a throw-away Slurm for tests/python/test_slurm_local.py (its own config,
+  # key and daemons in a temp dir; the packages' system services are not used)
+  need slurmctld slurm-wlm
+  need munged munge
 fi
 
 if ((${#pkgs[@]})); then
