@@ -94,24 +94,72 @@ static int usage_error(const char *msg) {
   return CONTEND_EXIT_USAGE;
 }
 
+int sim_cmd_parse(sim_cmd_args *a, int argc, char **argv, char *err, size_t errlen) {
+  memset(a, 0, sizeof *a);
+  a->defs = contend_param_defs_join(synth_defs, sim_param_defs);
+  if (contend_params_init(&a->p, a->defs, "", err, errlen)) {
+    free(a->defs);
+    a->defs = NULL;
+    return -2;
+  }
+  a->have_params = 1;
+  contend_params *p = &a->p;
+  const int parsed = contend_params_parse_argv(p, argc, argv, 1, err, errlen);
+  if (parsed)
+    return parsed == 1 ? 1 : -1;
+  const uint64_t seed = (uint64_t)contend_param_int(p, "seed");
+  const char *sweep = contend_param_str(p, "sweep");
+  if (sweep && sweep[0]) {
+    if (contend_param_is_set(p, "load")) {
+      snprintf(err, errlen, "give --load or --sweep, not both");
+      return -1;
+    }
+    if (parse_sweep(sweep, &a->loads, &a->nloads, err, errlen))
+      return -1;
+  } else {
+    a->loads = malloc(sizeof *a->loads);
+    if (!a->loads)
+      contend_fail("out of memory");
+    a->loads[0] = contend_param_double(p, "load");
+    a->nloads = 1;
+  }
+  if (a->nloads > 1 && contend_param_str(p, "counters")[0]) {
+    snprintf(err, errlen, "--counters records one run: give --load, not --sweep");
+    return -1;
+  }
+  if (sim_setup_from_params(p, seed, &a->su, err, errlen))
+    return -1;
+  a->have_setup = 1;
+  if (synth_parse(contend_param_str(p, "traffic"), &a->su.topo, a->loads[0], seed, &a->spec, err,
+                  errlen))
+    return -1;
+  return 0;
+}
+
+void sim_cmd_args_free(sim_cmd_args *a) {
+  if (a->spec.c)
+    synth_free(&a->spec);
+  if (a->have_setup)
+    sim_setup_free(&a->su);
+  free(a->loads);
+  if (a->have_params)
+    contend_params_free(&a->p);
+  free(a->defs);
+  memset(a, 0, sizeof *a);
+}
+
 int contend_sim_main(int argc, char **argv) {
-  contend_param_def *defs = contend_param_defs_join(synth_defs, sim_param_defs);
-  contend_params p;
   char err[1024];
-  if (contend_params_init(&p, defs, "", err, sizeof err)) {
+  sim_cmd_args a;
+  int rc = CONTEND_EXIT_USAGE;
+  const int parsed = sim_cmd_parse(&a, argc, argv, err, sizeof err);
+  if (parsed == -2) {
     fprintf(stderr, "contend sim: internal error: %s\n", err);
-    free(defs);
+    sim_cmd_args_free(&a);
     return CONTEND_EXIT_FAIL;
   }
-  int rc = CONTEND_EXIT_USAGE;
-  double *loads = NULL;
-  int nloads = 0;
-  sim_setup su;
-  int have_setup = 0;
-  synth_spec spec = {0};
-  const int parsed = contend_params_parse_argv(&p, argc, argv, 1, err, sizeof err);
   if (parsed == 1) {
-    help(&p);
+    help(&a.p);
     rc = 0;
     goto out;
   }
@@ -119,69 +167,44 @@ int contend_sim_main(int argc, char **argv) {
     rc = usage_error(err);
     goto out;
   }
-  const uint64_t seed = (uint64_t)contend_param_int(&p, "seed");
-  const char *sweep = contend_param_str(&p, "sweep");
-  if (sweep && sweep[0]) {
-    if (contend_param_is_set(&p, "load")) {
-      rc = usage_error("give --load or --sweep, not both");
-      goto out;
-    }
-    if (parse_sweep(sweep, &loads, &nloads, err, sizeof err)) {
-      rc = usage_error(err);
-      goto out;
-    }
-  } else {
-    loads = malloc(sizeof *loads);
-    loads[0] = contend_param_double(&p, "load");
-    nloads = 1;
-  }
-  if (nloads > 1 && contend_param_str(&p, "counters")[0]) {
-    rc = usage_error("--counters records one run: give --load, not --sweep");
-    goto out;
-  }
-  if (sim_setup_from_params(&p, seed, &su, err, sizeof err)) {
-    rc = usage_error(err);
-    goto out;
-  }
-  have_setup = 1;
-  if (synth_parse(contend_param_str(&p, "traffic"), &su.topo, loads[0], seed, &spec, err,
-                  sizeof err)) {
-    rc = usage_error(err);
-    goto out;
-  }
-  const char *output = contend_param_str(&p, "output");
+  contend_params *p = &a.p;
+  sim_setup *su = &a.su;
+  const double *loads = a.loads;
+  const int nloads = a.nloads;
+  const uint64_t seed = (uint64_t)contend_param_int(p, "seed");
+  const char *output = contend_param_str(p, "output");
   if (output && output[0] && contend_check_writable(output, err, sizeof err)) {
     rc = usage_error(err);
     goto out;
   }
-  if (su.counters && contend_check_writable(su.counters, err, sizeof err)) {
+  if (su->counters && contend_check_writable(su->counters, err, sizeof err)) {
     rc = usage_error(err);
     goto out;
   }
-  const int quiet = contend_param_bool(&p, "quiet");
+  const int quiet = contend_param_bool(p, "quiet");
   synth_run_opts o = {
-      .warmup = (sim_time)(contend_param_double(&p, "warmup_us") * 1e6 + 0.5),
-      .measure = (sim_time)(contend_param_double(&p, "measure_us") * 1e6 + 0.5),
-      .drain = contend_param_bool(&p, "drain"),
-      .source_queue = (uint32_t)contend_param_int(&p, "source_queue"),
+      .warmup = (sim_time)(contend_param_double(p, "warmup_us") * 1e6 + 0.5),
+      .measure = (sim_time)(contend_param_double(p, "measure_us") * 1e6 + 0.5),
+      .drain = contend_param_bool(p, "drain"),
+      .source_queue = (uint32_t)contend_param_int(p, "source_queue"),
   };
   contend_strbuf js = {0};
   contend_json j;
   contend_json_init(&j, &js);
   contend_json_obj_begin(&j, NULL);
   contend_json_str(&j, "schema", "contend-sim/1");
-  contend_json_str(&j, "topology", su.topo.spec);
-  contend_json_int(&j, "nodes", su.topo.nnodes);
-  contend_json_int(&j, "routers", su.topo.nrouters);
-  contend_json_str(&j, "routing", sim_routing_name(su.routing));
-  contend_json_int(&j, "vcs", sim_routing_vcs(su.routing));
-  contend_json_str(&j, "traffic", contend_param_str(&p, "traffic"));
+  contend_json_str(&j, "topology", su->topo.spec);
+  contend_json_int(&j, "nodes", su->topo.nnodes);
+  contend_json_int(&j, "routers", su->topo.nrouters);
+  contend_json_str(&j, "routing", sim_routing_name(su->routing));
+  contend_json_int(&j, "vcs", sim_routing_vcs(su->routing));
+  contend_json_str(&j, "traffic", contend_param_str(p, "traffic"));
   contend_json_uint(&j, "seed", seed);
-  contend_params_json(&j, "config", &p, seed);
+  contend_params_json(&j, "config", p, seed);
   printf("contend sim: %s (%d nodes, %d routers), routing %s, %d VC%s, cc %s, seed %llu\n",
-         su.topo.spec, su.topo.nnodes, su.topo.nrouters, sim_routing_name(su.routing),
-         sim_routing_vcs(su.routing), sim_routing_vcs(su.routing) == 1 ? "" : "s",
-         contend_param_str(&p, "cc"), (unsigned long long)seed);
+         su->topo.spec, su->topo.nnodes, su->topo.nrouters, sim_routing_name(su->routing),
+         sim_routing_vcs(su->routing), sim_routing_vcs(su->routing) == 1 ? "" : "s",
+         contend_param_str(p, "cc"), (unsigned long long)seed);
   printf("%8s %10s %10s %12s %12s %12s %14s %9s\n", "load", "offered", "accepted", "lat mean ns",
          "lat p99 ns", "packet hops", "hops/s (wall)", "wall s");
   contend_json_arr_begin(&j, "points");
@@ -191,7 +214,7 @@ int contend_sim_main(int argc, char **argv) {
     if (!quiet && nloads > 1)
       fprintf(stderr, "contend sim: point %d of %d, load %.3g\n", i + 1, nloads, loads[i]);
     synth_point pt;
-    if (synth_run(&su, &spec, loads[i], 1, &o, &j, &pt, err, sizeof err)) {
+    if (synth_run(su, &a.spec, loads[i], 1, &o, &j, &pt, err, sizeof err)) {
       contend_sb_free(&js);
       rc = usage_error(err);
       goto out;
@@ -223,12 +246,6 @@ int contend_sim_main(int argc, char **argv) {
   }
   contend_sb_free(&js);
 out:
-  if (spec.c)
-    synth_free(&spec);
-  if (have_setup)
-    sim_setup_free(&su);
-  free(loads);
-  contend_params_free(&p);
-  free(defs);
+  sim_cmd_args_free(&a);
   return rc;
 }

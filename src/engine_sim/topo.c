@@ -99,6 +99,8 @@ int sim_topo_parse_keys(const char *spec, const char *args, sim_topo_key *keys, 
 
 /* ---- allocation and checks ---- */
 
+sim_topo_limits sim_topo_max = {.nodes = 1000000, .routers = 1000000, .ports = 1 << 24};
+
 int sim_topo_alloc(sim_topo *t, int nrouters, int nnodes, const int *nports_of, char *err,
                    size_t errlen) {
   if (nrouters < 1 || nrouters > SIM_TOPO_MAX_ROUTERS)
@@ -114,6 +116,9 @@ int sim_topo_alloc(sim_topo *t, int nrouters, int nnodes, const int *nports_of, 
                   nports_of[r], SIM_TOPO_MAX_RADIX);
     nports += nports_of[r];
   }
+  if (nports > SIM_TOPO_MAX_PORTS)
+    return fail(err, errlen, "topology '%s': %lld router ports in all (max %d)", t->spec, nports,
+                SIM_TOPO_MAX_PORTS);
   t->nrouters = nrouters;
   t->nnodes = nnodes;
   t->nports = (int)nports;

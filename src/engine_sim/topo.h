@@ -20,9 +20,19 @@
 #define SIM_MAX_VCS 8
 #define SIM_MAX_LEVELS 8
 #define SIM_UNCONNECTED (-2147483647 - 1) /* INT_MIN: a port with no link */
-#define SIM_TOPO_MAX_NODES 1000000
-#define SIM_TOPO_MAX_ROUTERS 1000000
 #define SIM_TOPO_MAX_RADIX 1024
+
+/* Size limits of every topology (specs and topology.conf), checked before
+ * anything of that size is allocated.  A variable, not constants, so that
+ * the fuzz harnesses can scale them down (fuzz/); nothing else writes it.
+ * Defaults: 1,000,000 nodes and routers, 2^24 router ports in all. */
+typedef struct sim_topo_limits {
+  int nodes, routers, ports;
+} sim_topo_limits;
+extern sim_topo_limits sim_topo_max;
+#define SIM_TOPO_MAX_NODES (sim_topo_max.nodes)
+#define SIM_TOPO_MAX_ROUTERS (sim_topo_max.routers)
+#define SIM_TOPO_MAX_PORTS (sim_topo_max.ports)
 
 /* Link classes: each has its own bandwidth and latency (net parameters). */
 typedef enum {
@@ -78,7 +88,7 @@ typedef struct sim_topo {
  * up=4,8 has 64 leaves (8 nodes, 4 uplinks each: 2:1 taper), 32 + 32
  * upper routers, 512 nodes.
  * Limits: at most SIM_TOPO_MAX_NODES nodes and routers, SIM_TOPO_MAX_RADIX
- * ports per router. */
+ * ports per router, SIM_TOPO_MAX_PORTS ports in all. */
 int sim_topo_parse(const char *spec, sim_topo *t, char *err, size_t errlen);
 void sim_topo_free(sim_topo *t);
 
@@ -127,6 +137,10 @@ int sim_topo_parse_fattree(const char *spec, const char *args, sim_topo *t, char
 int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, char *err,
                              size_t errlen);
 int sim_topo_parse_slurm(const char *spec, const char *path, sim_topo *t, char *err, size_t errlen);
+/* The same from the file's text (conf, NUL-terminated, not modified); spec
+ * names the topology in messages. */
+int sim_topo_parse_slurm_text(const char *spec, const char *conf, sim_topo *t, char *err,
+                              size_t errlen);
 /* The switch name of router r of a slurm topology (t->extra). */
 const char *sim_topo_slurm_name(const sim_topo *t, int r);
 

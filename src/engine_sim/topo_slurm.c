@@ -29,6 +29,12 @@
 #define MAX_FILE_BYTES (64 << 20)
 #define MAX_NAME 256
 #define MAX_TABLE_ENTRIES (16LL << 20) /* switches x switches with nodes (route.c's table) */
+/* Bounds on what a file may describe, well above any Slurm system: nodes,
+ * and Switches= entries, of the whole file.  Checked before a hostlist is
+ * expanded, so that a short one such as n[1-999][1-999][1-999] is refused
+ * at once, not after building it. */
+#define MAX_CONF_NODES (SIM_TOPO_MAX_NODES < (1 << 18) ? SIM_TOPO_MAX_NODES : (1 << 18))
+#define MAX_CONF_LINKS (SIM_TOPO_MAX_PORTS < (1 << 20) ? SIM_TOPO_MAX_PORTS : (1 << 20))
 
 /* ---- growable vectors and a string -> index map ---- */
 
@@ -149,8 +155,10 @@ static int expand_from(expander *it, size_t pos, char *buf, size_t blen) {
   buf[blen] = 0;
   if (pos == it->len) {
     if (++it->count > it->limit) {
-      snprintf(it->err, it->errlen, "hostlist '%.*s' expands to too many names", (int)it->len,
-               it->item);
+      snprintf(it->err, it->errlen,
+               "hostlist '%.*s' expands to too many names (a file may name at most %d nodes "
+               "and %d child switches in all)",
+               (int)it->len, it->item, MAX_CONF_NODES, MAX_CONF_LINKS);
       return -1;
     }
     return it->fn(it->ctx, buf);
@@ -194,6 +202,33 @@ static int expand_from(expander *it, size_t pos, char *buf, size_t blen) {
   return 0;
 }
 
+/* How many names item (len bytes) expands to, saturating above limit;
+ * malformed ranges count 1 (expand_from reports them). */
+static long long item_names(const char *item, size_t len, long long limit) {
+  long long total = 1;
+  for (size_t i = 0; i < len && total <= limit; i++) {
+    if (item[i] != '[')
+      continue;
+    long long sum = 0;
+    const char *p = item + i + 1, *end = memchr(p, ']', len - i - 1);
+    if (!end)
+      return 1;
+    while (p < end) {
+      char *e;
+      const long long a = strtoll(p, &e, 10);
+      long long b = a;
+      if (e < end && *e == '-')
+        b = strtoll(e + 1, &e, 10);
+      sum += a >= 0 && b >= a && b - a < limit ? b - a + 1 : 1;
+      const char *comma = memchr(p, ',', (size_t)(end - p));
+      p = comma ? comma + 1 : end;
+    }
+    total *= sum > 0 ? sum : 1;
+    i = (size_t)(end - item);
+  }
+  return total;
+}
+
 static int expand_hostlist(const char *list, long long limit, name_fn fn, void *ctx, char *err,
                            size_t errlen) {
   expander it = {.fn = fn, .ctx = ctx, .err = err, .errlen = errlen, .limit = limit};
@@ -222,6 +257,13 @@ static int expand_hostlist(const char *list, long long limit, name_fn fn, void *
     }
     it.item = s;
     it.len = (size_t)(e - s);
+    if (it.count + item_names(s, it.len, limit) > limit) {
+      snprintf(err, errlen,
+               "hostlist '%.*s' expands to too many names (a file may name at most %d nodes "
+               "and %d child switches in all)",
+               (int)it.len, s, MAX_CONF_NODES, MAX_CONF_LINKS);
+      return -1;
+    }
     char buf[MAX_NAME];
     if (expand_from(&it, 0, buf, 0))
       return -1;
@@ -249,7 +291,8 @@ typedef struct {
   int cap;
   int *node_sw; /* node -> switch (grown with nodes) */
   int node_cap;
-  int cur; /* switch being filled */
+  long long links; /* Switches= entries so far */
+  int cur;         /* switch being filled */
   int line;
 } ctx_t;
 
@@ -293,6 +336,7 @@ static int add_child(void *vc, const char *name) {
   const int k = strmap_add(&c->refs, name, &added);
   if (k < 0 || ivec_push(&c->sw[c->cur].child_names, k))
     return perr(c, "out of memory");
+  c->links++;
   return 0;
 }
 
@@ -346,9 +390,10 @@ static int parse_line(ctx_t *c, char *s) {
   c->sw[sidx].line = c->line;
   c->cur = sidx;
   char msg[200] = "";
-  if (nodes && expand_hostlist(nodes, SIM_TOPO_MAX_NODES, add_node, c, msg, sizeof msg))
+  if (nodes && expand_hostlist(nodes, MAX_CONF_NODES - c->nodes.n, add_node, c, msg, sizeof msg))
     return msg[0] ? perr(c, "Nodes=%s: %s", nodes, msg) : -1; /* else add_node said why */
-  if (switches && expand_hostlist(switches, SIM_TOPO_MAX_ROUTERS, add_child, c, msg, sizeof msg))
+  if (switches &&
+      expand_hostlist(switches, MAX_CONF_LINKS - c->links, add_child, c, msg, sizeof msg))
     return msg[0] ? perr(c, "Switches=%s: %s", switches, msg) : -1;
   return 0;
 }
@@ -547,6 +592,17 @@ int sim_topo_parse_slurm(const char *spec, const char *path, sim_topo *t, char *
   char *text = read_file(path, &c);
   if (!text)
     return -1;
+  const int rc = sim_topo_parse_slurm_text(spec, text, t, err, errlen);
+  free(text);
+  return rc;
+}
+
+int sim_topo_parse_slurm_text(const char *spec, const char *conf, sim_topo *t, char *err,
+                              size_t errlen) {
+  ctx_t c = {.spec = spec, .err = err, .errlen = errlen};
+  char *text = strdup(conf);
+  if (!text)
+    return perr(&c, "out of memory");
   int rc = 0;
   char *s = text;
   while (*s && !rc) {

@@ -73,6 +73,17 @@ int contend_jobfile_load(contend_jobfile *jf, const char *path, char *const *def
                          char *err, size_t errlen);
 void contend_jobfile_free(contend_jobfile *jf);
 
+/* The options of `contend jobs` (main.c): p initialised from
+ * contend_jobs_option_defs().  Sets *file (an argv element) and appends
+ * -D strings to *defs (realloc'd, the caller frees the array, not the
+ * strings); help or --list text goes to out.  Returns 0 to run, 1 when
+ * done (help/list written), -1 on bad input (err).  Runs the engine's
+ * check (--engine sim builds the fabric, reading a topology file the
+ * options name, and tries the --counters path); runs nothing. */
+int contend_jobs_parse_args(int argc, char **argv, contend_params *p, const char **file,
+                            char ***defs, int *ndefs, contend_strbuf *out, char *err,
+                            size_t errlen);
+
 /* Resolves every job's nodes out of nodes 0..nnodes-1: explicit lists
  * first, then placements in file order (interleaved jobs share their nodes
  * round-robin); random placement draws from its seed= or run_seed.

@@ -59,9 +59,9 @@ static void help(const contend_params *p, contend_strbuf *o) {
                        "--virtual-nodes 1 --mode both -o jobs.json\n");
 }
 
-/* Returns 0 to run, 1 when done (help/list printed), -1 on bad input. */
-static int parse_args(int argc, char **argv, contend_params *p, const char **file, char ***defs,
-                      int *ndefs, contend_strbuf *out, char *err, size_t errlen) {
+int contend_jobs_parse_args(int argc, char **argv, contend_params *p, const char **file,
+                            char ***defs, int *ndefs, contend_strbuf *out, char *err,
+                            size_t errlen) {
   *file = NULL;
   int want_help = 0;
   for (int a = 1; a < argc; a++) {
@@ -139,7 +139,7 @@ int contend_jobs_main(int argc, char **argv, int print) {
     fprintf(stderr, "contend jobs: %s\n", err);
     return CONTEND_EXIT_FAIL;
   }
-  int rc = parse_args(argc, argv, &p, &file, &defs, &ndefs, &out, err, sizeof err);
+  int rc = contend_jobs_parse_args(argc, argv, &p, &file, &defs, &ndefs, &out, err, sizeof err);
   if (rc != 0) {
     if (print) {
       if (rc > 0)

@@ -1,0 +1,45 @@
+/* Fuzz harness: the Slurm topology.conf reader (src/engine_sim/
+ * topo_slurm.c: SwitchName/Nodes/Switches lines, hostlist expressions,
+ * the tree's shape checks), then the tree's routing tables as --engine
+ * sim builds them.  Input: the file's text.  Findings: a crash, a
+ * sanitizer report, a leak, a failure without a one-line message, or a
+ * tree that parses but does not validate. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/engine_sim/route.h"
+#include "../src/engine_sim/topo.h"
+#include "fuzz_limits.h"
+#include "fuzz_util.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  fuzz_scale_topology_limits();
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > 1 << 16 || memchr(data, 0, size))
+    return -1;
+  char *conf = fuzz_strndup(data, size);
+  sim_topo t;
+  memset(&t, 0, sizeof t);
+  char err[1024] = "";
+  if (sim_topo_parse_slurm_text("slurm:fuzz.conf", conf, &t, err, sizeof err)) {
+    fuzz_check_message("sim_topo_parse_slurm_text", err);
+  } else if (sim_topo_validate(&t, err, sizeof err)) {
+    fuzz_check_message("sim_topo_validate", err);
+    abort();
+  } else if (t.nnodes <= 4096) {
+    sim_routing *R = NULL;
+    if (sim_routing_new(&t, NULL, 0, 0, &R, err, sizeof err))
+      fuzz_check_message("sim_routing_new", err);
+    else
+      sim_routing_free(R);
+  }
+  sim_topo_free(&t);
+  free(conf);
+  return 0;
+}
