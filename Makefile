@@ -4,7 +4,9 @@ BUILD   ?= build
 MPICC   ?= $(shell command -v mpicc.openmpi || command -v mpicc)
 JOBS    ?= 2
 
-.PHONY: all build demo test unit pytest format-check clean
+FUZZ_SECONDS ?= 60
+
+.PHONY: all build demo test fuzz unit pytest format-check clean
 
 all: build
 
@@ -22,7 +24,14 @@ test: build
 	@scripts/link-tools.sh $(BUILD)/bin
 	@scripts/format-check.sh
 	@cd $(BUILD) && ctest --output-on-failure
+	@scripts/fuzz.sh --ci --seconds 3
 	@CONTEND_BUILD=$(abspath $(BUILD)) .venv/bin/python -m pytest -q -ra tests/python
+
+# libFuzzer harnesses (clang, ASan, UBSan) for FUZZ_SECONDS each; the
+# inputs that add coverage are kept in fuzz/corpus (docs/fuzzing.md)
+fuzz:
+	@scripts/bootstrap.sh test
+	@scripts/fuzz.sh --seconds $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)

@@ -60,7 +60,7 @@ static void fuzz_sim(int argc, char **argv) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  fuzz_scale_topology_limits();
+  fuzz_scale_fabric_limits();
   return 0;
 }
 

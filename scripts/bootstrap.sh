@@ -5,8 +5,8 @@
 #   scripts/bootstrap.sh build   compiler, CMake, Open MPI, HDF5, Boost.Context, and
 #                                .venv with the Python layer (report, plot, html, ...),
 #                                so that every `contend COMMAND` works after `make demo`
-#   scripts/bootstrap.sh test    + MPICH, clang-format, iproute2, Chromium, Slurm and munge,
-#                                pytest, ruff, ReFrame
+#   scripts/bootstrap.sh test    + MPICH, clang-format, clang with libFuzzer, iproute2,
+#                                Chromium, Slurm and munge, pytest, ruff, ReFrame, Hypothesis
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-build}
@@ -31,6 +31,9 @@ python3 -c 'import venv, ensurepip' 2>/dev/null || pkgs+=(python3-venv) # .venv 
 if [[ $what == test ]]; then
   need mpicc.mpich mpich libmpich-dev
   need clang-format clang-format
+  need clang clang # the fuzz harnesses (make fuzz, and briefly in make test)
+  compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ||
+    pkgs+=(libclang-rt-14-dev) # libFuzzer and the sanitizers' runtimes
   need ip iproute2
   need tc iproute2
   need chromium chromium

@@ -85,10 +85,11 @@ for h in "${harnesses[@]}"; do
   inputs=("$root/fuzz/seeds/$h")
   [[ -d $root/fuzz/corpus/$h ]] && inputs+=("$root/fuzz/corpus/$h")
   [[ -d $root/tests/fuzz/$h ]] && inputs+=("$root/tests/fuzz/$h")
+  seed=() && ((ci)) && seed=(-seed=1) # CI: the same inputs on every run
   rc=0 t0=$SECONDS
   (cd "$fresh" && "$bdir/bin/fuzz_$h" -max_total_time="$seconds" -runs="$runs" -timeout=1 -rss_limit_mb=2048 \
     -dict="$root/fuzz/dict/$h.dict" -print_final_stats=1 -artifact_prefix="$find/" \
-    -close_fd_mask=3 "$fresh" "${inputs[@]}") >"$log" 2>&1 || rc=$?
+    -close_fd_mask=3 "${seed[@]}" "$fresh" "${inputs[@]}") >"$log" 2>&1 || rc=$?
   units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log" | tail -1)
