@@ -14,7 +14,7 @@
 #include "../src/engine_sim/sim_cmd.h"
 #include "../src/jobs/jobs.h"
 #include "../src/suite/suite.h"
-#include "fuzz_limits.h"
+#include "fuzz_topo.h"
 #include "fuzz_util.h"
 
 #define MAX_ARGS 64
