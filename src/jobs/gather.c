@@ -24,7 +24,10 @@ void contend_jobs_share_minfo(contend_jobs_rank *x) {
       contend_job_loop(c, &rings, &warmup, &iters);
       v[4 * g] = (double)(rings * (warmup + iters));
       v[4 * g + 1] = (double)c->msg_bytes;
-      v[4 * g + 2] = c->metric_scale;
+      /* bandwidth motifs: metric_scale is MiB per iteration, not a divisor */
+      v[4 * g + 2] = x->jf->jobs[x->my_job].motifs[k].motif->metric == CONTEND_METRIC_BW_MIB_S
+                         ? 1
+                         : c->metric_scale;
       v[4 * g + 3] = c->nseries;
     }
   contend_gallreduce(x->world, v, n * 4, CONTEND_DT_DOUBLE, CONTEND_OP_MAX);
@@ -117,9 +120,9 @@ void contend_jobs_reduce_pass(contend_jobs_rank *x, int p) {
   /* count */
   for (int g = 0; g < r->nm; g++) {
     const long R = jf->jobs[r->mi[g].job].repeat;
-    ns += 8 + 3 * (size_t)r->mi[g].nseries; /* time, hist, verify, io; series */
-    nn += 2 + (size_t)r->mi[g].nseries;
-    nx += 1 + 1 + (size_t)R + (size_t)r->mi[g].nseries;
+    ns += 11 + 3 * (size_t)r->mi[g].nseries; /* time, hist, verify, io, net_gbps; series */
+    nn += 3 + (size_t)r->mi[g].nseries;
+    nx += 1 + 1 + 1 + (size_t)R + (size_t)r->mi[g].nseries;
   }
   for (int j = 0; j < jf->njobs; j++) {
     ns += 3;
@@ -168,6 +171,11 @@ void contend_jobs_reduce_pass(contend_jobs_rank *x, int p) {
       SUMV(m->verify_errors);
       SUMV(m->verify_checked);
       SUMV(m->io_bytes);
+      SUMV(m->net_gbps.n);
+      SUMV(m->net_gbps.sum);
+      SUMV(m->net_gbps.sumsq);
+      MINV(m->net_gbps.min);
+      MAXV(m->net_gbps.max);
       for (long q = 0; q < R; q++)
         MAXV(m->rep_max[q]);
       for (int s = 0; s < r->mi[g].nseries; s++) {

@@ -145,6 +145,10 @@ typedef struct contend_mres {
   contend_jstat *series; /* [nseries]: s per timed iteration */
   double verify_errors, verify_checked;
   double io_bytes; /* written + read in the pass, all ranks */
+  /* bandwidth motifs (CONTEND_METRIC_BW_MIB_S): per sampling rank and
+   * invocation, metric_scale MiB x timed iterations / the invocation's time,
+   * in Gb/s (1e9 bit/s) */
+  contend_jstat net_gbps;
   double *samples; /* --samples: iteration times (s), gathered at rank 0 */
   long nsamples;
 } contend_mres;

@@ -59,6 +59,12 @@ static void run_chain(contend_jobs_rank *x, int p, double t_ref) {
         contend_jstat_add(&m->time, t);
         if (t > m->rep_max[rep])
           m->rep_max[rep] = t;
+        if (job->motifs[k].motif->metric == CONTEND_METRIC_BW_MIB_S && t > 0) {
+          long rings, warmup, iters; /* MiB per timed iteration -> Gb/s */
+          contend_job_loop(&x->ctx[k], &rings, &warmup, &iters);
+          contend_jstat_add(&m->net_gbps, x->ctx[k].metric_scale * 1048576.0 * 8.0 *
+                                              (double)(rings * iters) / t / 1e9);
+        }
       }
     }
     if (jr) {

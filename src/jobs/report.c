@@ -50,6 +50,12 @@ static double io_bw_mib_s(const contend_mres *m, long repeat) {
   return m->io_bytes > 0 && t > 0 ? m->io_bytes / t / 1048576.0 : NAN;
 }
 
+/* Whether motif instance g reports an achieved network bandwidth
+ * (CONTEND_METRIC_BW_MIB_S: the bully motifs). */
+static int is_bw_motif(const contend_jobs_run *r, int g) {
+  return r->jf->jobs[r->mi[g].job].motifs[r->mi[g].pos].motif->metric == CONTEND_METRIC_BW_MIB_S;
+}
+
 static void fmt(char *buf, size_t len, double v) {
   if (!isfinite(v))
     snprintf(buf, len, "-");
@@ -254,6 +260,34 @@ static void table_pairs(const contend_jobs_run *r, contend_strbuf *o) {
   }
 }
 
+/* Bandwidth motifs: min / mean / max over the sampling ranks and repeats of
+ * each rank's achieved bandwidth, in Gb/s. */
+static void table_bandwidth(const contend_jobs_run *r, contend_strbuf *o) {
+  int any = 0;
+  for (int g = 0; g < r->nm; g++)
+    any |= is_bw_motif(r, g);
+  if (!any)
+    return;
+  contend_sb_printf(o, "\nAchieved network bandwidth per rank (Gb/s; bully motifs: per rank "
+                       "that takes samples, per invocation)\n");
+  for (int g = 0; g < r->nm; g++) {
+    if (!is_bw_motif(r, g))
+      continue;
+    char name[160];
+    motif_label(r, g, name, sizeof name);
+    for (int p = 0; p < r->npasses; p++) {
+      const contend_jstat *b = &r->m[p][g].net_gbps;
+      char a[32], m[32], c[32];
+      fmt(a, sizeof a, b->n > 0 ? b->min : NAN);
+      fmt(m, sizeof m, contend_jstat_mean(b));
+      fmt(c, sizeof c, b->n > 0 ? b->max : NAN);
+      contend_sb_printf(o, "  %s / %s, %s: min %s  mean %s  max %s Gb/s (%.0f samples)\n",
+                        r->jf->jobs[r->mi[g].job].name, name + 2, pass_name(r->pass[p]), a, m, c,
+                        b->n);
+    }
+  }
+}
+
 static void table_series(const contend_jobs_run *r, contend_strbuf *o) {
   const int pi = pass_index(r, CONTEND_PASS_ISOLATED), pc = pass_index(r, CONTEND_PASS_CONCURRENT);
   for (int g = 0; g < r->nm; g++) {
@@ -320,6 +354,7 @@ void contend_jobs_report_table(const contend_jobs_run *r, contend_strbuf *o) {
       }
     }
     rule(o, w, 7);
+    table_bandwidth(r, o);
     table_series(r, o);
   }
   table_traffic(r, o);
@@ -437,6 +472,10 @@ static void json_motif_pass(contend_json *j, const contend_jobs_run *r, int p, i
     contend_json_null(j, "latency_us");
   contend_json_double(j, "io_bytes", m->io_bytes);
   contend_json_double(j, "io_bw_mib_s", io_bw_mib_s(m, R));
+  if (is_bw_motif(r, g)) /* Gb/s per sampling rank and invocation */
+    json_jstat(j, "bandwidth_gbps_per_rank", &m->net_gbps, 1.0);
+  else
+    contend_json_null(j, "bandwidth_gbps_per_rank");
   contend_json_arr_begin(j, "series");
   for (int s = 0; s < mi->nseries; s++) {
     contend_json_obj_begin(j, NULL);

@@ -37,6 +37,7 @@ void contend_jobs_run_init(contend_jobs_run *r, const contend_jobfile *jf, int n
     for (int g = 0; g < r->nm; g++) {
       contend_mres *m = &r->m[p][g];
       contend_jstat_reset(&m->time);
+      contend_jstat_reset(&m->net_gbps);
       contend_hist_reset(&m->iter_us);
       m->rep_max = xcalloc((size_t)jf->jobs[r->mi[g].job].repeat, sizeof(double));
     }
