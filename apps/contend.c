@@ -49,6 +49,7 @@ static const struct {
     {"sensitivity-train", "an application's runs under congestion (sensitivity data)"},
     {"model", "Netscope models: fit-latency, sensitivity, show"},
     {"mitigate", "rate control compared (off, static, dcqcn, netscope) on job mixes"},
+    {"study", "control + conditions x repetitions, randomized, resumable; Welch tests"},
 };
 
 /* A prefix install puts the Python layer (pip install --prefix P) in

@@ -21,8 +21,9 @@ from .outfile import check_output, write_text
 EXIT_USAGE = 2
 JOBS_SCHEMA = "contend-jobs"  # results of `contend jobs`: contend.jobsresults
 MITIGATE_SCHEMA = "contend-mitigate"  # results of `contend mitigate`: contend.mitigatestats
+STUDY_SCHEMA = "contend-study"  # results of `contend study`: contend.studystats
 COMMANDS = ("report", "compare", "significance", "plot", "html", "sweep")
-PLOT_KINDS = ("hist", "congestors", "impact", "jobs", "mitigate")
+PLOT_KINDS = ("hist", "congestors", "impact", "jobs", "mitigate", "study")
 
 
 class UsageError(ValueError):
@@ -92,6 +93,13 @@ def cmd_report(args) -> int:
 
         doc = load_mitigate(args.results)
         _write(render_mitigate(doc, args.format, source=args.results), args.output)
+        return 0
+    if schema == STUDY_SCHEMA:  # contend study
+        from .studystats import load_study_results
+        from .studyviews import render_study
+
+        doc = load_study_results(args.results)
+        _write(render_study(doc, args.format, source=args.results), args.output)
         return 0
     if schema == JOBS_SCHEMA:  # contend jobs
         from .jobsreport import check_slowdowns, render_jobs_report
@@ -233,6 +241,16 @@ def cmd_plot(args) -> int:
         out = plots.save_figure(fig, args.output, UsageError)
         print(f"wrote {out}", file=sys.stderr)
         return 0
+    if args.kind == "study":
+        from .studystats import load_study_results
+        from .studyviews import study_figure
+
+        if len(args.results) != 1:
+            raise UsageError("plot study takes one results file of `contend study`")
+        fig = study_figure(load_study_results(args.results[0]))
+        out = plots.save_figure(fig, args.output, UsageError)
+        print(f"wrote {out}", file=sys.stderr)
+        return 0
     if args.kind == "jobs":
         fig = _plot_jobs(args)
         out = plots.save_figure(fig, args.output, UsageError)
@@ -274,7 +292,9 @@ def cmd_html(args) -> int:
     kind = [
         "model"
         if s in MODEL_SCHEMAS
-        else {JOBS_SCHEMA: "jobs", MITIGATE_SCHEMA: "mitigate"}.get(s, "results")
+        else {JOBS_SCHEMA: "jobs", MITIGATE_SCHEMA: "mitigate", STUDY_SCHEMA: "study"}.get(
+            s, "results"
+        )
         for s in schemas
     ]
     runs = load_many([p for p, k in zip(args.results, kind) if k == "results"])
@@ -285,6 +305,11 @@ def cmd_html(args) -> int:
         from .mitigatestats import load_mitigate
 
         mitigate = [(p, load_mitigate(p)) for p, k in zip(args.results, kind) if k == "mitigate"]
+    studies = []
+    if "study" in kind:
+        from .studystats import load_study_results
+
+        studies = [(p, load_study_results(p)) for p, k in zip(args.results, kind) if k == "study"]
     _write(
         render_html(
             runs,
@@ -294,6 +319,7 @@ def cmd_html(args) -> int:
             models=models,
             jobs=jobs,
             mitigate=mitigate,
+            studies=studies,
         ),
         args.output,
     )
@@ -326,7 +352,7 @@ def _add_report(sub):
         "concurrent with a Student-t interval (--level), the slowdown and Welch's p; "
         "for a model file of `contend model` (latency model or delay sensitivity), its "
         "tables; for results of `contend mitigate`, runtime and node-seconds increase per "
-        "throttle mode with Welch tests and the Netscope paper's numbers.  Times in the text tables in the unit their header names; CSV and JSON "
+        "throttle mode with Welch tests and the Netscope paper's numbers; for results of `contend study`, the fat-tree poster's Table I (difference vs. control, Welch p) and the bullies' bandwidth.  Times in the text tables in the unit their header names; CSV and JSON "
         "in seconds (keys ending _s).",
     )
     p.add_argument(
@@ -420,7 +446,9 @@ def _add_plot(sub):
         "by side, from results of `contend jobs` (StressBench Figs 1-2); "
         "mitigate: p99 runtime increase per job and throttle mode, p99 node-seconds "
         "increase, and the proxy's p99 vs. c_a error, from one results file of "
-        "`contend mitigate` (Netscope Figs 5-7).",
+        "`contend mitigate` (Netscope Figs 5-7); study: each run's performance difference vs. the "
+        "control per application and condition, from one results file of `contend study` "
+        "(the fat-tree poster's Table I as a figure).",
     )
     p.add_argument("kind", choices=PLOT_KINDS)
     p.add_argument("results", nargs="*", help="results files")

@@ -159,12 +159,14 @@ def render_html(
     models=(),
     jobs=(),
     mitigate=(),
+    studies=(),
 ) -> str:
     """The page as a string; ``models``: (path, document) of Netscope model files;
     ``jobs``: loaded results of ``contend jobs`` (:mod:`contend.jobsresults`);
-    ``mitigate``: (path, document) of ``contend mitigate`` results."""
+    ``mitigate``: (path, document) of ``contend mitigate`` results; ``studies``: (path,
+    document) of ``contend study`` results."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    files = f"{len(runs) + len(jobs) + len(mitigate)} results file(s)" + (
+    files = f"{len(runs) + len(jobs) + len(mitigate) + len(studies)} results file(s)" + (
         f", {len(models)} model file(s)" if models else ""
     )
     body = [
@@ -217,6 +219,10 @@ def render_html(
         from .mitigateviews import html_section as mitigate_section
 
         body += [mitigate_section(doc, str(path)) for path, doc in mitigate]
+    if studies:
+        from .studyviews import html_section as study_section
+
+        body += [study_section(doc, str(path)) for path, doc in studies]
     if models:
         from .models.views import html_section
 

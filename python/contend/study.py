@@ -1,0 +1,568 @@
+"""``contend study FILE``: the study runner (seeds/fattree-congestion-poster.md).
+
+A study (:mod:`contend.studyfile`) is a control and conditions, each run R
+times.  All (condition, repetition) pairs are shuffled with the study's seed
+and the order is recorded in the run directory's ``state.json`` before the
+first run; each pair is one ``contend jobs`` run of a generated job file
+(``DIR/jobs/``) writing its own results file (``DIR/runs/``).  The state is
+rewritten atomically after every finished run; a restarted study skips the
+runs whose results file is present and valid and redoes the others, so it
+ends with exactly R repetitions per condition.  The study's results
+(schema ``contend-study``) hold per run its condition, repetition, place in
+the order, seed, results file, each application's runtime and the bullies'
+bandwidth; the report (:mod:`contend.studyviews`) is the poster's Table I.
+
+``--slurm`` writes a batch script instead of running (:mod:`contend.studyslurm`);
+``--collect`` writes the results of runs made elsewhere (by that script).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import random
+import shlex
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+from .argtypes import positive_float, positive_int
+from .studyfile import Study, StudyFileError, load_study, select_conditions
+from .trainruns import (
+    EXIT_FAIL,
+    EXIT_USAGE,
+    RunError,
+    UsageError,
+    check_output,
+    cluster_description,
+    contend_binary,
+    run_command,
+    write_json_atomic,
+)
+
+PROG = "contend study"
+STATE_SCHEMA = "contend-study-state"
+STATE_FILE = "state.json"
+# testing hook: the runner kills itself (SIGKILL) after this many finished runs
+KILL_AFTER_ENV = "CONTEND_STUDY_KILL_AFTER"
+
+
+@dataclass
+class Run:
+    order_index: int
+    condition: str
+    repetition: int
+    seed: int
+    job_file: Path
+    results_file: Path
+
+    def record(self, base: Path) -> dict:
+        return {
+            "order_index": self.order_index,
+            "condition": self.condition,
+            "repetition": self.repetition,
+            "seed": self.seed,
+            "job_file": os.path.relpath(self.job_file, base),
+            "results_file": os.path.relpath(self.results_file, base),
+        }
+
+
+def run_seed(study: Study, repetition: int) -> int:
+    """Seed of repetition r (1-based) in every condition: study seed + r - 1
+    (common random numbers: repetition r of each condition draws alike)."""
+    return study.seed + repetition - 1
+
+
+def plan(study: Study, run_dir: Path) -> list:
+    """Every (condition, repetition) pair, shuffled with the study's seed."""
+    pairs = [(c, r) for c in study.all_conditions() for r in range(1, study.repetitions + 1)]
+    random.Random(study.seed).shuffle(pairs)
+    return [
+        Run(
+            i,
+            c.name,
+            r,
+            run_seed(study, r),
+            run_dir / "jobs" / f"{c.slug}-r{r}.job",
+            run_dir / "runs" / f"{c.slug}-r{r}.json",
+        )
+        for i, (c, r) in enumerate(pairs)
+    ]
+
+
+# ------------------------------------------------------------------ state
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def load_or_create_state(study: Study, run_dir: Path, runs: list) -> dict:
+    """The run directory's state: created (order recorded) on the first call,
+    checked against the study on later ones."""
+    path = run_dir / STATE_FILE
+    if path.exists():
+        try:
+            state = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{path}: unreadable study state ({exc}); remove it to start over")
+        if not isinstance(state, dict) or state.get("schema") != STATE_SCHEMA:
+            raise UsageError(f"{path}: not a study state file ({STATE_SCHEMA})")
+        if state.get("digest_sha256") != study.digest():
+            raise UsageError(
+                f"{run_dir} holds the runs of a different study (the study file's runs, seed, "
+                "repetitions or engine changed since it started): give another --dir, or remove "
+                "the directory to start over"
+            )
+        want = [r.record(run_dir) for r in runs]
+        if state.get("order") != want:
+            raise UsageError(f"{path}: its recorded order is not this study's; remove it")
+        return state
+    state = {
+        "schema": STATE_SCHEMA,
+        "schema_version": "1.0",
+        "study": study.name,
+        "digest_sha256": study.digest(),
+        "created_utc": _now(),
+        "updated_utc": _now(),
+        "order_shuffle": f"random.Random({study.seed}).shuffle of (condition, repetition)",
+        "order": [r.record(run_dir) for r in runs],
+        "finished": [],
+    }
+    write_json_atomic(path, state)
+    return state
+
+
+def save_state(run_dir: Path, state: dict) -> None:
+    state["updated_utc"] = _now()
+    write_json_atomic(run_dir / STATE_FILE, state)
+
+
+# ------------------------------------------------------------------ a run's file
+
+
+def valid_run(run: Run, study: Study) -> dict | None:
+    """The run's contend-jobs results if present, complete and made for this
+    run (its jobs, its seed), else None (the run is (re)done)."""
+    from .jobsresults import parse_jobs
+
+    try:
+        doc = parse_jobs(run.results_file.read_text(), str(run.results_file))
+    except (OSError, ValueError):
+        return None
+    cond = study.condition(run.condition)
+    want = [*study.app_names(), *(b.name for b, _ in cond.bullies)]
+    if [j["name"] for j in doc["jobs"]] != want or doc.get("seed") != run.seed:
+        return None
+    for j in doc["jobs"]:
+        res = (j.get("results") or {}).get("concurrent") or {}
+        if res.get("perform_end_s") is None or res.get("perform_start_s") is None:
+            return None
+    return doc
+
+
+def _find_gbps(block):
+    """(key, slowest rank Gb/s, mean rank Gb/s) of the first key holding 'gbps'
+    in a motif's results (a number, a list over ranks, or min/mean stats)."""
+    if not isinstance(block, dict):
+        return None
+    for key, val in block.items():
+        if "gbps" in key.lower():
+            if isinstance(val, (int, float)) and not isinstance(val, bool):
+                return key, float(val), float(val)
+            if isinstance(val, list) and val and all(isinstance(v, (int, float)) for v in val):
+                return key, float(min(val)), float(sum(val) / len(val))
+            if isinstance(val, dict) and isinstance(val.get("min"), (int, float)):
+                mean = val.get("mean", val["min"])
+                return key, float(val["min"]), float(mean if mean is not None else val["min"])
+    for val in block.values():
+        if isinstance(val, dict):
+            got = _find_gbps(val)
+            if got:
+                return got
+    return None
+
+
+def bully_bandwidth(job: dict) -> dict | None:
+    """A bully's achieved bandwidth per rank in Gb/s from its motifs' results
+    (the bully motifs report it), None when no motif reports one."""
+    for motif in job.get("motifs", []):
+        got = _find_gbps((motif.get("results") or {}).get("concurrent"))
+        if got:
+            key, lo, mean = got
+            return {
+                "motif": motif.get("name"),
+                "key": key,
+                "min_rank_gbps": lo,
+                "mean_rank_gbps": mean,
+            }
+    return None
+
+
+def run_entry(run: Run, study: Study, doc: dict, base: Path, wall_s, reused: bool) -> dict:
+    cond = study.condition(run.condition)
+    jobs = {j["name"]: j for j in doc["jobs"]}
+    runtime = {}
+    for app in study.app_names():
+        res = jobs[app]["results"]["concurrent"]
+        runtime[app] = float(res["perform_end_s"]) - float(res["perform_start_s"])
+    return {
+        **run.record(base),
+        "reused": reused,
+        "wall_s": wall_s if wall_s is not None else doc.get("wall_s"),
+        "runtime_s": runtime,
+        "nodes": {name: j["nodes"] for name, j in jobs.items()},
+        "bully_bandwidth": {b.name: bully_bandwidth(jobs[b.name]) for b, _ in cond.bullies},
+    }
+
+
+# ------------------------------------------------------------------ engine
+
+
+class Engine:
+    """Command lines of the runs (and the dry runs that check them)."""
+
+    def __init__(self, study: Study):
+        self.study = study
+        self.binary = contend_binary()
+        if not shutil.which(self.binary):
+            raise UsageError(
+                f"cannot run the contend binary {self.binary!r}: put build/bin on PATH or set "
+                "CONTEND_BIN (the study runs `contend jobs`)"
+            )
+        opts = study.engine_options
+        if study.engine == "sim":
+            self.wrap, self.common = [], ["--engine", "sim", "--topology", opts["topology"]]
+        elif study.engine == "mpi":
+            self.wrap, self.common = shlex.split(opts["launcher"]), []
+        else:
+            self.wrap = shlex.split(opts["launcher"]) or [self.binary, "cluster", "run", "--"]
+            self.common = []
+        self.common += study.jobs_args
+
+    def nodes(self) -> int:
+        s = self.study
+        if s.engine == "cluster":
+            return len(cluster_description()["nodes"])
+        if s.engine == "mpi":
+            return s.engine_options["nodes"]
+        out, _ = run_command(
+            [self.binary, "topology", "paths", "-q", "--topology",
+             s.engine_options["topology"], "--pairs", "0:1"],
+            120,
+        )  # fmt: skip
+        return int(json.loads(out)["nodes"])
+
+    def command(self, run: Run) -> list:
+        cmd = [*self.wrap, self.binary, "jobs", run.job_file, *self.common]
+        return [str(c) for c in cmd] + ["--seed", str(run.seed), "-q", "-o", str(run.results_file)]
+
+    def dry_run(self, job_file: Path, seed: int, nodes: int, extra=()) -> dict:
+        """The plan of a job file (`contend jobs --dry-run`): its errors are the
+        study's bad input (exit 2 before anything runs)."""
+        with tempfile.TemporaryDirectory(prefix="contend-study-") as tmp:
+            out = Path(tmp) / "dry.json"
+            run_command(
+                [self.binary, "jobs", job_file, "--dry-run", "--nodes", nodes, *extra,
+                 "--seed", seed, "-q", "-o", out],
+                120,
+            )  # fmt: skip
+            return json.loads(out.read_text())
+
+
+def write_job_files(study: Study, runs: list) -> None:
+    for run in runs:
+        text = study.job_file(study.condition(run.condition), run.repetition, run.seed)
+        run.job_file.parent.mkdir(parents=True, exist_ok=True)
+        if not run.job_file.is_file() or run.job_file.read_text() != text:
+            from .outfile import write_text
+
+            write_text(run.job_file, text, error=UsageError)
+
+
+def check_conditions(engine: Engine, study: Study, runs: list) -> None:
+    """One dry run per condition (repetition 1's file): a bad motif, an
+    overlap or a placement that does not fit stops the study before it runs."""
+    nodes = engine.nodes()
+    first = {}
+    for run in runs:
+        if run.repetition == 1:
+            first[run.condition] = run
+    for name, run in first.items():
+        try:
+            engine.dry_run(run.job_file, run.seed, nodes)
+        except UsageError as exc:
+            raise UsageError(f"condition {name!r} ({run.job_file}): {exc}") from None
+
+
+# ------------------------------------------------------------------ runner
+
+
+def _fmt_time(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+    if seconds >= 60:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds} s"
+
+
+def execute(study: Study, run_dir: Path, runs: list, state: dict, args, log) -> dict:
+    """Runs what is not finished, in the recorded order; {order_index: (doc, wall, reused)}."""
+    engine = Engine(study)
+    docs, todo = {}, []
+    for run in runs:
+        doc = valid_run(run, study)
+        if doc is not None:
+            docs[run.order_index] = (doc, None, True)
+        else:
+            todo.append(run)
+    if todo:
+        (run_dir / "runs").mkdir(exist_ok=True)
+        write_job_files(study, runs)
+        check_conditions(engine, study, runs)
+    state["finished"] = sorted(docs)
+    save_state(run_dir, state)
+    if docs and not args.quiet:
+        log(f"{PROG}: {len(docs)} of {len(runs)} run(s) already finished in {run_dir}: kept")
+    kill_after = int(os.environ.get(KILL_AFTER_ENV, "0") or 0)
+    lock, stop = threading.Lock(), threading.Event()
+    started, done = time.monotonic(), [0]
+
+    def one(run: Run):
+        if stop.is_set():
+            return
+        if not args.quiet:
+            with lock:
+                left = ""
+                if done[0]:
+                    rate = (time.monotonic() - started) / done[0] / args.parallel
+                    left = f", about {_fmt_time(rate * (len(todo) - done[0]))} left"
+                log(
+                    f"{PROG}: run {run.order_index + 1}/{len(runs)}: {run.condition}, "
+                    f"repetition {run.repetition} (seed {run.seed}){left}"
+                )
+        t0 = time.monotonic()
+        try:
+            run.results_file.unlink(missing_ok=True)  # a half-written file is redone
+            run_command(engine.command(run), args.timeout)
+        except UsageError as exc:
+            stop.set()
+            raise UsageError(f"{run.condition}, repetition {run.repetition}: {exc}") from None
+        except (RunError, OSError) as exc:
+            stop.set()
+            raise RunError(f"{run.condition}, repetition {run.repetition} failed: {exc}") from None
+        doc = valid_run(run, study)
+        if doc is None:
+            stop.set()
+            raise RunError(
+                f"{run.condition}, repetition {run.repetition}: {run.results_file} is not a "
+                "complete results file of its job file"
+            )
+        with lock:
+            docs[run.order_index] = (doc, time.monotonic() - t0, False)
+            done[0] += 1
+            state["finished"] = sorted(docs)
+            save_state(run_dir, state)
+            if kill_after and done[0] >= kill_after:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    with ThreadPoolExecutor(max_workers=args.parallel) as pool:
+        futures = [pool.submit(one, run) for run in todo]
+        try:
+            wait(futures, return_when=FIRST_EXCEPTION)
+        except BaseException:  # Ctrl-C: no new run starts
+            stop.set()
+            for f in futures:
+                f.cancel()
+            raise
+        for f in futures:
+            f.cancel()
+        for f in futures:
+            if f.done() and not f.cancelled() and f.exception() is not None:
+                stop.set()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise f.exception()
+    if not args.quiet and todo:
+        log(f"{PROG}: {len(todo)} run(s) in {_fmt_time(time.monotonic() - started)}")
+    return docs
+
+
+def document(study: Study, run_dir: Path, runs: list, docs: dict, args) -> dict:
+    from .studystats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
+
+    entries = []
+    for r in runs:
+        rdoc, wall, reused = docs[r.order_index]
+        entries.append(run_entry(r, study, rdoc, run_dir, wall, reused))
+    doc = {
+        "schema": SCHEMA_NAME,
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "contend", "version": __version__},
+        "created_utc": _now(),
+        "argv": ["study", *args.argv],
+        "run_dir": str(run_dir),
+        "study": study.config(),
+        "order_shuffle": f"random.Random({study.seed}).shuffle of (condition, repetition)",
+        "runs": entries,
+    }
+    doc["summary"] = summary_block(doc)
+    return doc
+
+
+# ------------------------------------------------------------------ parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Runs a study (docs/study.md): a control and conditions (bullies beside the\n"
+            "applications, other placements), each repeated R times, in an order shuffled\n"
+            "with the study's seed; each run is one `contend jobs` of a generated job file\n"
+            "with its own results file.  Resumable: run the same command again after an\n"
+            "interruption.  Reports per application and condition the mean performance\n"
+            "difference vs. the control with Welch's t-test (the fat-tree poster's Table I)\n"
+            "and the bullies' bandwidth per rank."
+        ),
+        epilog=(
+            "Run directory (--dir): state.json (the order, the finished runs), jobs/ (each\n"
+            "run's job file), runs/ (each run's contend-jobs results), study.json.\n\n"
+            "Example (about a minute; docs/study.md):\n"
+            "  contend study examples/study/fattree-bully.toml --dir fb -o fb.json\n"
+            "  contend report fb.json;  contend plot study fb.json -o fb.png\n"
+            "  contend study examples/study/fattree-bully.toml --dir fb --slurm \\\n"
+            "      --topology-conf topology.conf      # writes fb/slurm/study.sbatch\n\n"
+            "Exit status: 0 done; 2 bad input (nothing run); 3 a run failed (the finished\n"
+            "ones are kept: run again to resume)."
+        ),
+    )
+    p.add_argument("study", help="study file (TOML, docs/study.md)")
+    p.add_argument("--dir", help="run directory [default study-NAME in the working directory]")
+    p.add_argument("-o", "--output", help="the contend-study results [default DIR/study.json]")
+    p.add_argument(
+        "--conditions",
+        metavar="NAME,...",
+        help="only these conditions (and the control); the run directory is per selection",
+    )
+    p.add_argument(
+        "--parallel", type=positive_int, default=1, help="runs at once [count, default 1]"
+    )
+    p.add_argument(
+        "--timeout",
+        type=lambda t: positive_float(t, "timeout"),
+        default=3600,
+        help="per run [s, default %(default)s]",
+    )
+    p.add_argument(
+        "--slurm",
+        action="store_true",
+        help="write DIR/slurm/study.sbatch (srun --nodelist per run, from --topology-conf) "
+        "instead of running",
+    )
+    p.add_argument(
+        "--topology-conf",
+        metavar="FILE",
+        help="Slurm topology.conf: node i of the placements is its i-th node [default: the "
+        "study file's slurm.topology_conf]",
+    )
+    p.add_argument(
+        "--collect",
+        action="store_true",
+        help="run nothing: write the results of the finished runs in DIR (all must be there)",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    return p
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    parser = build_parser()
+    parser.error = lambda message: parser.exit(  # one line, exit 2
+        EXIT_USAGE, f"{PROG}: error: {message} (see {PROG} --help)\n"
+    )
+    args = parser.parse_args(argv)
+    args.argv = argv
+    try:
+        study = load_study(args.study)
+        if args.conditions is not None:
+            names = [n.strip() for n in args.conditions.split(",") if n.strip()]
+            select_conditions(study, names)
+        run_dir = Path(args.dir or f"study-{study.name}")
+        if run_dir.exists() and not run_dir.is_dir():
+            raise UsageError(f"--dir {run_dir}: not a directory")
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=run_dir, prefix=".probe-"):
+                pass
+        except OSError as exc:
+            raise UsageError(f"--dir {run_dir}: cannot write there ({exc.strerror})") from None
+        output = Path(args.output) if args.output else run_dir / "study.json"
+        check_output(output)
+        runs = plan(study, run_dir)
+        if args.slurm:
+            from .studyslurm import write_slurm
+
+            conf = args.topology_conf or study.slurm["topology_conf"]
+            if not conf:
+                raise UsageError("--slurm needs --topology-conf FILE (or slurm.topology_conf)")
+            state = load_or_create_state(study, run_dir, runs)
+            script = write_slurm(study, runs, run_dir, Path(conf), Path(args.study), Engine(study))
+            log(f"{PROG}: wrote {script} ({len(runs)} runs; submit with sbatch {script})")
+            return 0
+        state = load_or_create_state(study, run_dir, runs)
+        if args.collect:
+            docs = {}
+            missing = []
+            for run in runs:
+                doc = valid_run(run, study)
+                if doc is None:
+                    missing.append(run)
+                else:
+                    docs[run.order_index] = (doc, None, True)
+            if missing:
+                raise RunError(
+                    f"{len(missing)} of {len(runs)} run(s) have no valid results in "
+                    f"{run_dir / 'runs'} (first: {missing[0].results_file.name}); run them "
+                    "(resubmit the batch script, or run contend study without --collect)"
+                )
+        else:
+            docs = execute(study, run_dir, runs, state, args, log)
+        doc = document(study, run_dir, runs, docs, args)
+        from .studystats import validate_document
+
+        validate_document(doc, "the study's results")
+        write_json_atomic(output, doc)
+        from .studyviews import render_study
+
+        sys.stdout.write(render_study(doc, "text", source=str(output)) + "\n")
+        if not args.quiet:
+            log(f"{PROG}: wrote {output}")
+    except (UsageError, StudyFileError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RunError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted (finished runs kept: run again to resume)", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
