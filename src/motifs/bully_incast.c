@@ -56,6 +56,8 @@ static int senders_of(int r, int R, int n) { return (n - R - r + R - 1) / R; }
 
 static int setup(contend_ctx *c) {
   state *s = c->state;
+  if (validate(c->params, c->size, c->error, sizeof c->error))
+    return -1;
   s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
   s->window = (int)contend_param_int(c->params, "window");
   s->receivers = (int)contend_param_int(c->params, "receivers");

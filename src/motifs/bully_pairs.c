@@ -90,6 +90,8 @@ static int node_partner(contend_ctx *c) {
 
 static int setup(contend_ctx *c) {
   state *s = c->state;
+  if (validate(c->params, c->size, c->error, sizeof c->error))
+    return -1;
   if (!strcmp(contend_param_str(c->params, "pairing"), "nodes")) {
     s->peer = node_partner(c);
     if (s->peer < 0)

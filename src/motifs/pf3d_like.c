@@ -69,6 +69,8 @@ static int member(const state *s, int kind, int i) {
 
 static int setup(contend_ctx *c) {
   state *s = c->state;
+  if (validate(c->params, c->size, c->error, sizeof c->error))
+    return -1;
   const contend_params *p = c->params;
   s->px = (int)contend_param_int(p, "px");
   s->py = (int)contend_param_int(p, "py");
