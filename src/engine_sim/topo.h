@@ -143,5 +143,7 @@ int sim_topo_parse_slurm_text(const char *spec, const char *conf, sim_topo *t, c
                               size_t errlen);
 /* The switch name of router r of a slurm topology (t->extra). */
 const char *sim_topo_slurm_name(const sim_topo *t, int r);
+/* The host name of node n of a slurm topology (as listed in the file). */
+const char *sim_topo_slurm_node_name(const sim_topo *t, int n);
 
 #endif

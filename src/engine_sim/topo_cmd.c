@@ -1,7 +1,8 @@
-/* `contend topology paths`: the links of every path the routing can give
- * between chosen node pairs, as JSON (schema contend-paths/1.0), named the
- * way the simulator's counter CSV names ports.  Options are the fabric's
- * own (netparams.c) plus the pair selection below. */
+/* `contend topology`: `paths`, the links of every path the routing can
+ * give between chosen node pairs, as JSON (schema contend-paths/1.0), named
+ * the way the simulator's counter CSV names ports (options: the fabric's
+ * own, netparams.c, plus the pair selection below); `show`, the machine as
+ * the tree the job-file placements see (src/jobs/tree.h). */
 #include "topo_cmd.h"
 
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../jobs/tree.h"
 #include "contend/intlist.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
@@ -326,15 +328,201 @@ out:
   return rc;
 }
 
+/* ---- contend topology show ---------------------------------------------- */
+
+static void show_help(FILE *f) {
+  fprintf(f, "usage: contend topology show FILE|SPEC [--json] [-o FILE]\n\n"
+             "Summarises a machine as the tree the job-file placements see (docs/topology.md):\n"
+             "switch levels, switches per level, nodes per leaf, leaves per pod, and the taper of\n"
+             "each level (links down / links up; unknown for a topology.conf, which does not say\n"
+             "how many cables a Switches= entry stands for).  FILE is a Slurm topology.conf\n"
+             "(the emulated cluster writes one in its state directory); SPEC a simulator\n"
+             "topology (fattree:..., xgft:..., switch:..., dragonfly:..., slurm:FILE).\n\n"
+             "  --json      JSON on stdout (schema contend-topology 1.0), with every leaf\n"
+             "  -o FILE     write the output there instead of stdout\n\n"
+             "Examples:\n"
+             "  contend topology show /etc/slurm/topology.conf\n"
+             "  contend topology show fattree:pods=4,leaves=8,nodes=32,uplinks=16,pod_uplinks=8 "
+             "--json\n\n"
+             "Exit status: 0, or 2 for a bad file or spec (the message names the line).\n");
+}
+
+static void show_text(const contend_tree *t, contend_strbuf *o) {
+  int npl0, npl1, lpp0, lpp1;
+  contend_tree_ranges(t, &npl0, &npl1, &lpp0, &lpp1);
+  contend_sb_printf(o, "topology %s (%s)\n", t->source,
+                    !strcmp(t->kind, "slurm") ? "Slurm topology.conf" : t->kind);
+  contend_sb_printf(o, "  %d nodes, %d leaf switches, %d pod%s, %d switch level%s\n", t->nnodes,
+                    t->nleaves, t->npods, t->npods == 1 ? "" : "s", t->levels,
+                    t->levels == 1 ? "" : "s");
+  contend_sb_printf(o, "  nodes per leaf: %d", npl0);
+  if (npl0 != npl1)
+    contend_sb_printf(o, "-%d (min-max)", npl1);
+  contend_sb_printf(o, "; leaves per pod: %d", lpp0);
+  if (lpp0 != lpp1)
+    contend_sb_printf(o, "-%d (min-max)", lpp1);
+  contend_sb_printf(o, "\n");
+  contend_sb_printf(o, "  %-7s %-9s %-11s %-9s %s\n", "level", "switches", "links down", "links up",
+                    "taper (down:up links)");
+  for (int l = 0; l < t->levels; l++) {
+    char down[32] = "unknown", up[32] = "unknown", taper[48] = "unknown";
+    const int top = l == t->levels - 1;
+    if (t->links_known) {
+      snprintf(down, sizeof down, "%d", t->node_links[l]);
+      snprintf(up, sizeof up, "%d", t->up_links[l]);
+      if (top)
+        snprintf(taper, sizeof taper, "- (top)");
+      else
+        snprintf(taper, sizeof taper, "%.3g:1", t->taper[l]);
+    } else if (top) {
+      snprintf(up, sizeof up, "0");
+      snprintf(taper, sizeof taper, "- (top)");
+    }
+    char name[24];
+    snprintf(name, sizeof name, "%d%s", l + 1, l == 0 ? " leaf" : top ? " top" : "");
+    contend_sb_printf(o, "  %-7s %-9d %-11s %-9s %s\n", name, t->switches[l], down, up, taper);
+  }
+  if (!t->links_known)
+    contend_sb_printf(o, "  (a topology.conf lists which switches connect, not how many links "
+                         "each connection has: taper unknown)\n");
+}
+
+static void show_json(const contend_tree *t, contend_strbuf *o) {
+  int npl0, npl1, lpp0, lpp1;
+  contend_tree_ranges(t, &npl0, &npl1, &lpp0, &lpp1);
+  contend_json j;
+  contend_json_init(&j, o);
+  contend_json_obj_begin(&j, NULL);
+  contend_json_str(&j, "schema", "contend-topology");
+  contend_json_str(&j, "schema_version", "1.0");
+  contend_json_str(&j, "topology", t->source);
+  contend_json_str(&j, "kind", t->kind);
+  contend_json_int(&j, "nodes", t->nnodes);
+  contend_json_int(&j, "leaves", t->nleaves);
+  contend_json_int(&j, "pods", t->npods);
+  contend_json_int(&j, "switch_levels", t->levels);
+  contend_json_obj_begin(&j, "nodes_per_leaf");
+  contend_json_int(&j, "min", npl0);
+  contend_json_int(&j, "max", npl1);
+  contend_json_obj_end(&j);
+  contend_json_obj_begin(&j, "leaves_per_pod");
+  contend_json_int(&j, "min", lpp0);
+  contend_json_int(&j, "max", lpp1);
+  contend_json_obj_end(&j);
+  contend_json_bool(&j, "links_known", t->links_known);
+  contend_json_arr_begin(&j, "levels");
+  for (int l = 0; l < t->levels; l++) {
+    contend_json_obj_begin(&j, NULL);
+    contend_json_int(&j, "level", l + 1);
+    contend_json_int(&j, "switches", t->switches[l]);
+    if (t->links_known) {
+      contend_json_int(&j, "links_down", t->node_links[l]);
+      contend_json_int(&j, "links_up", t->up_links[l]);
+    } else {
+      contend_json_null(&j, "links_down");
+      contend_json_null(&j, "links_up");
+    }
+    if (t->links_known && l < t->levels - 1)
+      contend_json_double(&j, "taper", t->taper[l]);
+    else
+      contend_json_null(&j, "taper");
+    contend_json_obj_end(&j);
+  }
+  contend_json_arr_end(&j);
+  contend_json_arr_begin(&j, "leaf_list");
+  for (int l = 0; l < t->nleaves; l++) {
+    contend_json_obj_begin(&j, NULL);
+    contend_json_str(&j, "name", t->leaf_name[l]);
+    contend_json_int(&j, "pod", t->leaf_pod[l]);
+    contend_json_int(&j, "nodes", t->leaf_first[l + 1] - t->leaf_first[l]);
+    contend_json_int(&j, "first_node", t->leaf_node[t->leaf_first[l]]);
+    contend_json_obj_end(&j);
+  }
+  contend_json_arr_end(&j);
+  contend_json_obj_end(&j);
+  contend_sb_printf(o, "\n");
+}
+
+static int show_main(int argc, char **argv) {
+  const char *spec = NULL, *output = NULL;
+  int json = 0;
+  for (int a = 1; a < argc; a++) {
+    if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+      show_help(stdout);
+      return 0;
+    } else if (!strcmp(argv[a], "--json")) {
+      json = 1;
+    } else if (!strcmp(argv[a], "-o") || !strcmp(argv[a], "--output")) {
+      if (a + 1 >= argc) {
+        fprintf(stderr, "contend topology show: error: %s needs a path\n", argv[a]);
+        return CONTEND_EXIT_USAGE;
+      }
+      output = argv[++a];
+    } else if (!strncmp(argv[a], "--output=", 9)) {
+      output = argv[a] + 9;
+    } else if (!strcmp(argv[a], "--topology") && a + 1 < argc && !spec) {
+      spec = argv[++a];
+    } else if (argv[a][0] == '-' && argv[a][1]) {
+      fprintf(stderr,
+              "contend topology show: error: unknown option '%s'\nTry 'contend topology show "
+              "--help'.\n",
+              argv[a]);
+      return CONTEND_EXIT_USAGE;
+    } else if (spec) {
+      fprintf(stderr, "contend topology show: error: one topology only: '%s' and '%s'\n", spec,
+              argv[a]);
+      return CONTEND_EXIT_USAGE;
+    } else {
+      spec = argv[a];
+    }
+  }
+  if (!spec) {
+    fprintf(stderr, "contend topology show: error: missing FILE|SPEC\nTry 'contend topology "
+                    "show --help'.\n");
+    return CONTEND_EXIT_USAGE;
+  }
+  char err[1024];
+  if (output && contend_check_writable(output, err, sizeof err)) {
+    fprintf(stderr, "contend topology show: error: %s\n", err);
+    return CONTEND_EXIT_USAGE;
+  }
+  contend_tree t;
+  if (contend_tree_load(spec, &t, err, sizeof err)) {
+    fprintf(stderr, "contend topology show: error: %s\n", err);
+    return CONTEND_EXIT_USAGE;
+  }
+  contend_strbuf o = {0};
+  if (json)
+    show_json(&t, &o);
+  else
+    show_text(&t, &o);
+  contend_tree_free(&t);
+  int rc = 0;
+  if (output) {
+    if (contend_write_file_atomic(output, o.s, o.len, err, sizeof err)) {
+      fprintf(stderr, "contend topology show: %s\n", err);
+      rc = CONTEND_EXIT_FAIL;
+    }
+  } else {
+    fwrite(o.s, 1, o.len, stdout);
+  }
+  contend_sb_free(&o);
+  return rc;
+}
+
 int contend_topology_main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
     FILE *f = argc < 2 ? stderr : stdout;
-    fprintf(f, "usage: contend topology paths [options]   (contend topology paths --help)\n\n"
-               "  paths   the links of every path the routing gives between node pairs (JSON)\n");
+    fprintf(f, "usage: contend topology paths|show [options]   (contend topology CMD --help)\n\n"
+               "  paths   the links of every path the routing gives between node pairs (JSON)\n"
+               "  show    the machine as a tree: levels, switches, nodes per leaf, leaves per "
+               "pod, taper\n");
     return argc < 2 ? CONTEND_EXIT_USAGE : 0;
   }
   if (!strcmp(argv[1], "paths"))
     return paths_main(argc - 1, argv + 1);
-  fprintf(stderr, "contend topology: unknown subcommand '%s' (known: paths)\n", argv[1]);
+  if (!strcmp(argv[1], "show"))
+    return show_main(argc - 1, argv + 1);
+  fprintf(stderr, "contend topology: unknown subcommand '%s' (known: paths, show)\n", argv[1]);
   return CONTEND_EXIT_USAGE;
 }

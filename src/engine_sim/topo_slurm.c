@@ -14,8 +14,9 @@
  * up to one and down again).  Ports of a switch: its nodes (as listed),
  * its child switches (as listed), its parents (in definition order).
  * Link classes: NODE; GLOBAL into the top level when the tree has 3 or
- * more levels; else LOCAL.  t->extra holds the switch names (one block:
- * the pointer array followed by the strings). */
+ * more levels; else LOCAL.  t->extra holds the switch names, then the node
+ * names (one block: the pointer array, nrouters + nnodes entries, followed
+ * by the strings). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -636,19 +637,22 @@ int sim_topo_parse_slurm_text(const char *spec, const char *conf, sim_topo *t, c
   if (!rc) {
     t->h = hmax;
     int *pslot = calloc((size_t)ns, sizeof *pslot); /* next parent port per switch */
-    size_t bytes = sizeof(char *) * (size_t)ns;
+    const int nn = c.nodes.n;
+    size_t bytes = sizeof(char *) * ((size_t)ns + (size_t)nn);
     for (int i = 0; i < ns; i++)
       bytes += strlen(c.sws.names[i]) + 1;
+    for (int i = 0; i < nn; i++)
+      bytes += strlen(c.nodes.names[i]) + 1;
     char **names = malloc(bytes);
     if (!pslot || !names) {
       free(pslot);
       free(names);
       rc = perr(&c, "out of memory");
     } else {
-      char *dst = (char *)(names + ns);
-      for (int i = 0; i < ns; i++) {
+      char *dst = (char *)(names + ns + nn);
+      for (int i = 0; i < ns + nn; i++) {
         names[i] = dst;
-        strcpy(dst, c.sws.names[i]);
+        strcpy(dst, i < ns ? c.sws.names[i] : c.nodes.names[i - ns]);
         dst += strlen(dst) + 1;
       }
       t->extra = names;
@@ -688,4 +692,10 @@ const char *sim_topo_slurm_name(const sim_topo *t, int r) {
   if (t->kind != SIM_TOPO_TREE || !t->extra || r < 0 || r >= t->nrouters)
     return NULL;
   return ((char *const *)t->extra)[r];
+}
+
+const char *sim_topo_slurm_node_name(const sim_topo *t, int n) {
+  if (t->kind != SIM_TOPO_TREE || !t->extra || n < 0 || n >= t->nnodes)
+    return NULL;
+  return ((char *const *)t->extra)[t->nrouters + n];
 }

@@ -402,6 +402,31 @@ static int dir_nid_list(parser *ps, token *t, int n, int line) {
   return rc;
 }
 
+/* The [PLACEMENT] kinds and the options each accepts (docs/jobfile.md). */
+static const struct {
+  const char *name;
+  contend_nodes_kind kind;
+  const char *options; /* space-separated, for checks and messages */
+  const char *required;
+} kinds[] = {
+    {"linear", CONTEND_NODES_LINEAR, "nodes", "nodes"},
+    {"interleaved", CONTEND_NODES_INTERLEAVED, "nodes", "nodes"},
+    {"random", CONTEND_NODES_RANDOM, "nodes seed", "nodes"},
+    {"compact", CONTEND_NODES_COMPACT, "nodes per_leaf pod seed", "nodes"},
+    {"spread", CONTEND_NODES_SPREAD, "nodes pods per_leaf pod seed", "nodes pods"},
+    {"every_leaf", CONTEND_NODES_EVERY_LEAF, "per_leaf pods pod seed", "per_leaf"},
+    {"pairs", CONTEND_NODES_PAIRS, "pairs across pods pod seed", "pairs"},
+    {"incast", CONTEND_NODES_INCAST, "per_leaf senders receivers pod seed", "per_leaf"},
+};
+
+static int has_word(const char *list, const char *w) {
+  const size_t n = strlen(w);
+  for (const char *s = list; (s = strstr(s, w)); s += n)
+    if ((s == list || s[-1] == ' ') && (s[n] == ' ' || !s[n]))
+      return 1;
+  return 0;
+}
+
 static int dir_placement(parser *ps, token *t, int n, int line) {
   contend_job *j = cur_job(ps, line, "[PLACEMENT]");
   if (!j)
@@ -409,17 +434,22 @@ static int dir_placement(parser *ps, token *t, int n, int line) {
   if (j->nodes_line)
     return fail(ps, line, "job '%s' already has its nodes (line %d)", j->name, j->nodes_line);
   if (n < 1)
-    return fail(ps, line, "[PLACEMENT] needs a kind: linear, interleaved or random");
-  if (!strcmp(t[0].text, "linear"))
-    j->kind = CONTEND_NODES_LINEAR;
-  else if (!strcmp(t[0].text, "interleaved"))
-    j->kind = CONTEND_NODES_INTERLEAVED;
-  else if (!strcmp(t[0].text, "random"))
-    j->kind = CONTEND_NODES_RANDOM;
-  else
+    return fail(ps, line,
+                "[PLACEMENT] needs a kind: linear, interleaved, random, compact, spread, "
+                "every_leaf, pairs or incast");
+  int ki = -1;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    if (!strcmp(t[0].text, kinds[k].name))
+      ki = (int)k;
+  if (ki < 0)
     return fail(ps, t[0].line,
-                "placement '%s' is not valid: expected linear, interleaved or random", t[0].text);
+                "placement '%s' is not valid: expected linear, interleaved, random, compact, "
+                "spread, every_leaf, pairs or incast",
+                t[0].text);
+  j->kind = kinds[ki].kind;
   j->want = 0;
+  j->pod = -1;
+  char given[128] = "";
   for (int i = 1; i < n; i++) {
     char *eq = strchr(t[i].text, '=');
     long long v;
@@ -427,29 +457,77 @@ static int dir_placement(parser *ps, token *t, int n, int line) {
       return fail(ps, t[i].line, "expected key=value after the placement kind, got '%s'",
                   t[i].text);
     *eq = 0;
-    const char *val = eq + 1;
-    if (!strcmp(t[i].text, "nodes")) {
-      if (parse_count(val, &v) || v < 1 || v > 10000000)
-        return fail(ps, t[i].line, "nodes='%s' is not valid: expected a whole number >= 1", val);
-      j->want = (int)v;
-    } else if (!strcmp(t[i].text, "seed")) {
-      if (j->kind != CONTEND_NODES_RANDOM)
-        return fail(ps, t[i].line, "seed= only applies to random placement");
-      unsigned long long s;
+    const char *key = t[i].text, *val = eq + 1;
+    if (!strcmp(key, "seed") && !has_word(kinds[ki].options, key))
+      return fail(ps, t[i].line, "seed= only applies to random placement and the tree placements");
+    if (!has_word(kinds[ki].options, key)) {
+      char opts[128];
+      snprintf(opts, sizeof opts, "%s", kinds[ki].options);
+      return fail(ps, t[i].line, "[PLACEMENT] %s has no option '%s' (valid: %s)", t[0].text, key,
+                  opts);
+    }
+    if (has_word(given, key))
+      return fail(ps, t[i].line, "[PLACEMENT] option '%s' is given twice", key);
+    if (strlen(given) + strlen(key) + 2 < sizeof given)
+      snprintf(given + strlen(given), sizeof given - strlen(given), " %s", key);
+    if (!strcmp(key, "seed")) {
+      unsigned long long sd;
       char *end = NULL;
       errno = 0;
-      s = strtoull(val, &end, 0);
+      sd = strtoull(val, &end, 0);
       if (!*val || *val == '-' || end == val || *end || errno)
         return fail(ps, t[i].line, "seed='%s' is not valid: expected a whole number >= 0", val);
-      j->seed = s;
+      j->seed = sd;
       j->seed_set = 1;
+    } else if (!strcmp(key, "across")) {
+      if (strcmp(val, "leaf") && strcmp(val, "pod"))
+        return fail(ps, t[i].line,
+                    "across='%s' is not valid: expected leaf (partners on the next leaf of the "
+                    "pod) or pod (partners in the next pod: bisection)",
+                    val);
+      j->across_pods = !strcmp(val, "pod");
     } else {
-      return fail(ps, t[i].line, "[PLACEMENT] has no option '%s' (valid: nodes=N, seed=S)",
-                  t[i].text);
+      const long long lo = !strcmp(key, "pod") ? 0 : 1;
+      if (parse_count(val, &v) || v < lo || v > 10000000)
+        return fail(ps, t[i].line, "%s='%s' is not valid: expected a whole number >= %lld", key,
+                    val, lo);
+      if (!strcmp(key, "nodes"))
+        j->want = (int)v;
+      else if (!strcmp(key, "per_leaf"))
+        j->per_leaf = (int)v;
+      else if (!strcmp(key, "pods"))
+        j->pods = (int)v;
+      else if (!strcmp(key, "pod"))
+        j->pod = (int)v;
+      else if (!strcmp(key, "senders"))
+        j->sender_leaves = (int)v;
+      else if (!strcmp(key, "receivers"))
+        j->receivers = (int)v;
+      else if (!strcmp(key, "pairs")) {
+        if (v > 5000000)
+          return fail(ps, t[i].line, "pairs='%s' is not valid: at most 5000000", val);
+        j->want = (int)(2 * v);
+      }
     }
   }
-  if (!j->want)
-    return fail(ps, line, "[PLACEMENT] %s needs nodes=N", t[0].text);
+  char req[64];
+  snprintf(req, sizeof req, "%s", kinds[ki].required);
+  for (char *save = NULL, *w = strtok_r(req, " ", &save); w; w = strtok_r(NULL, " ", &save))
+    if (!has_word(given, w))
+      return fail(ps, line, "[PLACEMENT] %s needs %s=%s", t[0].text, w,
+                  !strcmp(w, "nodes")   ? "N"
+                  : !strcmp(w, "pairs") ? "P"
+                                        : "K");
+  if (j->kind == CONTEND_NODES_INCAST) {
+    if (!j->sender_leaves)
+      j->sender_leaves = 7;
+    if (!j->receivers)
+      j->receivers = j->per_leaf;
+    const long long total = (long long)j->sender_leaves * j->per_leaf + j->receivers;
+    if (total > 10000000)
+      return fail(ps, line, "[PLACEMENT] incast: senders x per_leaf + receivers is too large");
+    j->want = (int)total;
+  }
   j->nodes_line = line;
   return 0;
 }
@@ -657,6 +735,8 @@ static void free_job(contend_job *j) {
   free(j->motifs);
   free(j->list);
   free(j->nodes);
+  free(j->node_leaf);
+  free(j->node_pod);
 }
 
 void contend_jobfile_free(contend_jobfile *jf) {

@@ -18,7 +18,8 @@
 #include "contend/traffic.h"
 #include "contend/world.h"
 
-#define CONTEND_JOBS_SCHEMA_VERSION "1.2" /* 1.1: pass_clock; 1.2: slowest_rank_s */
+#define CONTEND_JOBS_SCHEMA_VERSION                                                                \
+  "1.3" /* 1.1: pass_clock; 1.2: slowest_rank_s; 1.3: tree placements, leaves/pods */
 #define CONTEND_JOB_NAME_MAX 64
 
 /* ---- the job file ------------------------------------------------------- */
@@ -33,8 +34,17 @@ typedef enum {
   CONTEND_NODES_LIST,        /* [NID_LIST] */
   CONTEND_NODES_LINEAR,      /* [PLACEMENT] linear */
   CONTEND_NODES_INTERLEAVED, /* [PLACEMENT] interleaved */
-  CONTEND_NODES_RANDOM       /* [PLACEMENT] random */
+  CONTEND_NODES_RANDOM,      /* [PLACEMENT] random */
+  /* the tree placements (need the machine's tree, src/jobs/tree.h): */
+  CONTEND_NODES_COMPACT,    /* [PLACEMENT] compact: one pod, per_leaf nodes per leaf */
+  CONTEND_NODES_SPREAD,     /* [PLACEMENT] spread: pods=K pods, per_leaf nodes per leaf */
+  CONTEND_NODES_EVERY_LEAF, /* [PLACEMENT] every_leaf: per_leaf nodes on every leaf */
+  CONTEND_NODES_PAIRS,      /* [PLACEMENT] pairs: node pairs on two leaves (or two pods) */
+  CONTEND_NODES_INCAST      /* [PLACEMENT] incast: senders on S leaves, receivers on the next */
 } contend_nodes_kind;
+
+/* The [PLACEMENT] kind's name ("list" for [NID_LIST]). */
+const char *contend_nodes_kind_name(contend_nodes_kind k);
 
 typedef struct contend_job {
   char name[CONTEND_JOB_NAME_MAX];
@@ -46,7 +56,14 @@ typedef struct contend_job {
   int want; /* [PLACEMENT] nodes= */
   uint64_t seed;
   int seed_set; /* [PLACEMENT] random seed= given */
-  long repeat;  /* [REPEAT], default 1 */
+  /* tree placements' options (0 / -1: not given) */
+  int per_leaf;      /* per_leaf= nodes per leaf */
+  int pods;          /* pods= how many pods */
+  int pod;           /* pod= first pod (-1: searched) */
+  int across_pods;   /* pairs across=pod (bisection) instead of across=leaf */
+  int sender_leaves; /* incast senders= leaves (default 7) */
+  int receivers;     /* incast receivers= nodes on the receiving leaf (default per_leaf) */
+  long repeat;       /* [REPEAT], default 1 */
   int repeat_line;
   contend_job_motif *motifs;
   int nmotifs;
@@ -55,6 +72,9 @@ typedef struct contend_job {
   int *nodes;
   int nnodes;
   uint64_t placement_seed; /* random placement: the seed used */
+  /* set by contend_jobs_place_tree when the tree is known: leaf and pod of
+   * nodes[i] (NULL otherwise) */
+  int *node_leaf, *node_pod;
 } contend_job;
 
 typedef struct contend_jobfile {
@@ -91,6 +111,19 @@ int contend_jobs_parse_args(int argc, char **argv, contend_params *p, const char
  * range).  Deterministic: every rank computes the same. */
 int contend_jobs_place(contend_jobfile *jf, int nnodes, uint64_t run_seed, char *err,
                        size_t errlen);
+
+/* The same with the machine's tree: run node i is node tree_node[i] of
+ * tree (tree_node NULL: node i).  The tree placements need it (tree NULL:
+ * they are refused, naming the line); with it every job's nodes also get
+ * their leaf and pod (node_leaf, node_pod).  Order of placement: explicit
+ * lists, then the other jobs in file order; each takes free nodes only
+ * (jobs are disjoint); a job that cannot fit is refused with
+ * "path:line: job 'x' ... does not fit: why". */
+struct contend_tree;
+int contend_jobs_place_tree(contend_jobfile *jf, int nnodes, const struct contend_tree *tree,
+                            const int *tree_node, uint64_t run_seed, char *err, size_t errlen);
+/* The line of the first tree placement of the file, or 0 if none. */
+int contend_jobfile_tree_line(const contend_jobfile *jf);
 
 /* Checks every motif's parameters against its job's size (ranks[j]).
  * Returns 0, or -1 with "path:line: message". */
@@ -231,6 +264,9 @@ typedef struct contend_jobs_args {
   /* when not NULL: rank 0's results are moved here instead of freed (the
    * caller frees them with contend_jobs_run_free); for tests */
   contend_jobs_run *keep;
+  /* the machine's tree (--topology-conf FILE, or --engine sim's --topology)
+   * when known, else NULL; owned by the caller */
+  const struct contend_tree *tree;
 } contend_jobs_args;
 
 /* The orchestrator (collective over world; arg: contend_jobs_args): the one

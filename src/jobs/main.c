@@ -11,6 +11,7 @@
 #include "../suite/suite.h"
 #include "contend/json.h"
 #include "jobs.h"
+#include "tree.h"
 
 /* The rows of `jobs` only; the run options shared with `network` and
  * `load` come first (src/run/options.c). */
@@ -42,6 +43,10 @@ static void help(const contend_params *p, contend_strbuf *o) {
          "  [JOB_NAME] tealeaf               starts a job\n"
          "  [NID_LIST] 0-7,12                its nodes, or:\n"
          "  [PLACEMENT] linear|interleaved|random nodes=8 [seed=S]\n"
+         "  [PLACEMENT] compact nodes=N [per_leaf=M] | spread nodes=N pods=K [per_leaf=M] |\n"
+         "              every_leaf per_leaf=M | pairs pairs=P [across=leaf|pod] |\n"
+         "              incast per_leaf=M [senders=7] [receivers=R]   (need the tree:\n"
+         "              --topology-conf FILE or --engine sim)\n"
          "  [REPEAT] 5                       runs of the motif chain\n"
          "  [MOTIF] halo2d nx={N} ny={N} \\   motif and key=value parameters; a trailing\n"
          "          depth=2                  backslash or an indented line continues\n"
@@ -127,6 +132,37 @@ int contend_jobs_parse_args(int argc, char **argv, contend_params *p, const char
   return 0;
 }
 
+/* The machine's tree: --topology-conf FILE, else --engine sim's
+ * --topology.  Returns 1 (loaded into *t), 0 (none), or -1 with err (a
+ * bad file, or a tree placement without a tree). */
+static int load_tree(const contend_params *p, const contend_jobfile *jf, contend_tree *t, char *err,
+                     size_t errlen) {
+  const char *conf = contend_param_str(p, "topology_conf");
+  const char *spec = NULL;
+  if (*conf)
+    spec = conf;
+  else if (!strcmp(contend_param_str(p, "engine"), "sim") && !contend_param_bool(p, "dry_run") &&
+           contend_params_find(p, "topology") >= 0)
+    spec = contend_param_str(p, "topology");
+  if (!spec) {
+    const int line = contend_jobfile_tree_line(jf);
+    if (!line)
+      return 0;
+    snprintf(err, errlen,
+             "%s:%d: this placement needs the machine's tree: give --topology-conf FILE (a Slurm "
+             "topology.conf; the emulated cluster writes one in its state directory), or run "
+             "with --engine sim (its --topology)",
+             jf->path, line);
+    return -1;
+  }
+  char why[1024];
+  if (contend_tree_load(spec, t, why, sizeof why)) {
+    snprintf(err, errlen, "%s: %s", *conf ? "--topology-conf" : "--topology", why);
+    return -1;
+  }
+  return 1;
+}
+
 int contend_jobs_main(int argc, char **argv, int print) {
   contend_params p;
   contend_strbuf out = {0};
@@ -163,8 +199,22 @@ int contend_jobs_main(int argc, char **argv, int print) {
     free(defs);
     return CONTEND_EXIT_USAGE;
   }
-  contend_jobs_args args = {.jf = &jf, .opts = &p, .argc = argc, .argv = argv};
+  contend_tree tree;
+  const int have_tree = load_tree(&p, &jf, &tree, err, sizeof err);
+  if (have_tree < 0) {
+    if (print)
+      fprintf(stderr, "contend jobs: error: %s\n", err);
+    contend_jobfile_free(&jf);
+    contend_params_free(&p);
+    free(optdefs);
+    free(defs);
+    return CONTEND_EXIT_USAGE;
+  }
+  contend_jobs_args args = {
+      .jf = &jf, .opts = &p, .argc = argc, .argv = argv, .tree = have_tree ? &tree : NULL};
   int status = contend_jobs_launch(&args, &argc, &argv);
+  if (have_tree)
+    contend_tree_free(&tree);
   contend_jobfile_free(&jf);
   contend_params_free(&p);
   free(optdefs);

@@ -19,6 +19,7 @@
 
 #include "../core/error.h"
 #include "orch.h"
+#include "tree.h"
 
 static void on_sample(void *arg, int series, double s, long count) {
   contend_jobs_sink *k = arg;
@@ -193,13 +194,76 @@ static void cleanup(contend_jobs_rank *x) {
   contend_gbarrier(x->world);
 }
 
+/* Real MPI on real nodes: run node i is the tree's node of the same host
+ * name (rank 0 matches the names it gathered; every rank gets the map in
+ * *tnode).  Other runs (in-process engines, --virtual-nodes) use node i of
+ * the tree: *tnode stays NULL.  Collective.  Returns 0, or -1 with err on
+ * every rank (a host not in the topology). */
+static int tree_by_host_name(contend_jobs_rank *x, const contend_tree *tree, int **tnode, char *err,
+                             size_t errlen) {
+  const contend_envelope *env = x->env;
+  if (strcmp(env->engine, "mpi") || env->virtual_nodes)
+    return 0;
+  const int nn = env->nodes.nnodes;
+  int *map = malloc(sizeof(int) * (size_t)(nn ? nn : 1));
+  if (!map)
+    contend_fail("out of memory");
+  int bad = 0;
+  if (x->world->rank == 0) {
+    char *used = calloc((size_t)tree->nnodes + 1, 1);
+    if (!used)
+      contend_fail("out of memory");
+    int missing = 0;
+    char names[512] = "";
+    for (int i = 0; i < nn; i++) {
+      const char *h = env->node_names && env->node_names[i] ? env->node_names[i] : "?";
+      map[i] = contend_tree_find_node(tree, h);
+      if (map[i] < 0 || used[map[i]]) {
+        char one[96];
+        snprintf(one, sizeof one, "%s%.64s%s", missing ? ", " : "", h,
+                 map[i] >= 0 ? " (twice)" : "");
+        if (missing++ < 4 && strlen(names) + strlen(one) < sizeof names)
+          strcat(names, one);
+      } else {
+        used[map[i]] = 1;
+      }
+    }
+    free(used);
+    if (missing) {
+      bad = 1;
+      snprintf(err, errlen,
+               "--topology-conf %s: %d of the run's %d host%s %s not among its nodes (%s%s); "
+               "host names are matched with the file's node names (or --virtual-nodes K "
+               "numbers the nodes as the file lists them)",
+               tree->source, missing, nn, nn == 1 ? "" : "s", missing == 1 ? "is" : "are", names,
+               missing > 4 ? ", ..." : "");
+    }
+  }
+  contend_gbcast(x->world, &bad, sizeof bad);
+  if (bad) {
+    free(map);
+    return -1;
+  }
+  contend_gbcast(x->world, map, sizeof(int) * (size_t)nn);
+  *tnode = map;
+  return 0;
+}
+
 /* Placement, validation and the run's result arrays.  Returns 0 or exit
  * status 2 (reported at rank 0). */
 static int prepare(contend_jobs_rank *x, contend_jobfile *jf, const contend_params *opts,
-                   int **job_of_node, int **pos_of_node) {
+                   const contend_tree *tree, int **job_of_node, int **pos_of_node) {
   contend_envelope *env = x->env;
   char err[2048] = "";
-  if (contend_jobs_place(jf, env->nodes.nnodes, env->seed, err, sizeof err)) {
+  int *tnode = NULL;
+  if (tree && tree_by_host_name(x, tree, &tnode, err, sizeof err)) {
+    contend_envelope_error(env, x->world, err);
+    return CONTEND_EXIT_USAGE;
+  }
+  const int placed =
+      contend_jobs_place_tree(jf, env->nodes.nnodes, tree, tnode, env->seed, err, sizeof err);
+  free(tnode);
+  if (placed) {
     contend_envelope_error(env, x->world, err);
     return CONTEND_EXIT_USAGE;
   }
@@ -300,7 +364,7 @@ int contend_jobs_body(contend_group *world, void *arg) {
   x.verify_inject = (long)contend_param_int(opts, "verify_inject");
   x.max_samples = env.dry_run ? 0 : (long)contend_param_int(opts, "samples");
   int *job_of_node = NULL, *pos_of_node = NULL;
-  status = prepare(&x, a->jf, opts, &job_of_node, &pos_of_node);
+  status = prepare(&x, a->jf, opts, a->tree, &job_of_node, &pos_of_node);
   if (status) {
     free(job_of_node);
     free(pos_of_node);

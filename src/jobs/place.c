@@ -1,13 +1,29 @@
-/* Placement of jobs on nodes, validation against job sizes, the motif
- * list.  Pure (no MPI): every rank computes the same answer. */
+/* Placement of jobs on nodes (the plain kinds here, the tree kinds in
+ * place_tree.c), validation against job sizes, the motif list.  Pure (no
+ * MPI): every rank computes the same answer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "contend/rng.h"
 #include "jobs.h"
+#include "place_tree.h"
+#include "tree.h"
 
 enum { STREAM_PLACEMENT = 0x706c6163 };
+
+const char *contend_nodes_kind_name(contend_nodes_kind k) {
+  static const char *const names[] = {"list",   "linear",     "interleaved", "random", "compact",
+                                      "spread", "every_leaf", "pairs",       "incast"};
+  return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
+int contend_jobfile_tree_line(const contend_jobfile *jf) {
+  for (int k = 0; k < jf->njobs; k++)
+    if (jf->jobs[k].kind >= CONTEND_NODES_COMPACT)
+      return jf->jobs[k].nodes_line;
+  return 0;
+}
 
 static int cmp_int(const void *a, const void *b) {
   int x = *(const int *)a, y = *(const int *)b;
@@ -35,6 +51,19 @@ static int too_many(const contend_jobfile *jf, const contend_job *j, int want, i
 
 int contend_jobs_place(contend_jobfile *jf, int nnodes, uint64_t run_seed, char *err,
                        size_t errlen) {
+  return contend_jobs_place_tree(jf, nnodes, NULL, NULL, run_seed, err, errlen);
+}
+
+int contend_jobs_place_tree(contend_jobfile *jf, int nnodes, const contend_tree *tree,
+                            const int *tree_node, uint64_t run_seed, char *err, size_t errlen) {
+  if (tree && !tree_node && nnodes > tree->nnodes) {
+    snprintf(err, errlen, "%s: the run has %d nodes but the topology %s has %d", jf->path, nnodes,
+             tree->source, tree->nnodes);
+    return -1;
+  }
+  place_tree_view tv;
+  if (tree)
+    place_tree_view_init(&tv, tree, tree_node, nnodes);
   int *owner = malloc(sizeof(int) * (size_t)(nnodes ? nnodes : 1));
   int *fr = malloc(sizeof(int) * (size_t)(nnodes ? nnodes : 1));
   if (!owner || !fr)
@@ -45,7 +74,9 @@ int contend_jobs_place(contend_jobfile *jf, int nnodes, uint64_t run_seed, char 
   for (int k = 0; k < jf->njobs; k++) {
     contend_job *j = &jf->jobs[k];
     free(j->nodes);
-    j->nodes = NULL;
+    free(j->node_leaf);
+    free(j->node_pod);
+    j->nodes = j->node_leaf = j->node_pod = NULL;
     j->nnodes = 0;
   }
   /* explicit lists first (overlaps between them were rejected by the parser) */
@@ -77,7 +108,21 @@ int contend_jobs_place(contend_jobfile *jf, int nnodes, uint64_t run_seed, char 
     if (j->kind == CONTEND_NODES_LIST)
       continue;
     int nfree = free_nodes(owner, nnodes, fr);
-    if (j->kind == CONTEND_NODES_LINEAR) {
+    if (j->kind >= CONTEND_NODES_COMPACT) {
+      if (!tree) {
+        snprintf(err, errlen,
+                 "%s:%d: job '%s': placement '%s' needs the machine's tree: give "
+                 "--topology-conf FILE (a Slurm topology.conf), or run with --engine sim (its "
+                 "--topology)",
+                 jf->path, j->nodes_line, j->name, contend_nodes_kind_name(j->kind));
+        rc = -1;
+        break;
+      }
+      if (place_tree_job(&tv, jf, k, owner, err, errlen)) {
+        rc = -1;
+        break;
+      }
+    } else if (j->kind == CONTEND_NODES_LINEAR) {
       if (j->want > nfree) {
         rc = too_many(jf, j, j->want, nfree, nnodes, err, errlen);
         break;
@@ -139,6 +184,21 @@ int contend_jobs_place(contend_jobfile *jf, int nnodes, uint64_t run_seed, char 
     for (int i = 0; i < j->nnodes; i++)
       owner[j->nodes[i]] = k;
   }
+  for (int k = 0; k < jf->njobs && !rc && tree; k++) { /* leaf and pod of every job's nodes */
+    contend_job *j = &jf->jobs[k];
+    free(j->node_leaf);
+    free(j->node_pod);
+    j->node_leaf = malloc(sizeof(int) * (size_t)(j->nnodes ? j->nnodes : 1));
+    j->node_pod = malloc(sizeof(int) * (size_t)(j->nnodes ? j->nnodes : 1));
+    if (!j->node_leaf || !j->node_pod)
+      abort();
+    for (int i = 0; i < j->nnodes; i++) {
+      j->node_leaf[i] = tv.leaf_of[j->nodes[i]];
+      j->node_pod[i] = tree->leaf_pod[tv.leaf_of[j->nodes[i]]];
+    }
+  }
+  if (tree)
+    place_tree_view_free(&tv);
   free(owner);
   free(fr);
   return rc;

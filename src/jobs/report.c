@@ -160,11 +160,29 @@ static void header(const contend_jobs_run *r, contend_strbuf *o) {
   }
   for (int j = 0; j < jf->njobs; j++) {
     const contend_job *job = &jf->jobs[j];
-    static const char *const kinds[] = {"list", "linear", "interleaved", "random"};
     contend_sb_printf(o, "  job %-16s nodes ", job->name);
     node_ranges(o, job->nodes, job->nnodes);
-    contend_sb_printf(o, " (%d ranks; %s), repeat %ld, %d motif%s\n", r->job_ranks[j],
-                      kinds[job->kind], job->repeat, job->nmotifs, job->nmotifs == 1 ? "" : "s");
+    char where[96] = "";
+    if (job->node_leaf) { /* distinct leaves and pods */
+      int nl = 0, np = 0, top = 0;
+      for (int i = 0; i < job->nnodes; i++)
+        top = job->node_leaf[i] > top ? job->node_leaf[i] : top;
+      char *seen_l = calloc((size_t)top + 1, 1), *seen_p = calloc((size_t)top + 1, 1);
+      if (!seen_l || !seen_p)
+        abort();
+      for (int i = 0; i < job->nnodes; i++) { /* pods are numbered below leaves */
+        nl += !seen_l[job->node_leaf[i]];
+        np += !seen_p[job->node_pod[i]];
+        seen_l[job->node_leaf[i]] = seen_p[job->node_pod[i]] = 1;
+      }
+      free(seen_l);
+      free(seen_p);
+      snprintf(where, sizeof where, " on %d lea%s in %d pod%s", nl, nl == 1 ? "f" : "ves", np,
+               np == 1 ? "" : "s");
+    }
+    contend_sb_printf(o, " (%d ranks; %s%s), repeat %ld, %d motif%s\n", r->job_ranks[j],
+                      contend_nodes_kind_name(job->kind), where, job->repeat, job->nmotifs,
+                      job->nmotifs == 1 ? "" : "s");
   }
 }
 
@@ -558,22 +576,47 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
   contend_json_arr_begin(&j, "jobs");
   for (int q = 0; q < jf->njobs; q++) {
     const contend_job *job = &jf->jobs[q];
-    static const char *const kinds[] = {"list", "linear", "interleaved", "random"};
     contend_json_obj_begin(&j, NULL);
     contend_json_str(&j, "name", job->name);
     contend_json_int(&j, "line", job->line);
     contend_json_obj_begin(&j, "placement");
-    contend_json_str(&j, "kind", kinds[job->kind]);
+    contend_json_str(&j, "kind", contend_nodes_kind_name(job->kind));
     contend_json_int(&j, "line", job->nodes_line);
-    if (job->kind == CONTEND_NODES_RANDOM)
+    if (job->kind == CONTEND_NODES_RANDOM || (job->kind >= CONTEND_NODES_COMPACT && job->seed_set))
       contend_json_uint(&j, "seed", job->placement_seed);
     else
       contend_json_null(&j, "seed");
+    if (job->kind >= CONTEND_NODES_COMPACT) { /* the tree placement's options */
+      if (job->per_leaf)
+        contend_json_int(&j, "per_leaf", job->per_leaf);
+      if (job->pods)
+        contend_json_int(&j, "pods", job->pods);
+      if (job->pod >= 0)
+        contend_json_int(&j, "pod", job->pod);
+      if (job->kind == CONTEND_NODES_PAIRS) {
+        contend_json_int(&j, "pairs", job->want / 2);
+        contend_json_str(&j, "across", job->across_pods ? "pod" : "leaf");
+      }
+      if (job->kind == CONTEND_NODES_INCAST) {
+        contend_json_int(&j, "sender_leaves", job->sender_leaves);
+        contend_json_int(&j, "receivers", job->receivers);
+      }
+    }
     contend_json_obj_end(&j);
     contend_json_arr_begin(&j, "nodes");
     for (int i = 0; i < job->nnodes; i++)
       contend_json_int(&j, NULL, job->nodes[i]);
     contend_json_arr_end(&j);
+    if (job->node_leaf) { /* the machine's tree was known: leaf and pod of each node */
+      contend_json_arr_begin(&j, "leaves");
+      for (int i = 0; i < job->nnodes; i++)
+        contend_json_int(&j, NULL, job->node_leaf[i]);
+      contend_json_arr_end(&j);
+      contend_json_arr_begin(&j, "pods");
+      for (int i = 0; i < job->nnodes; i++)
+        contend_json_int(&j, NULL, job->node_pod[i]);
+      contend_json_arr_end(&j);
+    }
     contend_json_int(&j, "ranks", r->job_ranks[q]);
     contend_json_int(&j, "repeat", job->repeat);
     contend_traffic sum;

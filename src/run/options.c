@@ -43,6 +43,11 @@ static const contend_param_def contend_run_option_defs[] = {
      "of the topology)",
      0, 1e7},
     {"ranks_per_node", CONTEND_P_INT, "1", "count", "in-process engines: ranks per node", 1, 1e5},
+    {"topology_conf", CONTEND_P_STRING, "", "path",
+     "jobs: a Slurm topology.conf giving each node's leaf and pod, for the tree placements and "
+     "the results (real MPI: hosts matched by name; --dry-run and --virtual-nodes: node i is "
+     "the file's i-th node)",
+     1, 0},
     CONTEND_PARAM_END};
 
 /* The simulated fabric's options, none in a build without the simulator
@@ -132,6 +137,12 @@ const contend_engine *contend_run_engine(const contend_params *opts, char *err, 
                   err, errlen) ||
       engine_rows(opts, contend_mpi_param_defs, "mpi", "applies to real MPI", e->name, err, errlen))
     return NULL;
+  if (!strcmp(e->name, "sim") && *contend_param_str(opts, "topology_conf")) {
+    snprintf(err, errlen,
+             "--topology-conf: --engine sim takes the machine from --topology (use --topology "
+             "slurm:FILE)");
+    return NULL;
+  }
   if (e->check && e->check((contend_params *)opts, err, errlen))
     return NULL;
   if (contend_param_is_set(opts, "output") && !*contend_param_str(opts, "output")) {
