@@ -17,19 +17,30 @@
  *   coarsest level L-1: the same, then an allreduce of reduce_count doubles
  *     (the coarse solve's / residual norm's reduction);
  *   up, levels L-2 .. 0: `sweeps` relaxations again.
- * L = levels, or every level down to one point per axis when 0. */
+ * L = levels, or every level down to one point per axis when 0.
+ * stencil=27 (the 27-point operator of the fat-tree study's AMG test
+ * problem) adds the 12 edge (m x elem_bytes) and 8 corner (elem_bytes)
+ * neighbours at the same distance to every relaxation's exchange;
+ * stencil=7 (the default) exchanges faces only. */
 #include <stdio.h>
 
 #include "allreduce_kernel.h"
 #include "halo.h"
 
 #define MAX_LEVELS 16
+#define NDIAG 20      /* edge and corner directions of a 27-point stencil */
+#define DIAG_TAG0 128 /* tags DIAG_TAG0 + NDIAG l + k (faces use 6 l + dir) */
 
 typedef struct {
   int levels, sweeps;
   halo_state lv[MAX_LEVELS];
   double interior_s[MAX_LEVELS], boundary_s[MAX_LEVELS];
   contend_allreduce_kernel red;
+  /* stencil=27: per level and diagonal direction k, the peer (-1: none) */
+  int stencil;
+  int dpeer[MAX_LEVELS][NDIAG];
+  size_t dbytes[MAX_LEVELS][NDIAG];
+  unsigned char *dsbuf[MAX_LEVELS][NDIAG], *drbuf[MAX_LEVELS][NDIAG];
 } state;
 
 static const contend_param_def params[] = {
@@ -50,6 +61,8 @@ static const contend_param_def params[] = {
      0, 1},
     {"reduce_count", CONTEND_P_INT, "1", "count", "doubles in the coarse-level allreduce", 1,
      1 << 20},
+    {"stencil", CONTEND_P_INT, "7", "points",
+     "7: face neighbours only; 27: also the edge and corner neighbours", 7, 27},
     CONTEND_PARAM_END};
 
 static const char *const pnames[3] = {"px", "py", "pz"};
@@ -77,8 +90,57 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
              levels, n, max_levels(n));
     return -1;
   }
+  const long long st = contend_param_int(p, "stencil");
+  if (st != 7 && st != 27) {
+    snprintf(err, errlen, "stencil=%lld is not valid: expected 7 or 27", st);
+    return -1;
+  }
   int dims[3];
   return nranks > 0 ? grid(p, nranks, dims, err, errlen) : 0;
+}
+
+/* The diagonal directions (two or three non-zero offsets), in a fixed
+ * order: o[k][0..2]; opposite(k) is the index of -o[k]. */
+static void diag_offsets(int o[NDIAG][3]) {
+  int k = 0;
+  for (int z = -1; z <= 1; z++)
+    for (int y = -1; y <= 1; y++)
+      for (int x = -1; x <= 1; x++)
+        if ((x != 0) + (y != 0) + (z != 0) >= 2)
+          o[k][0] = x, o[k][1] = y, o[k][2] = z, k++;
+}
+static int opposite(int k) { return NDIAG - 1 - k; } /* the order is symmetric */
+
+/* Edge and corner neighbours of level l at grid distance dist (none past
+ * the grid's edge), with their buffers. */
+static void diag_connect(contend_ctx *c, state *s, int l, int dist, long m, size_t elem) {
+  int o[NDIAG][3];
+  diag_offsets(o);
+  const halo_state *h = &s->lv[l];
+  for (int k = 0; k < NDIAG; k++) {
+    int q[3], in = 1;
+    for (int d = 0; d < 3; d++) {
+      q[d] = h->coord[d] + o[k][d] * dist;
+      in &= q[d] >= 0 && q[d] < h->dims[d];
+    }
+    s->dpeer[l][k] = in ? q[0] + h->dims[0] * (q[1] + h->dims[1] * q[2]) : -1;
+    const int edge = (o[k][0] != 0) + (o[k][1] != 0) + (o[k][2] != 0) == 2;
+    s->dbytes[l][k] = (size_t)(edge ? m : 1) * elem;
+    if (in) {
+      s->dsbuf[l][k] = contend_alloc(c, s->dbytes[l][k]);
+      s->drbuf[l][k] = contend_alloc(c, s->dbytes[l][k]);
+    }
+  }
+}
+
+static void diag_post(contend_ctx *c, const state *s, int l) {
+  for (int k = 0; k < NDIAG; k++)
+    if (s->dpeer[l][k] >= 0) /* the peer at +o sends its -o message */
+      contend_irecv(c, s->drbuf[l][k], s->dbytes[l][k], s->dpeer[l][k],
+                    DIAG_TAG0 + NDIAG * l + opposite(k));
+  for (int k = 0; k < NDIAG; k++)
+    if (s->dpeer[l][k] >= 0)
+      contend_isend(c, s->dsbuf[l][k], s->dbytes[l][k], s->dpeer[l][k], DIAG_TAG0 + NDIAG * l + k);
 }
 
 static int setup(contend_ctx *c) {
@@ -92,6 +154,7 @@ static int setup(contend_ctx *c) {
   if (s->levels == 0)
     s->levels = max_levels(n);
   s->sweeps = (int)contend_param_int(p, "sweeps");
+  s->stencil = (int)contend_param_int(p, "stencil");
   const size_t elem = (size_t)contend_param_int(p, "elem_bytes");
   const double point_time = contend_param_double(p, "point_time");
   for (int l = 0; l < s->levels; l++) {
@@ -101,6 +164,8 @@ static int setup(contend_ctx *c) {
       bytes[dir] = (size_t)(m * m) * elem;
     halo_place(&s->lv[l], 3, dims, c->rank);
     halo_connect(c, &s->lv[l], 0, 1 << l, bytes, 6 * l);
+    if (s->stencil == 27)
+      diag_connect(c, s, l, 1 << l, m, elem);
     const long in = m > 2 ? (m - 2) * (m - 2) * (m - 2) : 0;
     s->interior_s[l] = point_time * (double)in;
     s->boundary_s[l] = point_time * (double)(m * m * m - in);
@@ -114,8 +179,13 @@ static int setup(contend_ctx *c) {
 
 static void prepare(contend_ctx *c) {
   state *s = c->state;
-  for (int l = 0; l < s->levels; l++)
+  for (int l = 0; l < s->levels; l++) {
     halo_fill(c, &s->lv[l]);
+    for (int k = 0; k < NDIAG && s->stencil == 27; k++)
+      if (s->dpeer[l][k] >= 0)
+        contend_pattern_fill(s->dsbuf[l][k], s->dbytes[l][k], c->rank, c->iter,
+                             1000 * (size_t)(l * NDIAG + k));
+  }
   contend_allreduce_kernel_prepare(c, &s->red);
 }
 
@@ -123,6 +193,8 @@ static void relax(contend_ctx *c, int l) {
   state *s = c->state;
   for (int k = 0; k < s->sweeps; k++) {
     halo_post(c, &s->lv[l]);
+    if (s->stencil == 27)
+      diag_post(c, s, l);
     if (s->interior_s[l] > 0)
       contend_compute(c, s->interior_s[l]);
     contend_waitall(c);
@@ -142,8 +214,13 @@ static void iterate(contend_ctx *c) {
 
 static void check(contend_ctx *c) {
   state *s = c->state;
-  for (int l = 0; l < s->levels; l++)
+  for (int l = 0; l < s->levels; l++) {
     halo_verify(c, &s->lv[l]);
+    for (int k = 0; k < NDIAG && s->stencil == 27; k++)
+      if (s->dpeer[l][k] >= 0)
+        contend_pattern_check(c, s->drbuf[l][k], s->dbytes[l][k], s->dpeer[l][k], c->iter,
+                              1000 * (size_t)(l * NDIAG + opposite(k)));
+  }
   if (c->ops->colls_compute)
     contend_allreduce_kernel_check(c, &s->red);
 }

@@ -363,3 +363,27 @@ def test_example_job_files_plan_and_are_fuzz_seeds(tmp_path, name):
     assert name in motifs
     sent = sum(m["traffic"]["bytes"] for j in doc["jobs"] for m in j["motifs"] if m["name"] == name)
     assert sent > 0
+
+
+def test_amg_like_stencil_27_adds_edge_and_corner_neighbours(tmp_path):
+    """On a 2 x 2 x 2 grid every rank is a face, edge or corner neighbour of
+    every other: one message to each of the 7, of m^2, m or 1 points."""
+    job = tmp_path / "amg.job"
+    job.write_text(
+        "[JOB_NAME] amg\n[NID_LIST] 0-7\n"
+        "[MOTIF] amg_like n=4 levels=1 px=2 py=2 pz=2 stencil=27 iters=2 point_time=0\n"
+    )
+    out = tmp_path / "amg.json"
+    r = contend_jobs(job, *FATTREE, "--verify", "-q", "-o", out)
+    assert r.returncode == 0, r.stderr
+    (m,) = json.loads(out.read_text())["jobs"][0]["motifs"]
+    got = {(s, d): (b, n) for s, d, b, n in m["traffic"]["pairs"]}
+    want = {}
+    for a in range(8):
+        for b in range(8):
+            differ = sum(((a >> i) & 1) != ((b >> i) & 1) for i in range(3))
+            if differ:
+                want[(a, b)] = ({1: 16, 2: 4, 3: 1}[differ] * 8 * 2, 2)
+    assert got == want
+    v = m["results"]["concurrent"]["verify"]
+    assert v["errors"] == 0 and v["checked"] > 0
