@@ -222,7 +222,7 @@ def test_pairing_nodes_pairs_the_kth_ranks_of_two_nodes(tmp_path):
     assert pairs[(0, 0)] == 2 * 2 * KIB and pairs[(0, 1)] == 2 * KIB
 
 
-def check_bandwidth(job, motif, plan, sampling):
+def check_bandwidth(job, motif, plan, sampling, even=False):
     """bandwidth_gbps_per_rank against the traffic and the motif's times:
     each sampling rank moves the same bytes B per invocation, so the
     slowest rank's Gb/s is B x 8 / max time and the fastest B x 8 / min."""
@@ -235,7 +235,10 @@ def check_bandwidth(job, motif, plan, sampling):
     assert bw["min"] == pytest.approx(b * 8 / t["max"] / 1e9, rel=1e-9)
     assert bw["max"] == pytest.approx(b * 8 / t["min"] / 1e9, rel=1e-9)
     assert bw["min"] <= bw["mean"] <= bw["max"]
-    assert bw["mean"] == pytest.approx(b * 8 / t["mean"] / 1e9, rel=0.05)
+    # 1/t is convex: the mean of B/t_i is at least B / the mean of t_i
+    assert bw["mean"] >= b * 8 / t["mean"] / 1e9 * (1 - 1e-9)
+    if even:  # ranks that take about the same time (the simulator)
+        assert bw["mean"] == pytest.approx(b * 8 / t["mean"] / 1e9, rel=0.05)
     return bw
 
 
@@ -257,10 +260,10 @@ def test_bandwidth_on_the_simulated_fat_tree(tmp_path, jobs_schema):
     jsonschema.validate(doc, jobs_schema)
     pj, ij = doc["jobs"]
     plan = expect_pairs("msg_bytes=262144 window=4 iters=8", 4, pj["nodes"])  # 2 repeats x 4
-    bw = check_bandwidth(pj, pj["motifs"][0], plan, range(4))
+    bw = check_bandwidth(pj, pj["motifs"][0], plan, range(4), even=True)
     assert 50 < bw["min"] <= bw["max"] < 100.5
     plan = expect_incast("msg_bytes=262144 window=4 iters=4", 4, ij["nodes"])
-    bw = check_bandwidth(ij, ij["motifs"][0], plan, [0])  # only the receiver samples
+    bw = check_bandwidth(ij, ij["motifs"][0], plan, [0], even=True)  # only the receiver samples
     assert 50 < bw["min"] < 100.5
     inc = ij["motifs"][0]["results"]["concurrent"]["time_s"]
     # the receiver's 3 x 4 MiB take at least 3 x the time of one sender's 4 MiB at 100 Gb/s
