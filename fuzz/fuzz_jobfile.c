@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../src/jobs/jobs.h"
+#include "../src/jobs/tree.h"
 #include "fuzz_util.h"
 
 #define MAX_DEFINES 8
@@ -32,11 +33,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (contend_jobfile_parse(&jf, "fuzz.job", body, defs, ndefs, err, sizeof err)) {
     fuzz_check_message("contend_jobfile_parse", err);
   } else {
-    /* as `contend jobs --dry-run --nodes N` would place it, for two sizes */
-    static const int sizes[] = {4, 64};
-    for (int k = 0; k < 2; k++) {
+    /* as `contend jobs --dry-run --nodes N` would place it, for two sizes,
+     * then with a tree (--topology-conf): 4 pods of 4 leaves of 4 nodes,
+     * all 64 nodes or the first 40 */
+    static contend_tree tree;
+    static int have_tree;
+    if (!have_tree)
+      have_tree = !contend_tree_load("fattree:pods=4,leaves=4,nodes=4,uplinks=2,pod_uplinks=2",
+                                     &tree, err, sizeof err);
+    static const int sizes[] = {4, 64, 64, 40};
+    for (int k = 0; k < 4; k++) {
       err[0] = 0;
-      if (contend_jobs_place(&jf, sizes[k], 42, err, sizeof err)) {
+      const contend_tree *t = k >= 2 && have_tree ? &tree : NULL;
+      if (contend_jobs_place_tree(&jf, sizes[k], t, NULL, 42, err, sizeof err)) {
         fuzz_check_message("contend_jobs_place", err);
         continue;
       }
