@@ -149,7 +149,8 @@ def write_slurm(study, runs: list, run_dir: Path, conf: Path, study_file: Path, 
             for j in plan["jobs"]
         }
         job_file = jobs_dir / f"{cond.slug}-r{run.repetition}.job"
-        text = study.job_file(cond, run.repetition, run.seed, placements=explicit)
+        hand = "srun --nodelist=NODES (below) ... contend jobs FILE --seed SEED -o OUT.json"
+        text = study.job_file(cond, run.repetition, run.seed, placements=explicit, hand=hand)
         text += "\n# nodes: " + ",".join(names[n] for n in nodes) + "\n"
         write_text(job_file, text, error=UsageError)
         hosts = [names[n] for n in nodes]

@@ -131,7 +131,7 @@ def difference_table(doc: dict, alphas=DEFAULT_ALPHAS) -> pd.DataFrame:
                     test = welch_t_test(ctl, vals)
                 row.update(
                     difference_pct=performance_difference_pct(ctl_mean, mean, False),
-                    t=test.t,
+                    t=test.t if math.isfinite(test.t) else math.nan,  # +-inf: no variance
                     df=test.df,
                     p=test.p,
                     marker=significance_marker(test.p, alphas),
