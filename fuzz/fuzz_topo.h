@@ -20,6 +20,14 @@ static inline void fuzz_scale_topology_limits(void) {
   sim_topo_max.ports = 1 << 18;
 }
 
+/* topology.conf: names are expanded from hostlists character by character
+ * (up to 255 per name) and hashed, so the time per node is larger. */
+static inline void fuzz_scale_conf_limits(void) {
+  sim_topo_max.nodes = 1 << 13;
+  sim_topo_max.routers = 1 << 13;
+  sim_topo_max.ports = 1 << 16;
+}
+
 static inline void fuzz_scale_fabric_limits(void) {
   sim_topo_max.nodes = 512;
   sim_topo_max.routers = 256;

@@ -15,7 +15,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  fuzz_scale_topology_limits();
+  fuzz_scale_conf_limits();
   return 0;
 }
 

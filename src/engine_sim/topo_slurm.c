@@ -148,7 +148,8 @@ typedef struct {
 static int expand_from(expander *it, size_t pos, char *buf, size_t blen) {
   while (pos < it->len && it->item[pos] != '[') {
     if (blen + 1 >= MAX_NAME) {
-      snprintf(it->err, it->errlen, "a name in '%.*s' is too long", (int)it->len, it->item);
+      snprintf(it->err, it->errlen, "a name in '%.*s' is too long",
+               it->len > 60 ? 60 : (int)it->len, it->item);
       return -1;
     }
     buf[blen++] = it->item[pos++];
@@ -159,14 +160,15 @@ static int expand_from(expander *it, size_t pos, char *buf, size_t blen) {
       snprintf(it->err, it->errlen,
                "hostlist '%.*s' expands to too many names (a file may name at most %d nodes "
                "and %d child switches in all)",
-               (int)it->len, it->item, MAX_CONF_NODES, MAX_CONF_LINKS);
+               it->len > 60 ? 60 : (int)it->len, it->item, MAX_CONF_NODES, MAX_CONF_LINKS);
       return -1;
     }
     return it->fn(it->ctx, buf);
   }
   const char *close = memchr(it->item + pos, ']', it->len - pos);
   if (!close) {
-    snprintf(it->err, it->errlen, "unbalanced '[' in '%.*s'", (int)it->len, it->item);
+    snprintf(it->err, it->errlen, "unbalanced '[' in '%.*s'", it->len > 60 ? 60 : (int)it->len,
+             it->item);
     return -1;
   }
   const size_t next = (size_t)(close - it->item) + 1;
@@ -192,7 +194,8 @@ static int expand_from(expander *it, size_t pos, char *buf, size_t blen) {
     for (long long v = a; v <= b; v++) {
       const int w = snprintf(buf + blen, MAX_NAME - blen, "%0*lld", (int)lolen, v);
       if (w < 0 || blen + (size_t)w >= MAX_NAME) {
-        snprintf(it->err, it->errlen, "a name in '%.*s' is too long", (int)it->len, it->item);
+        snprintf(it->err, it->errlen, "a name in '%.*s' is too long",
+                 it->len > 60 ? 60 : (int)it->len, it->item);
         return -1;
       }
       if (expand_from(it, next, buf, blen + (size_t)w))
@@ -260,9 +263,10 @@ static int expand_hostlist(const char *list, long long limit, name_fn fn, void *
     it.len = (size_t)(e - s);
     if (it.count + item_names(s, it.len, limit) > limit) {
       snprintf(err, errlen,
-               "hostlist '%.*s' expands to too many names (a file may name at most %d nodes "
-               "and %d child switches in all)",
-               (int)it.len, s, MAX_CONF_NODES, MAX_CONF_LINKS);
+               "hostlist item '%.*s%s' expands to too many names (a file may name at most "
+               "%d nodes and %d child switches in all)",
+               it.len > 40 ? 40 : (int)it.len, s, it.len > 40 ? "..." : "", MAX_CONF_NODES,
+               MAX_CONF_LINKS);
       return -1;
     }
     char buf[MAX_NAME];
@@ -298,7 +302,7 @@ typedef struct {
 } ctx_t;
 
 static int perr(ctx_t *c, const char *fmt, ...) {
-  char msg[256];
+  char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -392,10 +396,13 @@ static int parse_line(ctx_t *c, char *s) {
   c->cur = sidx;
   char msg[200] = "";
   if (nodes && expand_hostlist(nodes, MAX_CONF_NODES - c->nodes.n, add_node, c, msg, sizeof msg))
-    return msg[0] ? perr(c, "Nodes=%s: %s", nodes, msg) : -1; /* else add_node said why */
+    return msg[0] ? perr(c, "Nodes=%.40s%s: %s", nodes, strlen(nodes) > 40 ? "..." : "", msg)
+                  : -1; /* else add_node said why */
   if (switches &&
       expand_hostlist(switches, MAX_CONF_LINKS - c->links, add_child, c, msg, sizeof msg))
-    return msg[0] ? perr(c, "Switches=%s: %s", switches, msg) : -1;
+    return msg[0]
+               ? perr(c, "Switches=%.40s%s: %s", switches, strlen(switches) > 40 ? "..." : "", msg)
+               : -1;
   return 0;
 }
 
