@@ -26,7 +26,7 @@ static const struct {
     {"load", "canaries alone, then with congestors: Congestion Impact at mean and p99", NULL},
     {"jobs", "run a job file: concurrent workloads (motifs, I/O), their CI", NULL},
     {"sim", "synthetic traffic on the simulated fabric (packets, credits, counters)", "sim"},
-    {"topology", "facts about a simulated-fabric topology: paths between nodes", "sim"},
+    {"topology", "a machine as a tree (show) and the routing's paths between nodes (paths)", "sim"},
     {"throttle", "run a program with the PMPI throttle (rate control of its sends)", "throttle"},
     {"list", "tests (motifs) and their parameters", NULL},
     {"version", "the version, git commit, MPI library and optional parts built", NULL},
