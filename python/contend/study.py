@@ -228,28 +228,12 @@ def run_entry(run: Run, study: Study, doc: dict, base: Path, wall_s, reused: boo
 # ------------------------------------------------------------------ engine
 
 
-def find_binary() -> str:
-    """The C binary: CONTEND_BIN, else a `contend` that is not a script next to
-    this program as started (build/bin/contend-study is a link into the
-    virtual environment, whose `contend` is the Python launcher), else
-    :func:`contend.trainruns.contend_binary`."""
-    from .launcher import _is_binary
-
-    if os.environ.get("CONTEND_BIN"):
-        return os.environ["CONTEND_BIN"]
-    here = Path(sys.argv[0])
-    for base in (here.absolute().parent, here.resolve().parent):
-        if _is_binary(base / "contend"):
-            return str(base / "contend")
-    return contend_binary()
-
-
 class Engine:
     """Command lines of the runs (and the dry runs that check them)."""
 
     def __init__(self, study: Study):
         self.study = study
-        self.binary = find_binary()
+        self.binary = contend_binary()
         if not shutil.which(self.binary):
             raise UsageError(
                 f"cannot run the contend binary {self.binary!r}: put build/bin on PATH or set "

@@ -41,13 +41,21 @@ class RunError(RuntimeError):
 
 
 def contend_binary() -> str:
-    """The contend binary: CONTEND_BIN, else next to this program (build/bin
-    or an install prefix), else on PATH."""
+    """The contend binary (C): CONTEND_BIN, else a `contend` that is not a
+    script next to this program as started (build/bin, where contend-X is a
+    link into the virtual environment whose own `contend` is the Python
+    launcher), then next to its link target (an install prefix), else the
+    first on PATH that is not a script."""
+    from .launcher import _is_binary
+
     env = os.environ.get("CONTEND_BIN")
     if env:
         return env
-    for base in (Path(sys.argv[0]).resolve().parent, Path(sys.argv[0]).absolute().parent):
-        if (base / "contend").exists():
+    here = Path(sys.argv[0])
+    dirs = [here.absolute().parent, here.resolve().parent]
+    dirs += [Path(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+    for base in dirs:
+        if _is_binary(base / "contend"):
             return str(base / "contend")
     return "contend"
 

@@ -223,7 +223,10 @@ static long long item_names(const char *item, size_t len, long long limit) {
       long long b = a;
       if (e < end && *e == '-')
         b = strtoll(e + 1, &e, 10);
-      sum += a >= 0 && b >= a && b - a < limit ? b - a + 1 : 1;
+      if (a >= 0 && b >= a)
+        sum += b - a < limit ? b - a + 1 : limit + 1; /* saturated: more than allowed */
+      else
+        sum += 1; /* malformed: expand_from says why */
       const char *comma = memchr(p, ',', (size_t)(end - p));
       p = comma ? comma + 1 : end;
     }
