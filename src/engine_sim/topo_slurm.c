@@ -310,6 +310,9 @@ static int perr(ctx_t *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  for (char *p = msg; *p; p++) /* the file's bytes, quoted: printable ASCII only */
+    if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+      *p = '?';
   if (c->line)
     snprintf(c->err, c->errlen, "topology '%s': line %d: %s", c->spec, c->line, msg);
   else

@@ -6,13 +6,28 @@ same files under ctest (fuzz_replay_*), see docs/fuzzing.md."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BUILD, ROOT, run_bounded
+from conftest import BUILD, ROOT
 
 REGRESSIONS = ROOT / "tests" / "fuzz"
 CONTEND = BUILD / "bin" / "contend"
+
+
+def run_bounded(cmd, timeout, cwd=None):
+    """Runs cmd (no MPI: one process) with a time bound; output decoded
+    leniently, since a message may quote the input's bytes."""
+    proc = subprocess.run(
+        [str(c) for c in cmd], capture_output=True, timeout=timeout, cwd=cwd, check=False
+    )
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )
 
 
 def _inputs(harness):
