@@ -231,7 +231,8 @@ def run_entry(run: Run, study: Study, doc: dict, base: Path, wall_s, reused: boo
 class Engine:
     """Command lines of the runs (and the dry runs that check them)."""
 
-    def __init__(self, study: Study):
+    def __init__(self, study: Study, local: bool = True):
+        """``local``: the runs run here (False: --slurm, which only plans them)."""
         self.study = study
         self.binary = contend_binary()
         if not shutil.which(self.binary):
@@ -240,6 +241,8 @@ class Engine:
                 "CONTEND_BIN (the study runs `contend jobs`)"
             )
         opts = study.engine_options
+        self.desc = None  # the emulated cluster's description (engine cluster)
+        self.tree = _topology_conf_arg(study.jobs_args)  # the dry runs' tree, if any
         if study.engine == "sim":
             self.wrap, self.common = [], ["--engine", "sim", "--topology", opts["topology"]]
         elif study.engine == "mpi":
@@ -247,12 +250,26 @@ class Engine:
         else:
             self.wrap = shlex.split(opts["launcher"]) or [self.binary, "cluster", "run", "--"]
             self.common = []
+            if local and not self.tree:  # the cluster's tree: tree placements, leaves
+                self.desc = cluster_description()
+                self.tree = ["--topology-conf", str(_cluster_topology_conf(self.desc))]
+                self.common = list(self.tree)
         self.common += study.jobs_args
+
+    def hand(self) -> str | None:
+        """The command line of a run by hand (FILE, SEED to fill in), when it
+        differs from the study file's (the cluster's topology.conf)."""
+        if self.desc is None:
+            return None
+        wrap = shlex.split(self.study.engine_options["launcher"]) or ["contend", "cluster", "run"]
+        wrap += [] if "--" in wrap else ["--"]
+        cmd = [*wrap, "contend", "jobs", "FILE", *self.common, "--seed", "SEED"]
+        return shlex.join(cmd) + " -o OUT.json"
 
     def nodes(self) -> int:
         s = self.study
         if s.engine == "cluster":
-            return len(cluster_description()["nodes"])
+            return len((self.desc or cluster_description())["nodes"])
         if s.engine == "mpi":
             return s.engine_options["nodes"]
         out, _ = run_command(
@@ -279,9 +296,34 @@ class Engine:
             return json.loads(out.read_text())
 
 
-def write_job_files(study: Study, runs: list) -> None:
+def _topology_conf_arg(args: list) -> list:
+    """['--topology-conf', FILE] when `contend jobs` options give one, else []."""
+    for i, a in enumerate(args):
+        if a == "--topology-conf" and i + 1 < len(args):
+            return [a, args[i + 1]]
+        if a.startswith("--topology-conf="):
+            return ["--topology-conf", a.split("=", 1)[1]]
+    return []
+
+
+def _cluster_topology_conf(desc: dict) -> Path:
+    """The topology.conf that `contend cluster up` wrote for the cluster `desc`
+    (one leaf per leaf switch, host names the nodes')."""
+    from .cluster.state import state_dir
+
+    path = Path(state_dir(desc["prefix"])) / "topology.conf"
+    if not path.is_file():
+        raise UsageError(
+            f"--engine cluster: the cluster {desc['prefix']!r} has no {path} "
+            "(bring it up again with `contend cluster up`)"
+        )
+    return path
+
+
+def write_job_files(study: Study, runs: list, hand: str | None = None) -> None:
     for run in runs:
-        text = study.job_file(study.condition(run.condition), run.repetition, run.seed)
+        cond = study.condition(run.condition)
+        text = study.job_file(cond, run.repetition, run.seed, hand=hand)
         run.job_file.parent.mkdir(parents=True, exist_ok=True)
         if not run.job_file.is_file() or run.job_file.read_text() != text:
             from .outfile import write_text
@@ -299,7 +341,7 @@ def check_conditions(engine: Engine, study: Study, runs: list) -> None:
             first[run.condition] = run
     for name, run in first.items():
         try:
-            engine.dry_run(run.job_file, run.seed, nodes)
+            engine.dry_run(run.job_file, run.seed, nodes, engine.tree)
         except UsageError as exc:
             raise UsageError(f"condition {name!r} ({run.job_file}): {exc}") from None
 
@@ -328,7 +370,7 @@ def execute(study: Study, run_dir: Path, runs: list, state: dict, args, log) -> 
             todo.append(run)
     if todo:
         (run_dir / "runs").mkdir(exist_ok=True)
-        write_job_files(study, runs)
+        write_job_files(study, runs, engine.hand())
         check_conditions(engine, study, runs)
     state["finished"] = sorted(docs)
     save_state(run_dir, state)
@@ -456,7 +498,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="only these conditions (and the control); the run directory is per selection",
     )
     p.add_argument(
-        "--parallel", type=positive_int, default=1, help="runs at once [count, default 1]"
+        "--engine",
+        choices=("sim", "mpi", "cluster"),
+        help="run on this engine instead of the study file's (its [sim], [mpi] or [cluster] "
+        "table); cluster: the emulated cluster that is up (CONTEND_CLUSTER_PREFIX)",
+    )
+    p.add_argument(
+        "--parallel",
+        type=positive_int,
+        default=1,
+        help="runs at once [count, default 1; 1 with the cluster engine]",
     )
     p.add_argument(
         "--timeout",
@@ -498,7 +549,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv
     try:
-        study = load_study(args.study)
+        study = load_study(args.study, args.engine)
+        if study.engine == "cluster" and args.parallel > 1 and not (args.slurm or args.collect):
+            raise UsageError(
+                "--parallel: the cluster engine runs one run at a time (a run's jobs take "
+                "the whole emulated cluster)"
+            )
         if args.conditions is not None:
             names = [n.strip() for n in args.conditions.split(",") if n.strip()]
             select_conditions(study, names)
@@ -521,7 +577,9 @@ def main(argv=None) -> int:
             if not conf:
                 raise UsageError("--slurm needs --topology-conf FILE (or slurm.topology_conf)")
             state = load_or_create_state(study, run_dir, runs)
-            script = write_slurm(study, runs, run_dir, Path(conf), Path(args.study), Engine(study))
+            script = write_slurm(
+                study, runs, run_dir, Path(conf), Path(args.study), Engine(study, local=False)
+            )
             log(f"{PROG}: wrote {script} ({len(runs)} runs; submit with sbatch {script})")
             return 0
         state = load_or_create_state(study, run_dir, runs)

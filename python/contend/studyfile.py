@@ -297,13 +297,18 @@ def _placements(src, where, val, apps) -> dict:
 # ------------------------------------------------------------------ reader
 
 
-def parse_study(text: str, source: str = "<string>", base: Path | None = None) -> Study:
+def parse_study(
+    text: str, source: str = "<string>", base: Path | None = None, engine: str | None = None
+) -> Study:
     """A checked :class:`Study` from the text of a study file (``base``: the
-    directory relative ``file =`` paths start from)."""
+    directory relative ``file =`` paths start from; ``engine``: instead of the
+    file's, as ``contend study --engine``)."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise StudyFileError(f"{source}: not a TOML study file: {exc}") from None
+    if engine is not None:
+        doc["engine"] = engine
     return study_from_doc(doc, source, base)
 
 
@@ -461,7 +466,7 @@ def study_from_doc(doc: dict, source: str = "<string>", base: Path | None = None
     )
 
 
-def load_study(path) -> Study:
+def load_study(path, engine: str | None = None) -> Study:
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -473,7 +478,7 @@ def load_study(path) -> Study:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise StudyFileError(f"{path}: not UTF-8 text (a study file is TOML)") from None
-    return parse_study(text, str(path), path.parent)
+    return parse_study(text, str(path), path.parent, engine)
 
 
 def select_conditions(study: Study, names: list) -> Study:
