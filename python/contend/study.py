@@ -245,6 +245,9 @@ class Engine:
         self.tree = _topology_conf_arg(study.jobs_args)  # the dry runs' tree, if any
         if study.engine == "sim":
             self.wrap, self.common = [], ["--engine", "sim", "--topology", opts["topology"]]
+            # the dry runs (trace engine) see the simulated tree through
+            # --topology-conf, which takes a topology spec: tree placements
+            self.tree = self.tree or ["--topology-conf", opts["topology"]]
         elif study.engine == "mpi":
             self.wrap, self.common = shlex.split(opts["launcher"]), []
         else:
