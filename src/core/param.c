@@ -65,7 +65,8 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
     /* accept exponent forms such as 1e4 if they are whole numbers */
     if (end == text || *end) {
       double y = strtod(text, &end);
-      if (end == text || *end || !isfinite(y) || y != floor(y))
+      /* 2^63 is exact in a double: outside [-2^63, 2^63) no long long holds y */
+      if (end == text || *end || !isfinite(y) || y != floor(y) || y < -0x1p63 || y >= 0x1p63)
         return parse_range_error(p, idx, text, "a whole number", err, errlen);
       x = (long long)y;
       dx = y;
@@ -82,7 +83,7 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
         (d->min <= d->max && (x < d->min || x > d->max)))
       return parse_range_error(p, idx, text, "a number", err, errlen);
     v->d = x;
-    v->i = (int64_t)x;
+    v->i = x < -0x1p63 ? INT64_MIN : x >= 0x1p63 ? INT64_MAX : (int64_t)x; /* no UB cast */
     break;
   }
   case CONTEND_P_BOOL:

@@ -421,6 +421,8 @@ static const struct {
 
 static int has_word(const char *list, const char *w) {
   const size_t n = strlen(w);
+  if (!n)
+    return 0; /* strstr finds "" everywhere: no progress */
   for (const char *s = list; (s = strstr(s, w)); s += n)
     if ((s == list || s[-1] == ' ') && (s[n] == ' ' || !s[n]))
       return 1;
