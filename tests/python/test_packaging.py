@@ -79,9 +79,13 @@ def test_dependencies():
     # the Python layer's runtime dependencies are pyproject.toml's
     pyproject = (ROOT / "pyproject.toml").read_text()
     wanted = re.search(r"^dependencies = \[(.*)\]", pyproject, re.MULTILINE)[1]
-    for dep in re.findall(r'"([\w-]+)', wanted):
+    for dep, marker in re.findall(
+        r'"([\w-]+)\s*(?:;\s*python_version\s*<\s*\\"3\.(\d+)\\")?', wanted
+    ):
         kw = names.get(("depends_on", f"py-{dep.lower()}"))
-        assert kw and kw.get("when") == "'+python'" and "run" in kw.get("type", ""), dep
+        # an environment marker python_version < "3.N" is Spack's ^python@:3.(N-1)
+        when = f"'+python ^python@:3.{int(marker) - 1}'" if marker else "'+python'"
+        assert kw and kw.get("when") == when and "run" in kw.get("type", ""), (dep, kw)
 
 
 def test_modulefile_sets_the_prefix_variables():

@@ -46,6 +46,7 @@ class Contend(CMakePackage):
     depends_on("py-scipy", type="run", when="+python")
     depends_on("py-matplotlib", type="run", when="+python")
     depends_on("py-jsonschema", type="run", when="+python")
+    depends_on("py-tomli", type="run", when="+python ^python@:3.10")  # tomllib before 3.11
 
     def cmake_args(self):
         return [
