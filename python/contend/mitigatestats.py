@@ -22,15 +22,13 @@ Also the paper's published numbers (:data:`PAPER_TABLE5`,
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .analysis.welch import significance_marker, welch_t_test
-from .results import ResultsError, _read_text, check_schema
+from .results import ResultsError, check_versioned, load_document
 
 SCHEMA_NAME = "contend-mitigate"
 SCHEMA_FILE = "contend-mitigate.schema.json"
@@ -68,26 +66,12 @@ PAPER_VOLTRINO_P99 = pd.DataFrame(
 
 def validate_document(doc, source: str) -> None:
     """ResultsError naming the first bad field unless ``doc`` is a mitigate file."""
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
-        name = doc.get("schema") if isinstance(doc, dict) else None
-        raise ResultsError(f"{source}: field 'schema' is {name!r}, expected {VALID_HINT}")
-    version = doc.get("schema_version")
-    if not isinstance(version, str) or version.split(".", 1)[0] != "1":
-        raise ResultsError(
-            f"{source}: field 'schema_version' is {version!r}; this reader supports 1.x"
-        )
-    check_schema(doc, source, SCHEMA_FILE, VALID_HINT)
+    check_versioned(doc, source, SCHEMA_NAME, SCHEMA_FILE, VALID_HINT)
 
 
 def load_mitigate(path) -> dict:
     """The validated document of a mitigate results file."""
-    text = _read_text(Path(path))
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise ResultsError(f"{path}: not JSON ({exc}); expected {VALID_HINT}") from None
-    validate_document(doc, str(path))
-    return doc
+    return load_document(path, validate_document, VALID_HINT)
 
 
 # ---------------------------------------------------------------- per run

@@ -166,6 +166,27 @@ def parse_document(text: str, source: str, validate, hint: str = VALID_HINT) -> 
     return doc
 
 
+def check_versioned(doc: Any, source: str, name: str, schema_file: str, hint: str) -> None:
+    """ResultsError naming the first bad field unless ``doc`` is a document of
+    schema ``name``, major version 1, valid against ``schema_file`` (the files
+    of `contend mitigate` and `contend study`)."""
+    if not isinstance(doc, dict) or doc.get("schema") != name:
+        found = doc.get("schema") if isinstance(doc, dict) else None
+        raise ResultsError(f"{source}: field 'schema' is {found!r}, expected {hint}")
+    version = doc.get("schema_version")
+    if not isinstance(version, str) or version.split(".", 1)[0] != "1":
+        raise ResultsError(
+            f"{source}: field 'schema_version' is {version!r}; this reader supports 1.x"
+        )
+    check_schema(doc, source, schema_file, hint)
+
+
+def load_document(path, validate, hint: str) -> dict:
+    """The document of the JSON file at path (plain or gzip), checked with
+    validate(doc, source); ResultsError naming the file otherwise."""
+    return parse_document(_read_text(Path(path)), str(path), validate, hint)
+
+
 def _validate_results(doc: Any, source: str) -> None:
     check_finite(doc, source, ResultsError)
     validate_document(doc, source)

@@ -20,17 +20,15 @@ Table I):
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .analysis.impact import performance_difference_pct
 from .analysis.welch import DEFAULT_ALPHAS, significance_marker, welch_t_test
-from .results import ResultsError, _read_text, check_schema
+from .results import ResultsError, check_versioned, load_document
 
 SCHEMA_NAME = "contend-study"
 SCHEMA_FILE = "contend-study.schema.json"
@@ -48,15 +46,7 @@ BULLY_COLUMNS = [
 
 def validate_document(doc, source: str) -> None:
     """ResultsError naming the first bad field unless ``doc`` is a study file."""
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
-        name = doc.get("schema") if isinstance(doc, dict) else None
-        raise ResultsError(f"{source}: field 'schema' is {name!r}, expected {VALID_HINT}")
-    version = doc.get("schema_version")
-    if not isinstance(version, str) or version.split(".", 1)[0] != "1":
-        raise ResultsError(
-            f"{source}: field 'schema_version' is {version!r}; this reader supports 1.x"
-        )
-    check_schema(doc, source, SCHEMA_FILE, VALID_HINT)
+    check_versioned(doc, source, SCHEMA_NAME, SCHEMA_FILE, VALID_HINT)
     conds = [c["name"] for c in doc["study"]["conditions"]]
     apps = doc["study"]["apps"]
     for i, run in enumerate(doc["runs"]):
@@ -67,13 +57,7 @@ def validate_document(doc, source: str) -> None:
 
 
 def load_study_results(path) -> dict:
-    text = _read_text(Path(path))
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise ResultsError(f"{path}: not JSON ({exc}); expected {VALID_HINT}") from None
-    validate_document(doc, str(path))
-    return doc
+    return load_document(path, validate_document, VALID_HINT)
 
 
 def conditions(doc: dict) -> list:
