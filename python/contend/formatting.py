@@ -25,6 +25,16 @@ class Column:
     kind: str = "num"  # num | int | str | p
 
 
+def format_duration(seconds: float) -> str:
+    """Seconds as a person reads them in progress lines: 42 s, 3 min 05 s, 1 h 02 min."""
+    seconds = max(0, round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+    if seconds >= 60:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds} s"
+
+
 def format_number(value) -> str:
     """Readable rounding: 1 decimal from 100 up, 2 from 10, 3 below; 'n/a' when missing."""
     if value is None or value is pd.NA:

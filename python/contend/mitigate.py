@@ -33,6 +33,7 @@ from pathlib import Path
 
 from . import __version__
 from .argtypes import positive_float, positive_int
+from .formatting import format_duration
 from .trainruns import (
     EXIT_FAIL,
     EXIT_USAGE,
@@ -400,15 +401,6 @@ def _throttle_jobs(doc: dict) -> dict | None:
     }
 
 
-def _fmt_time(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-    if seconds >= 60:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds} s"
-
-
 def execute(args, log) -> dict:
     """Plans, checks, runs; returns the contend-mitigate document."""
     if args.engine == "mpi" and not (args.launcher and args.nodes):
@@ -504,7 +496,7 @@ def _run_all(h: Harness, runs: list, args, log) -> dict:
                 left = ""
                 if done[0]:
                     rate = (time.monotonic() - started) / done[0]
-                    left = f", about {_fmt_time(rate * (len(todo) - done[0]))} left"
+                    left = f", about {format_duration(rate * (len(todo) - done[0]))} left"
                 what = "isolated" if run.condition is None else f"mode {run.label}"
                 log(
                     f"{PROG}: {what}: run {position}/{len(per_label[run.label])} "
@@ -542,7 +534,7 @@ def _run_all(h: Harness, runs: list, args, log) -> dict:
                 raise f.exception()
     if not args.quiet:
         log(
-            f"{PROG}: {len(todo)} run(s) in {_fmt_time(time.monotonic() - started)}"
+            f"{PROG}: {len(todo)} run(s) in {format_duration(time.monotonic() - started)}"
             + (f", {len(docs) - len(todo)} reused" if len(docs) > len(todo) else "")
         )
     return docs

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from . import __version__
 from .argtypes import positive_float, positive_int
+from .formatting import format_duration
 from .studyfile import Study, StudyFileError, load_study, select_conditions
 from .trainruns import (
     EXIT_FAIL,
@@ -352,15 +353,6 @@ def check_conditions(engine: Engine, study: Study, runs: list) -> None:
 # ------------------------------------------------------------------ runner
 
 
-def _fmt_time(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-    if seconds >= 60:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds} s"
-
-
 def execute(study: Study, run_dir: Path, runs: list, state: dict, args, log) -> dict:
     """Runs what is not finished, in the recorded order; {order_index: (doc, wall, reused)}."""
     engine = Engine(study)
@@ -391,7 +383,7 @@ def execute(study: Study, run_dir: Path, runs: list, state: dict, args, log) -> 
                 left = ""
                 if done[0]:
                     rate = (time.monotonic() - started) / done[0] / args.parallel
-                    left = f", about {_fmt_time(rate * (len(todo) - done[0]))} left"
+                    left = f", about {format_duration(rate * (len(todo) - done[0]))} left"
                 log(
                     f"{PROG}: run {run.order_index + 1}/{len(runs)}: {run.condition}, "
                     f"repetition {run.repetition} (seed {run.seed}){left}"
@@ -438,7 +430,7 @@ def execute(study: Study, run_dir: Path, runs: list, state: dict, args, log) -> 
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise f.exception()
     if not args.quiet and todo:
-        log(f"{PROG}: {len(todo)} run(s) in {_fmt_time(time.monotonic() - started)}")
+        log(f"{PROG}: {len(todo)} run(s) in {format_duration(time.monotonic() - started)}")
     return docs
 
 

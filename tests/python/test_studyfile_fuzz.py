@@ -9,7 +9,6 @@ refuses, with one line on stderr and never a traceback."""
 from __future__ import annotations
 
 import contextlib
-import copy
 import io
 import tempfile
 from pathlib import Path
@@ -18,6 +17,7 @@ from contend import study as study_cli
 from contend.studyfile import Study, StudyFileError, parse_study, study_from_doc, tomllib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mutations import mutate, paths_of
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "study" / "fattree-bully.toml"
@@ -41,31 +41,6 @@ toml_value = st.recursive(
     ),
     max_leaves=6,
 )
-
-
-def _paths(doc, prefix=()):
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += _paths(v, prefix + (k,))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc[:3]):
-            out += _paths(v, prefix + (i,))
-    return out
-
-
-def _mutate(doc, path, op, value):
-    doc = copy.deepcopy(doc)
-    if not path:
-        return value
-    parent = doc
-    for key in path[:-1]:
-        parent = parent[key]
-    if op == 0:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = value
-    return doc
 
 
 def _valid_text() -> str:
@@ -92,10 +67,10 @@ def test_example_is_valid():
 @given(data=st.data())
 def test_mutated_documents(data):
     doc = tomllib.loads(_valid_text())
-    paths = _paths(doc)
+    paths = paths_of(doc)
     path = paths[data.draw(st.integers(0, len(paths) - 1))]
     op = data.draw(st.integers(0, 1))
-    mutated = _mutate(doc, path, op, data.draw(toml_value))
+    mutated = mutate(doc, path, op, data.draw(toml_value))
     _check_reader(lambda: study_from_doc(mutated, "m.toml", EXAMPLE.parent))
 
 
