@@ -49,6 +49,8 @@ sim_time sim_engine_throttle_delay(int node, uint64_t bytes) {
 }
 int sim_engine_verify(void) { return E.verify; }
 uint64_t sim_engine_eager(void) { return E.eager; }
+uint64_t sim_engine_rndv_window(void) { return E.su.rndv_window; }
+int sim_engine_rndv_max_active(void) { return E.su.rndv_max_active; }
 sim_time sim_engine_overhead(void) { return E.overhead; }
 
 static double sim_now(void) { return E.net ? (double)sim_net_now(E.net) / SIM_PS_PER_S : 0.0; }
@@ -93,6 +95,9 @@ static void on_timer(void *arg, uint32_t kind, uint32_t id) {
     break;
   case SIM_T_LOCAL:
     sim_mpi_arrived(id);
+    break;
+  case SIM_T_POST:
+    sim_mpi_post_later(id);
     break;
   case SIM_T_THROTTLE:
     sim_throttle_window(E.throttle);

@@ -80,6 +80,15 @@ const contend_param_def sim_param_defs[] = {
      "UGAL-L takes the non-minimal path when q_min x H_min > q_val x H_val + this", 0, 1e9},
     {"eager_bytes", CONTEND_P_INT, "8192", "B",
      "MPI semantics: messages from this size on use rendezvous (RTS/CTS)", 0, 1e12},
+    {"rndv_window_bytes", CONTEND_P_INT, "0", "B",
+     "MPI semantics: receiver-paced rendezvous: the receiver grants a message's data this many "
+     "bytes at a time, one CTS per window once the previous window has landed (PSM2-like "
+     "expected receives; 0: one CTS for the whole message)",
+     0, 1e12},
+    {"rndv_max_active", CONTEND_P_INT, "0", "count",
+     "MPI semantics: rendezvous messages a rank receives at once; later ones wait for their CTS "
+     "(receiver back-pressure on an incast; 0: no limit)",
+     0, 1e9},
     {"mpi_overhead_ns", CONTEND_P_DOUBLE, "0", "ns",
      "MPI semantics: host time a rank spends on each message it sends and on each message "
      "whose data it receives (LogP's o; 0: the fabric alone)",
@@ -276,6 +285,8 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
     return -1;
   }
   s->eager_bytes = (uint64_t)contend_param_int(p, "eager_bytes");
+  s->rndv_window = (uint64_t)contend_param_int(p, "rndv_window_bytes");
+  s->rndv_max_active = (int)contend_param_int(p, "rndv_max_active");
   s->mpi_overhead = ns_to_ps(contend_param_double(p, "mpi_overhead_ns"));
   const char *counters = contend_param_str(p, "counters");
   s->counters = counters && counters[0] ? counters : NULL;

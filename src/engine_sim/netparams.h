@@ -18,6 +18,8 @@ typedef struct sim_setup {
   sim_routing *routing;
   sim_net_config net;
   uint64_t eager_bytes;  /* MPI semantics: rendezvous from this size on */
+  uint64_t rndv_window;  /* receiver-paced rendezvous: bytes per CTS (0: whole message) */
+  int rndv_max_active;   /* rendezvous messages received at once per rank (0: no limit) */
   sim_time mpi_overhead; /* MPI semantics: host time per message sent or received */
   const char *counters;  /* CSV path or NULL */
   sim_time counter_interval;

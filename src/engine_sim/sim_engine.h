@@ -9,7 +9,7 @@
 typedef struct sim_ctx sim_ctx;
 
 /* Timer kinds of the engine (sim_net_timer). */
-enum { SIM_T_WAKE, SIM_T_LOCAL, SIM_T_WATCHDOG, SIM_T_THROTTLE };
+enum { SIM_T_WAKE, SIM_T_LOCAL, SIM_T_WATCHDOG, SIM_T_THROTTLE, SIM_T_POST };
 
 sim_net *sim_engine_net(void);
 /* A context of job (NULL outside jobs runs) opened on node: the throttle
@@ -17,9 +17,11 @@ sim_net *sim_engine_net(void);
 void sim_engine_bind_node(int node, const char *job);
 /* The throttle's delay before node posts a message of `bytes` (ps). */
 sim_time sim_engine_throttle_delay(int node, uint64_t bytes);
-int sim_engine_verify(void);        /* --verify: move payloads */
-uint64_t sim_engine_eager(void);    /* rendezvous threshold */
-sim_time sim_engine_overhead(void); /* host time per message sent or received (ps) */
+int sim_engine_verify(void);           /* --verify: move payloads */
+uint64_t sim_engine_eager(void);       /* rendezvous threshold */
+uint64_t sim_engine_rndv_window(void); /* receiver-paced rendezvous window (0: off) */
+int sim_engine_rndv_max_active(void);  /* rendezvous received at once per rank (0: any) */
+sim_time sim_engine_overhead(void);    /* host time per message sent or received (ps) */
 /* Parks the calling rank for `seconds` of simulated time. */
 void sim_engine_sleep(double seconds, const char *why);
 /* Parks the calling rank until simulated time t (> now). */
@@ -32,6 +34,7 @@ int sim_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_param
                      contend_inproc_comm *comm, uint64_t seed, const contend_ctx *job);
 void sim_mpi_ctx_close(contend_ctx *c);
 void sim_mpi_arrived(uint32_t msg);              /* an MPI-layer message arrived (now) */
+void sim_mpi_post_later(uint32_t msg);           /* a message held for host overhead goes now */
 void sim_mpi_injected(uint32_t msg, sim_time t); /* its last packet is out of the NIC at t */
 void sim_mpi_reset(void);                        /* frees the pools after a run */
 

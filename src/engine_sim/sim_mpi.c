@@ -8,6 +8,16 @@
  *   goes; the send completes when the data has left, the receive when it
  *   has arrived.  Matching is MPI's: by (source, tag) in posting order,
  *   unexpected messages queued.
+ * - Receiver-paced rendezvous (rndv_window_bytes, rndv_max_active; both 0
+ *   by default: off): the receiver grants a rendezvous message's data one
+ *   window at a time (a CTS per window, the next CTS when the window has
+ *   landed, as PSM2's expected receives do) and lets at most
+ *   rndv_max_active such messages in at once; the others wait for their
+ *   first CTS in arrival order.  The receiver's back-pressure: an incast's
+ *   senders take turns instead of flooding the fabric, and every window
+ *   costs a round trip, and the receiver's host overhead (mpi_overhead_ns:
+ *   PSM2's CTSs are the host's).  Messages between ranks of one node are
+ *   exempt.
  * - One-sided: put = data, then an ack from the target's NIC when it has
  *   arrived; get = a request, then the target's NIC sends the data back.
  *   flush_all waits for every ack and get response.
@@ -70,6 +80,8 @@ typedef struct smsg {
   void *data;          /* --verify: the payload (owned), or NULL */
   contend_traffic *tr; /* attached at posting (not owned), or NULL */
   uint8_t estimated;   /* a step of a collective's expansion */
+  uint8_t paced;       /* rendezvous under the receiver's pacing (counts in rndv_active) */
+  size_t sent, chunk;  /* rendezvous data: bytes granted before this window / in it (0: all) */
 } smsg;
 
 /* A posted receive or a rendezvous send waiting for its CTS. */
@@ -106,6 +118,8 @@ struct sim_ctx {
   peerq *pq;             /* open addressing; an entry lives while a queue is */
   uint32_t pq_cap, pq_n; /* non-empty (power-of-2 capacity, entries) */
   long ncoll;            /* collectives called */
+  int rndv_active;       /* paced rendezvous messages being received */
+  uint32_t cts_h, cts_t; /* matched RTSs waiting for their first CTS (smsg list) */
   int nfiles;
 };
 
@@ -265,7 +279,7 @@ static void post(uint32_t i) {
   const int from = back ? dnode : m->src->node, to = back ? m->src->node : dnode;
   const int header_only =
       m->kind == K_RTS || m->kind == K_CTS || m->kind == K_PUT_ACK || m->kind == K_GET_REQ;
-  const size_t bytes = header_only ? 0 : m->bytes;
+  const size_t bytes = header_only ? 0 : m->kind == K_RDATA && m->chunk ? m->chunk : m->bytes;
   if (from == to) {
     const sim_time t = sim_net_now(sim_engine_net()) + INTRA_LATENCY_PS +
                        (sim_time)((double)bytes * 8000.0 / INTRA_GBPS);
@@ -359,11 +373,54 @@ static void land(sim_ctx *x, const smsg *m, uint32_t r) {
   wake_if_done(x);
 }
 
-/* The receiver answers an RTS (message i, matched by receive r). */
-static void send_cts(uint32_t i, uint32_t r) {
-  MSG(i).kind = K_CTS;
-  MSG(i).rreq = r;
+static void append(const pool *p, size_t size, uint32_t *h, uint32_t *t, uint32_t i);
+
+/* The receiver grants rendezvous message i its next window of data: a
+ * CTS (the whole rest when the message is not paced or no window is set). */
+static void grant(uint32_t i) {
+  smsg *m = &MSG(i);
+  const uint64_t w = sim_engine_rndv_window();
+  const size_t left = m->bytes - m->sent;
+  m->chunk = m->paced && w && w < left ? (size_t)w : left;
+  m->kind = K_CTS;
+  if (m->paced && sim_engine_overhead()) { /* the receiver's host issues it */
+    const sim_time t = cpu_spend(dst_of(m));
+    if (t > sim_net_now(sim_engine_net())) {
+      sim_net_timer(sim_engine_net(), t, SIM_T_POST, i);
+      return;
+    }
+  }
   post(i);
+}
+
+void sim_mpi_post_later(uint32_t i) { post(i); }
+
+/* Receiver x answers an RTS (message i, matched by receive r): at once,
+ * or after the paced messages it already lets in (rndv_max_active). */
+static void send_cts(sim_ctx *x, uint32_t i, uint32_t r) {
+  smsg *m = &MSG(i);
+  const int max = sim_engine_rndv_max_active();
+  m->rreq = r;
+  m->paced = (sim_engine_rndv_window() || max) && m->comm->node[m->dst_rank] != m->src->node;
+  if (m->paced && max && x->rndv_active >= max) {
+    append(&PM, sizeof(smsg), &x->cts_h, &x->cts_t, i);
+    return;
+  }
+  x->rndv_active += m->paced;
+  grant(i);
+}
+
+/* A paced message has landed at x: the next waiting one gets its CTS. */
+static void paced_done(sim_ctx *x) {
+  x->rndv_active--;
+  const uint32_t j = x->cts_h;
+  if (j == UINT32_MAX)
+    return;
+  x->cts_h = MSG(j).next;
+  if (x->cts_h == UINT32_MAX)
+    x->cts_t = UINT32_MAX;
+  x->rndv_active++;
+  grant(j);
 }
 
 /* Message i meets receive r: eager data lands, an RTS gets its CTS. */
@@ -372,7 +429,7 @@ static void match(sim_ctx *x, uint32_t i, uint32_t r) {
     land(x, &MSG(i), r);
     smsg_free(i);
   } else {
-    send_cts(i, r);
+    send_cts(x, i, r);
   }
 }
 
@@ -454,19 +511,29 @@ void sim_mpi_arrived(uint32_t i) {
   case K_RTS:
     arrive_two_sided(dst_of(m), i);
     break;
-  case K_CTS: { /* at the sender: the data goes */
-    sreq *s = &REQ(m->sreq);
-    m->data = copy_of(s->sbuf, m->bytes);
-    sreq_free(m->sreq);
-    m->sreq = UINT32_MAX;
+  case K_CTS: /* at the sender: the granted data goes (the payload is taken at the first) */
+    if (m->sreq != UINT32_MAX) {
+      m->data = copy_of(REQ(m->sreq).sbuf, m->bytes);
+      sreq_free(m->sreq);
+      m->sreq = UINT32_MAX;
+    }
     m->kind = K_RDATA;
     post(i);
     break;
-  }
-  case K_RDATA:
-    land(dst_of(m), m, m->rreq);
+  case K_RDATA: { /* a window, or the whole data, at the receiver */
+    sim_ctx *x = dst_of(m);
+    m->sent += m->chunk;
+    if (m->sent < m->bytes) {
+      grant(i);
+      break;
+    }
+    const int paced = m->paced;
+    land(x, m, m->rreq);
     smsg_free(i);
+    if (paced)
+      paced_done(x);
     break;
+  }
   case K_PUT: /* at the target: written, acknowledged */
     if (m->data && dst_of(m)->win)
       memcpy((char *)dst_of(m)->win + m->offset, m->data, m->bytes);
@@ -502,8 +569,8 @@ void sim_mpi_arrived(uint32_t i) {
 
 void sim_mpi_injected(uint32_t i, sim_time t) {
   smsg *m = &MSG(i);
-  if (m->kind == K_EAGER || m->kind == K_RDATA) {
-    sim_ctx *x = m->src;
+  if (m->kind == K_EAGER || (m->kind == K_RDATA && m->sent + m->chunk >= m->bytes)) {
+    sim_ctx *x = m->src; /* the send completes with its last window */
     if (--x->pend_send == 0 && !x->pend_recv && !x->pend_rma && x->waiting) {
       x->waiting = 0;
       sim_engine_wake_at(x->wrank, t > x->cpu_free ? t : x->cpu_free); /* out of the NIC at t */
@@ -718,6 +785,7 @@ int sim_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_param
   x->comm = comm;
   x->wrank = comm->wrank[rank];
   x->node = comm->node[rank];
+  x->cts_h = x->cts_t = UINT32_MAX;
   sim_engine_bind_node(x->node, c->job_name);
   c->ops = &sim_ops;
   c->impl = x;

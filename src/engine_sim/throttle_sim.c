@@ -179,6 +179,7 @@ void sim_throttle_json(const sim_throttle *t, contend_json *j) {
   contend_json_str(j, "mode", mode);
   contend_json_double(j, "window_us", t->cfg.window_s * 1e6);
   contend_json_double(j, "gain", t->cfg.gain);
+  contend_json_double(j, "alpha_init", t->cfg.alpha_init);
   contend_json_double(j, "increase_gbps", t->cfg.increase_gbps);
   contend_json_double(j, "min_fraction", t->cfg.min_fraction);
   contend_json_double(j, "stall_threshold", t->cfg.stall_threshold);

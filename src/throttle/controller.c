@@ -11,6 +11,7 @@ void ct_config_default(ct_config *c) {
   *c = (ct_config){.mode = CT_OFF,
                    .line_gbps = 100,
                    .gain = 0.0625,
+                   .alpha_init = 0,
                    .ca = 0,
                    .increase_gbps = 1,
                    .min_fraction = 0.01,
@@ -106,6 +107,8 @@ int ct_config_check(const ct_config *c, char *err, size_t errlen) {
     snprintf(err, errlen, "throttle: the control window must be > 0 s (got %g)", c->window_s);
   else if (!(c->gain > 0 && c->gain <= 1))
     snprintf(err, errlen, "throttle: the gain g must be in (0, 1] (got %g)", c->gain);
+  else if (!(c->alpha_init >= 0 && c->alpha_init <= 1))
+    snprintf(err, errlen, "throttle: the initial alpha must be in [0, 1] (got %g)", c->alpha_init);
   else if (!(c->ca >= 0) || !isfinite(c->ca))
     snprintf(err, errlen, "throttle: the delay sensitivity c_a must be >= 0 (got %g)", c->ca);
   else if (!(c->increase_gbps >= 0) || !isfinite(c->increase_gbps))
@@ -128,6 +131,7 @@ int ct_config_check(const ct_config *c, char *err, size_t errlen) {
 void ct_init(ct_state *s, const ct_config *c, uint64_t seed, uint64_t stream) {
   memset(s, 0, sizeof *s);
   s->rate_gbps = c->mode == CT_STATIC ? static_rate(c) : c->line_gbps;
+  s->alpha = c->alpha_init;
   s->next_s = -INFINITY;
   contend_rng_init(&s->rng, seed, 0x7407, stream, 0, 0);
 }

@@ -59,6 +59,7 @@ typedef struct ct_config {
   double static_gbps;     /* CT_STATIC: the fixed rate */
   double static_fraction; /* CT_STATIC given as N%: fraction of line_gbps (0: use static_gbps) */
   double gain;            /* g of eq. 14, in (0, 1] */
+  double alpha_init;      /* alpha before the first window, in [0, 1] */
   double ca;              /* c_a of eq. 15 (>= 0); CT_DCQCN uses 0 whatever this says */
   double increase_gbps;   /* additive increase per uncongested window */
   int increase_of_line;   /* increase_gbps is 1 % of line_gbps (kept so by ct_config_set_line) */
@@ -92,7 +93,7 @@ void ct_config_set_line(ct_config *c, double line_gbps);
  * with one line in err. */
 int ct_config_check(const ct_config *c, char *err, size_t errlen);
 
-/* Starts a controller at the line rate (static: its rate) with alpha 0 and
+/* Starts a controller at the line rate (static: its rate) with alpha_init and
  * the random stream (seed, stream). */
 void ct_init(ct_state *s, const ct_config *c, uint64_t seed, uint64_t stream);
 

@@ -19,6 +19,10 @@ const contend_param_def ct_param_defs[] = {
      1e-3, 1e12},
     {"throttle_gain", CONTEND_P_DOUBLE, "0.0625", "fraction",
      "g of eq. 14: weight of the newest window's stall fraction in alpha", 1e-6, 1},
+    {"throttle_alpha_init", CONTEND_P_DOUBLE, "0", "fraction",
+     "alpha of eq. 14 before the first window (DCTCP and DCQCN start at 1: the first congested "
+     "window halves the rate; 0: alpha builds up over about 1/g windows)",
+     0, 1},
     {"throttle_ca", CONTEND_P_STRING, "0", "",
      "delay sensitivity c_a of eq. 15 for netscope (dimensionless, >= 0; 'contend model show' "
      "reports it): one number, or per job JOB=C_A,JOB=C_A (jobs not named: 0)",
@@ -55,6 +59,7 @@ int ct_config_from_params(const contend_params *p, double line_default_gbps, ct_
     return -1;
   c->window_s = contend_param_double(p, "throttle_window_us") * 1e-6;
   c->gain = contend_param_double(p, "throttle_gain");
+  c->alpha_init = contend_param_double(p, "throttle_alpha_init");
   c->increase_gbps = contend_param_double(p, "throttle_increase_gbps");
   c->increase_of_line = !(c->increase_gbps > 0);
   c->min_fraction = contend_param_double(p, "throttle_min_fraction");

@@ -24,7 +24,11 @@ from contend.studyfile import load_study
 
 EXAMPLES = ROOT / "examples" / "study"
 MAIN = EXAMPLES / "quartz-sim.toml"
-VARIANTS = [EXAMPLES / "quartz-sim-adaptive.toml", EXAMPLES / "quartz-sim-taper4.toml"]
+VARIANTS = [
+    EXAMPLES / "quartz-sim-adaptive.toml",
+    EXAMPLES / "quartz-sim-taper4.toml",
+    EXAMPLES / "quartz-sim-rndv.toml",
+]
 SMALL = "fattree:pods=2,leaves=4,nodes=8,uplinks=4,pod_uplinks=4"
 
 
@@ -38,15 +42,23 @@ def test_variants_differ_only_in_marked_lines():
     main = _without_variant_lines(MAIN)
     for v in VARIANTS:
         assert _without_variant_lines(v) == main, v.name
-    a, t = (load_study(str(v)) for v in VARIANTS)
+    a, t, p = (load_study(str(v)) for v in VARIANTS)
     m = load_study(str(MAIN))
     assert m.jobs_args[:2] == ["--routing", "dmodk"]
     assert a.jobs_args[:2] == ["--routing", "adaptive"]
     assert t.engine_options["topology"] != m.engine_options["topology"]
+    # the rendezvous variant: the main study plus receiver pacing, nothing else
+    assert p.jobs_args[: len(m.jobs_args)] == m.jobs_args
+    assert p.jobs_args[len(m.jobs_args) :] == [
+        "--rndv-window-bytes", "131072", "--rndv-max-active", "1"
+    ]  # fmt: skip
+    assert p.engine_options == m.engine_options
     assert m.repetitions >= 5
 
 
-@pytest.mark.parametrize("path,taper", [(MAIN, 2), (VARIANTS[0], 2), (VARIANTS[1], 4)])
+@pytest.mark.parametrize(
+    "path,taper", [(MAIN, 2), (VARIANTS[0], 2), (VARIANTS[1], 4), (VARIANTS[2], 2)]
+)
 def test_quartz_like_tree(contend_bin, path, taper):
     spec = load_study(str(path)).engine_options["topology"]
     r = run_bounded([contend_bin, "topology", "show", spec, "--json"], timeout=30)

@@ -52,6 +52,32 @@ static void test_sequences(void) {
   CHECK(near(ct_fraction(&sd, &cd), 0.5909375, 1e-12));
 }
 
+/* alpha_init 1 (DCTCP's and DCQCN's start), g = 1/2, signals 0.4 then 0:
+ *   alpha 0.5 + 0.2 = 0.7: dcqcn 100 (1 - 0.7/2) = 65, netscope c_a 2
+ *   100 (1 - 0.7/4) = 82.5; then alpha 0.35, R + 1: 66 and 83.5.
+ * Out of [0, 1] is refused. */
+static void test_alpha_init(void) {
+  ct_config cd = aimd(CT_DCQCN, 0), cn = aimd(CT_NETSCOPE, 2);
+  cd.alpha_init = cn.alpha_init = 1;
+  ct_state sd, sn;
+  ct_init(&sd, &cd, 1, 0);
+  ct_init(&sn, &cn, 1, 0);
+  CHECK(sd.alpha == 1 && sd.rate_gbps == 100);
+  ct_window(&sd, &cd, 0.4);
+  ct_window(&sn, &cn, 0.4);
+  CHECK(near(sd.alpha, 0.7, 1e-12) && near(sd.rate_gbps, 65, 1e-12));
+  CHECK(near(sn.rate_gbps, 82.5, 1e-12));
+  ct_window(&sd, &cd, 0);
+  ct_window(&sn, &cn, 0);
+  CHECK(near(sd.alpha, 0.35, 1e-12) && near(sd.rate_gbps, 66, 1e-12));
+  CHECK(near(sn.rate_gbps, 83.5, 1e-12));
+  char err[256];
+  cd.alpha_init = 1.5;
+  CHECK(ct_config_check(&cd, err, sizeof err) == -1 && strstr(err, "initial alpha"));
+  cd.alpha_init = -0.1;
+  CHECK(ct_config_check(&cd, err, sizeof err) == -1);
+}
+
 static void test_bounds_and_garbage(void) {
   ct_config c = aimd(CT_DCQCN, 0);
   c.gain = 1;
@@ -232,6 +258,7 @@ static void test_ca(void) {
 int main(void) {
   test_sequences();
   test_bounds_and_garbage();
+  test_alpha_init();
   test_static_off();
   test_pacing();
   test_quantize();
