@@ -1,13 +1,16 @@
 """The fat-tree poster's scale model (examples/study/quartz-sim*.toml,
 docs/fattree-study.md): what could silently go wrong in its mechanics.
 
-- the three study files are one study: they differ only in the lines marked
-  VARIANT (routing or taper, name), and their trees are
+- the four study files are one study: they differ only in the lines marked
+  VARIANT (routing, taper, rendezvous pacing, name), and their trees are
   Quartz-like (32 nodes per leaf, pods of 8 leaves, 2:1 or 4:1 at the leaves);
 - every condition's layout at full scale (dry runs on the 1,536-node tree):
   28 application nodes per leaf in one pod (control, incast), 14 per leaf in
   two pods (bullies), 10 / 17 bully pairs per adjacent-leaf pair, bisection
-  pairs in different pods, incast 3 x 7 senders to 3 receivers on the 8th leaf;
+  pairs in different pods, incast 3 x 7 senders to 3 receivers on the 8th leaf,
+  and the slab-aligned condition: 16 per leaf, every pF3D slab group of 4
+  consecutive nodes on one leaf (at 14 per leaf exactly one per leaf pair is
+  split);
 - on a reduced tree (2 pods of 4 leaves of 8 nodes): the bisection bully's
   bytes go up to the top level and the adjacent-leaf bully's do not (port
   counters by tier), and a reduced study's incast receivers stay below line
@@ -27,8 +30,9 @@ MAIN = EXAMPLES / "quartz-sim.toml"
 VARIANTS = [
     EXAMPLES / "quartz-sim-adaptive.toml",
     EXAMPLES / "quartz-sim-taper4.toml",
-    EXAMPLES / "quartz-sim-rndv.toml",
+    EXAMPLES / "quartz-sim-nopacing.toml",
 ]
+RNDV = ["--rndv-window-bytes", "131072", "--rndv-max-active", "1"]
 SMALL = "fattree:pods=2,leaves=4,nodes=8,uplinks=4,pod_uplinks=4"
 
 
@@ -47,11 +51,11 @@ def test_variants_differ_only_in_marked_lines():
     assert m.jobs_args[:2] == ["--routing", "dmodk"]
     assert a.jobs_args[:2] == ["--routing", "adaptive"]
     assert t.engine_options["topology"] != m.engine_options["topology"]
-    # the rendezvous variant: the main study plus receiver pacing, nothing else
-    assert p.jobs_args[: len(m.jobs_args)] == m.jobs_args
-    assert p.jobs_args[len(m.jobs_args) :] == [
-        "--rndv-window-bytes", "131072", "--rndv-max-active", "1"
-    ]  # fmt: skip
+    # PSM2-like receiver pacing in the main study and the routing and taper
+    # variants; the no-pacing variant is the main study without it, nothing else
+    for s in (m, a, t):
+        assert s.jobs_args[-len(RNDV) :] == RNDV
+    assert p.jobs_args == m.jobs_args[: -len(RNDV)]
     assert p.engine_options == m.engine_options
     assert m.repetitions >= 5
 
@@ -100,7 +104,22 @@ def test_full_scale_layouts(contend_bin, tmp_path):
         for app in ("amg", "umt", "pf3d"):
             job = plans[cond][app]
             assert len(set(job["pods"])) == 2 and set(_per_leaf(job).values()) == {14}, app
-    for cond, per_pair in (("light bully", 10), ("adjacent leaf bully", 17)):
+    aligned = plans["light bully, slab-aligned"]
+    for app in ("amg", "umt", "pf3d"):
+        job = aligned[app]
+        assert len(set(job["pods"])) == 2 and set(_per_leaf(job).values()) == {16}, app
+    # pF3D's slab groups: 4 consecutive ranks (px=1 py=4, one rank per node)
+    for cond, split in (("light bully, slab-aligned", 0), ("light bully", 8), ("control", 0)):
+        leaves = plans[cond]["pf3d"]["leaves"]
+        pods = plans[cond]["pf3d"]["pods"]
+        groups = [set(zip(pods[i : i + 4], leaves[i : i + 4])) for i in range(0, 224, 4)]
+        assert sum(len(g) > 1 for g in groups) == split, cond
+        assert all(len(g) <= 2 for g in groups)
+    for cond, per_pair in (
+        ("light bully", 10),
+        ("light bully, slab-aligned", 10),
+        ("adjacent leaf bully", 17),
+    ):
         for name, job in plans[cond].items():
             if name in ("amg", "umt", "pf3d"):
                 continue
