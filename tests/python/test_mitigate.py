@@ -275,6 +275,36 @@ def test_isolated_once(contend_bin, harness, tmp_path):
     assert doc["summary"]["welch_proxy_vs_netscope"] == []  # no netscope: nothing to test
 
 
+def test_ranks_per_node_reach_every_run(contend_bin, harness, tmp_path):
+    """GPCNeT's several processes per port (bench/mitigate_sim --ranks-per-node 4):
+    after -- every run, isolated and throttled, plays that many ranks per node, and
+    each node's controller paces the sum of its ranks' sends."""
+    out, keep = tmp_path / "rpn.json", tmp_path / "k"
+    r = mitigate(
+        contend_bin, harness["mix"], "--topology", TOPO, "--repeat", "1", "--seed", "5",
+        "--modes", "dcqcn", "--ca", f"milc={CA}", "--keep-runs", keep, "-q", "-o", out,
+        "--", "--throttle-window-us", "20", "--ranks-per-node", "2",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    doc = load(out)
+    assert {j["name"]: (j["nodes"], j["ranks"]) for j in doc["jobs"]} == {
+        "milc": (6, 12),
+        "incast": (18, 36),
+    }
+    for run in doc["isolated"] + doc["runs"]:
+        jobs = load(keep / Path(run["file"]).name)["jobs"]
+        assert {j["name"]: int(j["ranks"]) for j in jobs} == {"milc": 12, "incast": 36}
+    (run,) = doc["runs"]
+    assert run["throttle_summary"]["incast"]["rate_cuts"] > 0
+    # one controller per node, not per rank: the incast's 18 nodes, not its 36 ranks
+    sim = load(keep / Path(run["file"]).name)["environment"]["simulation"]["throttle"]
+    assert {j["job"]: j["nodes"] for j in sim["jobs"] if j["job"]} == {"milc": 6, "incast": 18}
+    # the same placement as 1 rank per node at this seed: the nodes are the harness's
+    one = load(harness["out"])
+    iso = {i["seed"]: i for i in one["isolated"]}[5]
+    assert doc["isolated"][0]["nodes"] == iso["nodes"]
+
+
 @pytest.mark.parametrize(
     "args,needle",
     [
