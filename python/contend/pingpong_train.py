@@ -285,7 +285,7 @@ def train(args, log) -> dict:
             else ["--pairs", ",".join(f"{a}:{b}" for a, b in both)]
         )
         run_command(
-            [engine.binary, "topology", "paths", "-q", *engine.sim_args, *select, "-o", paths],
+            [engine.binary, "topology", "paths", "-q", *engine.fabric_args(), *select, "-o", paths],
             300,
         )
         pdoc = json.loads(paths.read_text())

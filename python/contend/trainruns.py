@@ -244,6 +244,19 @@ class Engine:
             run_command([*shlex.split(self.launcher), self.binary, *jobs], self.timeout_s)
         return json.loads(results.read_text())
 
+    def fabric_args(self) -> list:
+        """sim_args without the options of the jobs alone (ranks per node), which
+        `contend topology` does not take: the fabric is the same at any count."""
+        out, skip = [], False
+        for a in self.sim_args:
+            if skip:
+                skip = False
+            elif a == "--ranks-per-node":
+                skip = True
+            elif not str(a).startswith("--ranks-per-node="):
+                out.append(a)
+        return out
+
     def clock_key(self) -> str:
         """The pass_clock entry on the counters' clock."""
         return "perform_t0_clock_s" if self.name == "sim" else "perform_t0_unix_s"
@@ -292,7 +305,7 @@ def engine_nodes(engine: Engine, nodes_option: int) -> tuple[int, dict | None]:
     """Node count of the engine (and the cluster description on the cluster)."""
     if engine.name == "sim":
         out, _ = run_command(
-            [engine.binary, "topology", "paths", "-q", *engine.sim_args, "--pairs", "0:1"], 60
+            [engine.binary, "topology", "paths", "-q", *engine.fabric_args(), "--pairs", "0:1"], 60
         )
         return int(json.loads(out)["nodes"]), None
     if engine.name == "cluster":
@@ -358,8 +371,14 @@ def command_main(prog: str, parser, train, summary, argv=None) -> int:
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # what follows the first -- goes to the runs as is: split here, not by argparse,
+    # which gives a trailing nargs="*" positional nothing once an earlier positional
+    # (sensitivity-train's job file) has been matched
+    tail = argv[argv.index("--") + 1 :] if "--" in argv else []
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(argv[: len(argv) - len(tail) - (1 if "--" in argv else 0)])
+        args.jobs_args = tail
         doc = train(args, log)
     except UsageError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)

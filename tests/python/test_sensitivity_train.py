@@ -55,6 +55,25 @@ def test_congested_runs_outlast_the_job(contend_bin, tmp_path):
                 )
 
 
+def test_ranks_per_node_after_dashes(contend_bin, tmp_path):
+    """GPCNeT-like runs with several ranks per node: the option reaches every run
+    (application and congestors), not the fabric query, which does not take it."""
+    out = tmp_path / "m.json"
+    r = run_bounded(
+        [contend_bin, "sensitivity-train", JOB, "--job", "milc", "--topology", TOPO,
+         "--runs", "2", "-D", "NODES=8", "-q", "-o", out, "--", "--ranks-per-node", "2"],
+        timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["jobs_args"][-2:] == ["--ranks-per-node", "2"]
+    for x in doc["runs"]:
+        res = json.loads((tmp_path / x["results"]).read_text())
+        for j in res["jobs"]:
+            assert int(j["ranks"]) == 2 * len(j["nodes"]), j["name"]
+        assert len(res["jobs"]) == (5 if x["congestors"] else 1)
+
+
 @pytest.mark.parametrize(
     "args,needle",
     [
