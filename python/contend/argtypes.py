@@ -45,3 +45,15 @@ def nonneg_float(text: str) -> float:
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a non-negative number, got {text!r}")
     return value
+
+
+def split_dashes(argv) -> tuple[list, list]:
+    """(the command's own arguments, what follows the first --): the part after
+    -- goes to other commands as is, so it is split off before argparse sees it
+    (argparse gives a trailing nargs="*" positional nothing once an earlier
+    positional has been matched)."""
+    argv = list(argv)
+    if "--" not in argv:
+        return argv, []
+    i = argv.index("--")
+    return argv[:i], argv[i + 1 :]

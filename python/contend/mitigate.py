@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from .argtypes import positive_float, positive_int
+from .argtypes import positive_float, positive_int, split_dashes
 from .formatting import format_duration
 from .trainruns import (
     EXIT_FAIL,
@@ -793,9 +793,7 @@ def main(argv=None) -> int:
     parser.error = lambda message: parser.exit(  # one line, exit 2
         EXIT_USAGE, f"{PROG}: error: {message} (see {PROG} --help)\n"
     )
-    own, extra = (
-        (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
-    )
+    own, extra = split_dashes(argv)
     args = parser.parse_args(own)
     args.jobs_args = extra
     args.argv = argv

@@ -13,7 +13,6 @@ of the jobs' ``pass_clock.perform_t0_unix_s``), ``mpi`` (a launcher such as
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import outfile
+from .argtypes import split_dashes
 
 EXIT_USAGE = 2
 EXIT_FAIL = 3
@@ -360,7 +360,6 @@ def add_engine_options(p) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of placements and runs")
     p.add_argument("--timeout", type=float, default=1800, help="per run [s, default %(default)s]")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("jobs_args", nargs="*", help=argparse.SUPPRESS)
 
 
 def command_main(prog: str, parser, train, summary, argv=None) -> int:
@@ -371,14 +370,10 @@ def command_main(prog: str, parser, train, summary, argv=None) -> int:
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    # what follows the first -- goes to the runs as is: split here, not by argparse,
-    # which gives a trailing nargs="*" positional nothing once an earlier positional
-    # (sensitivity-train's job file) has been matched
-    tail = argv[argv.index("--") + 1 :] if "--" in argv else []
+    own, extra = split_dashes(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv[: len(argv) - len(tail) - (1 if "--" in argv else 0)])
-        args.jobs_args = tail
+        args = parser.parse_args(own)
+        args.jobs_args = extra  # to every simulated run
         doc = train(args, log)
     except UsageError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
@@ -391,7 +386,7 @@ def command_main(prog: str, parser, train, summary, argv=None) -> int:
 
 
 def engine_from(args) -> Engine:
-    extra = [a for a in args.jobs_args if a != "--"]
+    extra = list(args.jobs_args)
     if args.engine != "sim" and extra:
         raise UsageError(f"arguments after -- go to the simulator only (got {' '.join(extra)})")
     return Engine(

@@ -277,8 +277,8 @@ def test_isolated_once(contend_bin, harness, tmp_path):
 
 def test_ranks_per_node_reach_every_run(contend_bin, harness, tmp_path):
     """GPCNeT's several processes per port (bench/mitigate_sim --ranks-per-node 4):
-    after -- every run, isolated and throttled, plays that many ranks per node, and
-    each node's controller paces the sum of its ranks' sends."""
+    after -- every run, isolated and throttled, plays that many ranks per node, at the
+    same placement, with one throttle controller per node (not per rank)."""
     out, keep = tmp_path / "rpn.json", tmp_path / "k"
     r = mitigate(
         contend_bin, harness["mix"], "--topology", TOPO, "--repeat", "1", "--seed", "5",

@@ -81,6 +81,11 @@ def test_ranks_per_node_after_dashes(contend_bin, tmp_path):
         (["--job", "milc", "--congestion", "gpcnet:0"], "(0, 1]"),
         (["--job", "milc", "-D", "NODES=70"], "fewer than the 8"),
         (["--job", "milc", "--runs", "0"], ">= 1"),
+        # a stray word before -- is refused, not dropped (what follows -- goes to the runs)
+        (
+            ["--job", "milc", "stray", "--", "--ranks-per-node", "2"],
+            "unrecognized arguments: stray",
+        ),
     ],
 )
 def test_bad_input_exits_2(contend_bin, tmp_path, args, needle):
