@@ -10,7 +10,10 @@ Performance variables (the names ReFrame reports):
                        latency congested/isolated, bandwidth isolated/congested)
                        <canary>_iso_mean                 (the canary alone)
 Which canaries run is decided by the `canaries` variable; the variables are
-created from the results file, so every canary that ran is reported.
+created from the results file, so every canary that ran is reported.  Every
+value is reported as a float (a whole number in the file, such as an impact
+of exactly 1, included); a null or non-finite value fails the check, naming
+the field.
 
 Reference ranges are per system:partition.  The generic entry ('*') and the
 local system ('local', examples/reframe/config.py) have loose ranges: they
@@ -32,6 +35,7 @@ one node (--virtual-nodes K), for systems that are one host."""
 # ruff: noqa: RUF012  (class attributes of a check are ReFrame variables, copied per test)
 
 import json
+import math
 import os
 
 import reframe as rfm
@@ -101,6 +105,50 @@ def _stat(doc, name, phase):
     raise ValueError(f"{RESULTS}: no {phase} record of canary {name}")
 
 
+def _number(value, what):
+    """A performance value as a float.  JSON has one number type: a value
+    written without a fraction (a Congestion Impact of exactly 1, written
+    `1`) reads as an int, and ReFrame reports whatever type it is given.
+    null (no samples) and non-finite values are refused, naming the field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{RESULTS}: {what} is {json.dumps(value)}, not a finite number")
+    return float(value)
+
+
+def network_values(doc):
+    """{variable: (float value, unit)} of a `contend network` results document."""
+    out = {}
+    for t in doc["tests"]:
+        if t["role"] != "canary":
+            continue
+        stats = t[t["metric"]]
+        for stat, key in (("mean", "mean"), ("p99", "tail_99")):
+            what = f"{t['name']} {t['metric']}.{key}"
+            out[f"{t['name']}_{stat}"] = (_number(stats[key], what), t["units"])
+    return out
+
+
+def load_values(doc):
+    """{variable: (float value, unit)} of a `contend load` results document:
+    the Congestion Impact per canary and the canary alone."""
+    out = {}
+    for ci in doc["impact"]:
+        for stat, key in (("mean", "ci_mean"), ("p99", "ci_tail_99")):
+            out[f"ci_{ci['name']}_{stat}"] = (_number(ci[key], f"impact {ci['name']}.{key}"), "x")
+        iso = _stat(doc, ci["name"], "isolated")
+        what = f"isolated {ci['name']} {iso['metric']}.mean"
+        out[f"{ci['name']}_iso_mean"] = (_number(iso[iso["metric"]]["mean"], what), iso["units"])
+    return out
+
+
+def _perf_variables(values):
+    """ReFrame performance functions of {variable: (value, unit)}."""
+    return {
+        name: sn.make_performance_function(sn.defer(value), unit)
+        for name, (value, unit) in values.items()
+    }
+
+
 @rfm.simple_test
 class ContendNetworkCheck(_ContendBase):
     """`contend network`: the canaries alone, the network's baseline."""
@@ -130,16 +178,7 @@ class ContendNetworkCheck(_ContendBase):
 
     @run_before("performance")
     def set_perf_variables(self):
-        doc = self.results()
-        self.perf_variables = {}
-        for t in doc["tests"]:
-            if t["role"] != "canary":
-                continue
-            stats = t[t["metric"]]
-            for stat, key in (("mean", "mean"), ("p99", "tail_99")):
-                self.perf_variables[f"{t['name']}_{stat}"] = sn.make_performance_function(
-                    sn.defer(stats[key]), t["units"]
-                )
+        self.perf_variables = _perf_variables(network_values(self.results()))
 
 
 @rfm.simple_test
@@ -178,17 +217,7 @@ class ContendLoadCheck(_ContendBase):
 
     @run_before("performance")
     def set_perf_variables(self):
-        doc = self.results()
-        self.perf_variables = {}
-        for ci in doc["impact"]:
-            for stat, key in (("mean", "ci_mean"), ("p99", "ci_tail_99")):
-                self.perf_variables[f"ci_{ci['name']}_{stat}"] = sn.make_performance_function(
-                    sn.defer(ci[key]), "x"
-                )
-            iso = _stat(doc, ci["name"], "isolated")
-            self.perf_variables[f"{ci['name']}_iso_mean"] = sn.make_performance_function(
-                sn.defer(iso[iso["metric"]]["mean"]), iso["units"]
-            )
+        self.perf_variables = _perf_variables(load_values(self.results()))
         if self.impact_limit > 0:
             # -S impact_limit=L: every Congestion Impact at most L, on any system
             gate = (self.impact_limit, None, 0.0, "x")

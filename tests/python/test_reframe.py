@@ -204,3 +204,77 @@ def test_impossible_reference_fails_the_check(tmp_path):
     # the canaries' own values have no range and pass
     assert pv["rr_lat_iso_mean"][5] == "pass"
     assert os.path.exists(tmp_path / "report.json")
+
+
+# A stand-in for contend (-S contend=STUB): writes a stored results file,
+# edited, to the -o path and prints what the sanity function looks for.
+STUB = """#!{python}
+import gzip, json, os, sys
+args = sys.argv[1:]
+doc = json.loads(gzip.decompress(open({fixtures!r}[args[0]], "rb").read()))
+{edit}
+if os.environ.get("OMPI_COMM_WORLD_RANK", "0") == "0":
+    out = args[args.index("-o") + 1]
+    with open(out + ".tmp", "w") as f:
+        json.dump(doc, f)
+    os.replace(out + ".tmp", out)
+print("Wall time: 0.01 s")
+"""
+# every value the checks read as a whole number, as the JSON writer may print
+# them (a Congestion Impact of exactly 1.0 was `1`: an int to JSON readers)
+WHOLE = """
+for t in doc["tests"]:
+    stats = t.get(t["metric"]) or {}
+    for key in ("mean", "tail_99"):
+        if isinstance(stats.get(key), float):
+            stats[key] = max(1, round(stats[key]))
+for ci in doc.get("impact", []):
+    for key in list(ci):
+        if key.startswith("ci_"):
+            ci[key] = 1
+"""
+
+
+def run_stub(tmp_path, edit, *args):
+    """ReFrame's checks on a stand-in for contend that writes the stored
+    network and load results (tests/fixtures/results/) after `edit`."""
+    results = ROOT / "tests" / "fixtures" / "results"
+    fixtures = {
+        "network": str(results / "network_vn1_n4.json.gz"),
+        "load": str(results / "load_vn1_n10.json.gz"),
+    }
+    stub = tmp_path / "contend-stub"
+    stub.write_text(STUB.format(python=sys.executable, fixtures=fixtures, edit=edit))
+    stub.chmod(0o755)
+    run = tmp_path / "run"
+    run.mkdir()
+    return run_reframe(run, "-S", f"contend={stub}", *args)
+
+
+def test_whole_numbers_in_the_results_are_reported_as_floats(tmp_path):
+    """Deterministically what failed one run in three: a results file whose
+    values are whole numbers (CI exactly 1) is still reported as floats."""
+    r, report = run_stub(tmp_path, WHOLE)
+    assert r.returncode == 0, r.stdout[-4000:]
+    pv = perfvars(report)
+    assert set(pv) == {"ContendNetworkCheck", "ContendLoadCheck"}
+    for check, variables in pv.items():
+        assert variables, check
+        for name, (value, *_rest, result) in variables.items():
+            assert type(value) is float and result == "pass", (check, name, value)
+    load = pv["ContendLoadCheck"]
+    assert {"ci_rr_lat_p99", "ci_rr_bw_sync_p99", "ci_allreduce_mean"} <= set(load), load
+    assert all(v[0] == 1.0 for n, v in load.items() if n.startswith("ci_")), load
+    assert pv["ContendNetworkCheck"]["rr_lat_mean"][0] >= 1.0
+
+
+def test_a_null_value_fails_the_check_naming_it(tmp_path):
+    edit = 'doc["impact"][1]["ci_tail_99"] = None'  # rr_bw_sync: no samples
+    r, report = run_stub(tmp_path, edit, "-n", "^ContendLoadCheck$")
+    assert r.returncode != 0
+    (case,) = report["runs"][-1]["testcases"]
+    assert case["result"] == "fail", case
+    assert "impact rr_bw_sync.ci_tail_99 is null, not a finite number" in case["fail_reason"], (
+        case["fail_phase"],
+        case["fail_reason"],
+    )
