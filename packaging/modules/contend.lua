@@ -1,6 +1,7 @@
 -- Lmod modulefile of a contend prefix (packaging/modules/contend.lua): put
 -- it into a module directory as contend/<version>.lua and set root to the
--- prefix given to `cmake --install` and `pip install --prefix`.  The
+-- prefix given to `pip install --prefix` and then `cmake --install` (in that
+-- order: the binary replaces pip's `contend` launcher script).  The
 -- Python layer's site-packages is found under the prefix (lib/python3.*).
 help([[contend: measure, reproduce and mitigate network congestion on HPC
 systems.  `contend help` lists the commands, `man contend` documents them,

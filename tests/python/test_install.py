@@ -11,71 +11,28 @@ its editable install of contend, so contend can only come from the
 prefix (the binary puts the prefix's site-packages on PYTHONPATH for the
 commands beside it)."""
 
-import os
 import re
 import shutil
-import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 from conftest import BUILD, ROOT, run_bounded
+from installkit import copy_sources, is_git_checkout, scrubbed_env, site_python
 
 PARTS = ("hdf5", "simulator", "throttle")
-
-
-def scrubbed_env(home: Path) -> dict:
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(home),
-        "LANG": "C.UTF-8",
-        "OMPI_ALLOW_RUN_AS_ROOT": "1",
-        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-        "OMPI_MCA_rmaps_base_oversubscribe": "1",
-    }
-    return env
-
-
-def site_python(dest: Path) -> Path:
-    """A venv whose site-packages point (.pth) at this interpreter's
-    site-packages: the dependencies without the editable contend (a .pth
-    file inside a directory named by a .pth is not processed)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", dest], check=True)
-    purelib = Path(sysconfig.get_paths()["purelib"])
-    (site,) = dest.glob("lib/python3*/site-packages")
-    (site / "contend-deps.pth").write_text(f"{purelib}\n")
-    return dest / "bin" / "python"
-
-
-def copy_sources(dest: Path) -> None:
-    """What pip needs from a clone of the next commit (tracked and not
-    ignored files): pyproject.toml, setup.cfg, python/, schemas/."""
-    files = subprocess.run(
-        ["git", "-C", ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
-        + ["pyproject.toml", "setup.cfg", "python", "schemas"],
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for f in filter(None, (x.decode() for x in files)):
-        src, to = ROOT / f, dest / f
-        to.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_symlink():
-            os.symlink(os.readlink(src), to)
-        elif src.is_file():
-            shutil.copy2(src, to)
 
 
 @pytest.fixture(scope="module")
 def prefix(tmp_path_factory):
     """The relocated prefix, its environment and the site Python."""
-    if not (ROOT / ".git").exists() or not shutil.which("git"):
+    if not is_git_checkout():
         pytest.skip("not a git checkout: cannot tell which files a clone would hold")
     if not (BUILD / "bin" / "contend").exists() or not (BUILD / "man" / "contend.1").exists():
         pytest.fail(f"{BUILD}: no contend or no man pages built (make build, or set CONTEND_BUILD)")
     tmp = tmp_path_factory.mktemp("install")
     src, first, final = tmp / "src", tmp / "prefix-first", tmp / "elsewhere" / "contend"
-    copy_sources(src)
+    # what pip needs: pyproject.toml, setup.cfg, python/, schemas/
+    copy_sources(src, "pyproject.toml", "setup.cfg", "python", "schemas")
     py = site_python(tmp / "sitepy")
     pip = run_bounded(
         [py, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]

@@ -3,12 +3,26 @@ CMakeLists.txt: one variant per optional part (option CONTEND_WITH_X), each
 passed as -DCONTEND_WITH_X by define_from_variant, with the same default;
 MPI a dependency; the Python layer a variant that extends Python.  The
 recipe is read with ast (Spack itself cannot be installed here).  And the
-Lmod modulefile sets the variables an installed prefix needs."""
+Lmod modulefile sets the variables an installed prefix needs.
+
+Then the recipe's install is run for real: the recipe imported with a
+stand-in for Spack's package API (spackkit.py) that runs its phases and
+callbacks in Spack's order (cmake, build, install) into a temporary prefix,
+and the prefix's `contend version` and `contend report` run.  This is the
+one test that builds contend from scratch (a copy of the sources, default
+variants, minutes on 2 cores); its stage is kept in $CONTEND_BUILD/spack-stage
+so that a later run rebuilds only what changed."""
 
 import ast
 import re
+import shutil
+import types
+from pathlib import Path
 
-from conftest import ROOT
+import pytest
+from conftest import BUILD, ROOT, run_bounded
+from installkit import copy_sources, is_git_checkout, scrubbed_env, site_python
+from spackkit import Executable, Spec, default_variants, load_recipe
 
 RECIPE = ROOT / "packaging" / "spack" / "contend" / "package.py"
 # Variants without a CMake option, and why: the Python layer is installed
@@ -99,3 +113,78 @@ def test_modulefile_sets_the_prefix_variables():
         "PYTHONPATH": "dir",
     }
     assert '"/lib/python3*/site-packages' in code
+
+
+@pytest.fixture(scope="module")
+def spack_install(tmp_path_factory):
+    """The recipe's install with its default variants (+python among them)
+    into a fresh prefix; returns (prefix, steps run, environment, cwd)."""
+    if not is_git_checkout():
+        pytest.skip("not a git checkout: cannot tell which files a clone would hold")
+    if not BUILD.is_dir():
+        pytest.fail(f"{BUILD}: no build directory (make build, or set CONTEND_BUILD)")
+    mpicc = shutil.which("mpicc.openmpi") or shutil.which("mpicc")
+    if not mpicc:
+        pytest.fail("no mpicc on PATH")
+    tmp = tmp_path_factory.mktemp("spack")
+    stage = BUILD / "spack-stage"
+    source = stage / "src"  # Spack's stage: a clone, here a copy of the next commit
+    shutil.rmtree(source, ignore_errors=True)
+    copy_sources(source)
+    steps = []
+    python = Executable(site_python(tmp / "sitepy"), steps, "python")
+    cls, declared = load_recipe(RECIPE)
+    spec = Spec(
+        default_variants(declared),
+        {
+            "mpi": types.SimpleNamespace(mpicc=mpicc),
+            "python": types.SimpleNamespace(command=python),
+        },
+    )
+    pkg = cls(spec, tmp / "prefix", source, stage, steps)
+    pkg.do_install()
+    home = tmp / "home"
+    (home / "run").mkdir(parents=True)
+    return pkg.prefix, steps, scrubbed_env(home), home / "run"
+
+
+def console_scripts() -> list:
+    text = (ROOT / "pyproject.toml").read_text()
+    block = text.split("[project.scripts]", 1)[1].split("\n[", 1)[0]
+    return re.findall(r"^([\w-]+)\s*=", block, re.MULTILINE)
+
+
+def test_spack_install_layout(spack_install):
+    P, steps, _, _ = spack_install
+    kinds = [what for what, _ in steps]
+    assert kinds[:2] == ["cmake", "build"] and kinds.count("install") == 1, kinds
+    pips = [argv for what, argv in steps if what == "python"]
+    assert len(pips) == 1 and pips[0][1:4] == ["-m", "pip", "install"], pips
+    assert f"--prefix={P}" in pips[0], pips
+    # the C binary is P/bin/contend; every other console script is pip's
+    scripts = console_scripts()
+    assert "contend" in scripts and "contend-report" in scripts, scripts
+    bindir = Path(P.bin)
+    assert (bindir / "contend").read_bytes()[:4] == b"\x7fELF", "P/bin/contend is not the binary"
+    for name in set(scripts) - {"contend"}:
+        assert (bindir / name).read_bytes()[:2] == b"#!", name
+    assert Path(P.lib.join("libcontend-throttle.so")).is_file()
+    assert Path(P.share.man.man1.join("contend.1")).is_file()
+
+
+def test_spack_prefix_contend_version(spack_install):
+    P, _, env, cwd = spack_install
+    r = run_bounded([P.bin.join("contend"), "version"], timeout=60, cwd=cwd, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("contend "), r.stdout
+    assert re.search(r"^MPI library: +.*\(compiled against ", r.stdout, re.MULTILINE), r.stdout
+    lib = re.search(r"^  throttle +yes: (.*)$", r.stdout, re.MULTILINE)
+    assert lib and lib[1] == P.lib.join("libcontend-throttle.so"), r.stdout
+
+
+def test_spack_prefix_contend_report(spack_install):
+    P, _, env, cwd = spack_install
+    fixture = ROOT / "tests" / "fixtures" / "results" / "load_vn1_n10.json.gz"
+    r = run_bounded([P.bin.join("contend"), "report", fixture], timeout=120, cwd=cwd, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "Congestion Impact" in r.stdout and "rr_lat" in r.stdout, r.stdout[:2000]

@@ -1,10 +1,12 @@
 # Spack recipe of contend (packaging/spack/contend/package.py): the binary,
 # the PMPI throttle, the man pages, the schemas, data and examples
 # (`cmake --install`), and with +python the Python layer (pip into the same
-# prefix, so `contend report` and the other Python commands work beside
-# the binary).  One variant per optional part of CMakeLists.txt
+# prefix, before CMake's install so that the binary, not pip's launcher
+# script, is P/bin/contend; `contend report` and the other Python commands
+# work beside the binary).  One variant per optional part of CMakeLists.txt
 # (CONTEND_WITH_<VARIANT>); tests/python/test_packaging.py checks that they
-# correspond.  Use it from a Spack repository of your own:
+# correspond and runs the install's steps in Spack's order into a prefix.
+# Use it from a Spack repository of your own:
 #   spack repo create myrepo && cp -r packaging/spack/contend myrepo/packages/
 #   spack repo add myrepo && spack install contend@main +python ^openmpi
 # (or `spack develop contend@main` in a clone).
@@ -56,11 +58,14 @@ class Contend(CMakePackage):
             self.define_from_variant("CONTEND_WITH_THROTTLE", "throttle"),
         ]
 
-    @run_after("install")
+    @run_before("install")
     def install_python_layer(self):
         """pip install of pyproject.toml into this prefix (contend-report,
-        ...).  It comes after the build, so the man pages of the Python
-        commands are short ones that point to `contend CMD --help`."""
+        ...).  Before CMake's install: pip also installs a `contend` script
+        (pyproject.toml's console scripts), which the binary must replace,
+        so that P/bin/contend is the binary.  After the build, so the man
+        pages of the Python commands are short ones that point to
+        `contend CMD --help`."""
         if self.spec.satisfies("+python"):
             python = self.spec["python"].command
             python(
