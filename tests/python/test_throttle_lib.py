@@ -37,9 +37,14 @@ def throttled(opts, prog, timeout=60):
     return run_bounded(cmd, timeout=timeout)
 
 
-def achieved(stdout):
+def sender_report(stdout):
+    """The sender's line sent=N bytes=B seconds=S gbps=R as a dict of strings."""
     line = next(x for x in stdout.splitlines() if x.startswith("sent="))
-    return float(dict(kv.split("=") for kv in line.split())["gbps"])
+    return dict(kv.split("=") for kv in line.split())
+
+
+def achieved(stdout):
+    return float(sender_report(stdout)["gbps"])
 
 
 def read_log(path):
@@ -94,24 +99,45 @@ class StallWriter:
         self.thread.join()
 
 
-def test_static_rate_is_held():
-    """static:0.5 holds a fast sender (loopback: tens of Gbit/s) at 0.5 Gbit/s
-    within 5 %, for Send and Isend; the VM's scheduling noise can only make a
-    run slower (lag beyond 1 ms is not made up), so the best of 3 counts."""
+# static:0.5 with 4 MiB messages: one message per slot of 67 ms
+STATIC_GBPS, STATIC_BYTES = 0.5, 4 << 20
+SLOT_S = 8 * STATIC_BYTES / (STATIC_GBPS * 1e9)
+
+
+def test_static_rate_is_held(tmp_path):
+    """static:0.5 holds a fast sender (loopback: tens of Gbit/s) at 0.5
+    Gbit/s within 5 %, for Send and Isend, on a busy host too.
+
+    The pacer gives each message a slot of bytes / R and makes up a late
+    sender's lag within its slot (plus 1 ms): with 4 MiB messages a slot is
+    67 ms, longer than a sleeping sender waits for a core on a loaded host
+    (tens of ms; with 64 KiB slots of 1 ms it lost most of them and got a
+    tenth of the rate).  The rate is that of the pacing, n messages over the
+    n - 1 slots between the first and the last.  Load can only lower it, so
+    the best of up to 3 runs counts; every run is checked never to exceed
+    the limit, and the library's own log (load cannot inflate it) never to
+    hold a message back longer than its slot: the injected delay is at most
+    a slot per message, and is there."""
     for mode in ("send", "isend"):
         rates = []
-        for _ in range(3):
-            r = throttled(["--throttle", "static:0.5"], [sender(), "65536", "1.5", mode])
+        for attempt in range(3):
+            log = tmp_path / f"{mode}{attempt}.csv"
+            opts = ["--throttle", f"static:{STATIC_GBPS}", "--throttle-log", log]
+            opts += ["--throttle-window-us", "100000"]
+            r = throttled(opts, [sender(), str(STATIC_BYTES), "3", mode])
             assert r.returncode == 0, r.stderr
-            rates.append(achieved(r.stdout))
-            assert rates[-1] < 0.5 * 1.05, rates  # never above the limit
-            if abs(rates[-1] / 0.5 - 1) <= 0.05:
+            report = sender_report(r.stdout)
+            sent, seconds = int(report["sent"]), float(report["seconds"])
+            assert sent >= 10, r.stdout
+            rates.append(8 * STATIC_BYTES * (sent - 1) / seconds / 1e9)
+            assert rates[-1] <= STATIC_GBPS * 1.05, (mode, rates)  # never above the limit
+            _, rows = read_log(log)
+            delay_s = sum(int(x["injected_delay_us"]) for x in rows if x["rank"] == "0") / 1e6
+            # at most a slot per message (1 us of rounding each), and some
+            assert 0 < delay_s <= sent * (SLOT_S + 1e-6), (mode, delay_s, sent * SLOT_S)
+            if rates[-1] >= STATIC_GBPS * 0.95:
                 break
-        if abs(rates[-1] / 0.5 - 1) > 0.05 and os.getloadavg()[0] > (os.cpu_count() or 1) - 0.5:
-            # a sleeping sender that wakes late (no free core) loses the time
-            # beyond 1 ms of lag: the host is too busy to measure the rate
-            pytest.skip(f"host busy (load {os.getloadavg()[0]:.1f}): {mode} got {rates} Gbit/s")
-        assert abs(rates[-1] / 0.5 - 1) <= 0.05, (mode, rates)
+        assert max(rates) >= STATIC_GBPS * 0.95, (mode, rates)
 
 
 def test_control_communicator_is_not_throttled():
