@@ -117,9 +117,11 @@ RUNNERS = {
 
 @pytest.mark.parametrize("harness", sorted(RUNNERS))
 def test_regressions_through_the_command(harness, tmp_path):
-    """Every stored input of the harness (none yet is fine: the harness
-    replays under ctest regardless)."""
-    for i, path in enumerate(_inputs(harness)):
+    """Every stored input of the harness; a harness with a runner here has
+    inputs (a missing or empty directory fails: the case would test nothing)."""
+    inputs = _inputs(harness)
+    assert inputs, f"{REGRESSIONS / harness}: no stored regression inputs"
+    for i, path in enumerate(inputs):
         case = tmp_path / f"case{i}"
         case.mkdir()
         RUNNERS[harness](path, case)
