@@ -19,6 +19,11 @@ import shutil
 import types
 from pathlib import Path
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python before 3.11
+    import tomli as tomllib
+
 import pytest
 from conftest import BUILD, ROOT, run_bounded
 from installkit import copy_sources, is_git_checkout, scrubbed_env, site_python
@@ -149,9 +154,8 @@ def spack_install(tmp_path_factory):
 
 
 def console_scripts() -> list:
-    text = (ROOT / "pyproject.toml").read_text()
-    block = text.split("[project.scripts]", 1)[1].split("\n[", 1)[0]
-    return re.findall(r"^([\w-]+)\s*=", block, re.MULTILINE)
+    """The console scripts pip installs (pyproject.toml's [project.scripts])."""
+    return list(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"])
 
 
 def test_spack_install_layout(spack_install):
