@@ -276,12 +276,15 @@ def test_concurrent_jobs_overlap_and_ci(mpirun, tmp_path):
 
 
 def test_compute_durations_follow_the_distribution(mpirun, tmp_path):
-    """Measured busy times (2 ranks, one per core) against the requested
-    distributions: Kolmogorov-Smirnov with a fixed seed.  A busy-wait that
-    is descheduled lasts longer than asked; the requested total (the
-    engine's compute_s) shows how much, and a run on a machine too loaded
-    to time 2 ms is repeated (the draws themselves are checked exactly by
-    tests/unit/test_jobs.c)."""
+    """Busy times (2 ranks, one per core) against the draws they execute.
+
+    The draws come from the seed, so the simulated fabric (where a compute
+    step lasts exactly its draw) gives each sample's requested duration,
+    sample by sample; those follow the requested distributions
+    (Kolmogorov-Smirnov, fixed seed).  The real run must execute those
+    very draws: never shorter than asked, and in the draws' order (Kendall's
+    tau between measured and requested).  A loaded host only lengthens some
+    busy waits, which neither check minds, so the test never skips."""
     job = tmp_path / "compute.job"
     job.write_text(
         "[JOB_NAME] c\n[NID_LIST] 0-1\n"
@@ -289,23 +292,33 @@ def test_compute_durations_follow_the_distribution(mpirun, tmp_path):
         "[MOTIF] compute dist=uniform low=1ms high=5ms iters=150\n"
         "[MOTIF] compute dist=exponential mean=2ms iters=150\n"
     )
-    for _attempt in range(4):
-        real, _ = real_run(mpirun, tmp_path, job, 2, 1, "--seed", "2024", "--samples", "150")
-        motifs = real["jobs"][0]["motifs"]
-        samples = [m["results"]["concurrent"]["samples_s"] for m in motifs]
-        assert [len(s) for s in samples] == [300, 300, 300]
-        excess = sum(map(sum, samples)) / sum(m["traffic"]["compute_s"] for m in motifs) - 1
-        assert excess > -1e-3  # never shorter than asked
-        if excess < 0.02:
-            break
-    else:
-        pytest.skip(f"machine too loaded to time busy waits ({excess:.0%} over the request)")
-    gauss, unif, expo = samples
+    common = ("--seed", "2024", "--samples", "150")
+    sim = tmp_path / "sim.json"
+    r = run_bounded(
+        [BUILD / "bin" / "contend", "jobs", job, "--engine", "sim", "--nodes", "2"]
+        + ["--topology", "switch:nodes=2", "-q", "-o", sim, *common],
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    real, _ = real_run(mpirun, tmp_path, job, 2, 1, *common)
+
+    def samples(doc):
+        return [m["results"]["concurrent"]["samples_s"] for m in doc["jobs"][0]["motifs"]]
+
+    asked, measured = samples(json.loads(sim.read_text())), samples(real)
+    assert [len(s) for s in asked] == [len(s) for s in measured] == [300, 300, 300]
+    gauss, unif, expo = asked
     assert stats.kstest(gauss, "norm", args=(4e-3, 1e-3)).pvalue > 1e-3
     assert stats.kstest(unif, "uniform", args=(1e-3, 4e-3)).pvalue > 1e-3
     assert stats.kstest(expo, "expon", args=(0, 2e-3)).pvalue > 1e-3
     # and the test has power: a gaussian is not uniform
     assert stats.kstest(gauss, "uniform", args=(1e-3, 6e-3)).pvalue < 1e-3
+    for want, got in zip(asked, measured):
+        assert all(g >= w - 1e-6 for w, g in zip(want, got))  # never shorter than asked
+        # the draws themselves, in their order: unrelated samples give tau 0
+        # +- 0.04; at 6 busy processes per core the worst seen was 0.48
+        tau = stats.kendalltau(want, got).statistic
+        assert tau > 0.25, tau
 
 
 def test_blocked_pingpong_counts_match_the_trace_engine(mpirun, tmp_path):
