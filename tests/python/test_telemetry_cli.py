@@ -9,7 +9,9 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -296,17 +298,44 @@ def test_bad_options_and_paths_exit_2_before_reading(tmp_path, capsys):
     assert_one_line_error(code, err, "is a directory")
 
 
-def test_unreadable_input_exits_2(tmp_path, capsys):
-    unreadable = tmp_path / "secret.csv"
+def as_nobody():
+    """The command prefix that runs a program as user nobody (root reads
+    files without read permission), or None when this is not possible."""
+    if os.geteuid() != 0:
+        return []
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    try:
+        r = subprocess.run(
+            [*prefix, sys.executable, "-c", "import contend"], check=False, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return prefix if r.returncode == 0 else None
+
+
+def test_unreadable_input_exits_2():
+    """A file without read permission: one line, exit 2 (as root, the
+    command runs as user nobody, for whom the permission holds; in a
+    directory of the system's temporary directory, which nobody can reach,
+    unlike pytest's per-user one)."""
+    prefix = as_nobody()
+    if prefix is None:
+        pytest.skip("root, and cannot run Python as user nobody (setpriv) to drop the privilege")
+    with tempfile.TemporaryDirectory() as tmp:
+        unreadable_input_exits_2(prefix, Path(tmp))
+
+
+def unreadable_input_exits_2(prefix, work):
+    work.chmod(0o777)
+    unreadable = work / "secret.csv"
     unreadable.write_text("time_s,component,counter,value\n")
     unreadable.chmod(0)
-    try:
-        if os.access(unreadable, os.R_OK):
-            pytest.skip("this user reads files without read permission (root)")
-        code, _, err = run_main(capsys, "replay", unreadable, "-o", tmp_path / "x.csv")
-        assert_one_line_error(code, err, "cannot read")
-    finally:
-        unreadable.chmod(0o644)
+    cmd = [sys.executable, "-m", "contend.telemetry.cli", "replay", unreadable]
+    r = run_bounded([*prefix, *cmd, "-o", work / "x.csv"], timeout=60)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.count("\n") == 1 and "cannot read" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["secret.csv"]
 
 
 def test_sample_refusals_exit_2(tmp_path, capsys):
