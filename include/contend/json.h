@@ -1,8 +1,10 @@
 /* contend: a small streaming JSON writer into a contend_strbuf.
  *
  * Keys are passed with each value (NULL inside arrays).  Doubles are
- * written with 17 significant digits so values round-trip exactly;
- * NaN and infinities are written as null.  Strings are escaped. */
+ * written with the fewest of 15 or 17 significant digits that round-trip
+ * exactly, always with a decimal point or an exponent (1.0, not 1: a
+ * double stays a double for JSON readers); NaN and infinities are written
+ * as null.  Strings are escaped. */
 #ifndef CONTEND_JSON_H
 #define CONTEND_JSON_H
 

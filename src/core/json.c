@@ -102,12 +102,14 @@ void contend_json_double(contend_json *j, const char *key, double v) {
     contend_sb_printf(j->out, "null");
     return;
   }
-  /* shortest of %.15g/%.17g that reads back to the same double */
-  char buf[40];
+  /* shortest of %.15g/%.17g that reads back to the same double, always
+   * with a decimal point or an exponent: JSON readers take 1 for an
+   * integer, 1.0 for a double */
+  char buf[48];
   snprintf(buf, sizeof buf, "%.15g", v);
   if (strtod(buf, NULL) != v)
     snprintf(buf, sizeof buf, "%.17g", v);
-  contend_sb_printf(j->out, "%s", buf);
+  contend_sb_printf(j->out, "%s%s", buf, strpbrk(buf, ".e") ? "" : ".0");
 }
 
 void contend_json_bool(contend_json *j, const char *key, int v) {

@@ -241,6 +241,46 @@ static void test_hist(void) {
   CHECK(contend_hist_quantile(&one, 0.5) == 3.3 && contend_hist_quantile(&one, 0.999) == 3.3);
 }
 
+/* One double written alone: the text after "v": . */
+static void json_double_text(double v, char *out, size_t len) {
+  contend_strbuf b = {0};
+  contend_json j;
+  contend_json_init(&j, &b);
+  contend_json_obj_begin(&j, NULL);
+  contend_json_double(&j, "v", v);
+  contend_json_obj_end(&j);
+  const char *t = strstr(b.s, "\"v\": ") + 5;
+  snprintf(out, len, "%.*s", (int)strcspn(t, "\n"), t);
+  contend_sb_free(&b);
+}
+
+/* Doubles always read back as doubles (a decimal point or an exponent:
+ * a JSON reader takes "1" for an integer) and round-trip exactly. */
+static void test_json_doubles(void) {
+  const double vals[] = {1.0,      0.0,
+                         -0.0,     -3.0,
+                         100.0,    1e15,
+                         1e16,     1e17,
+                         1e300,    1e-300,
+                         0.1,      1.0 / 3,
+                         2.5e-7,   123456789012345678.0,
+                         4.9e-324, 1.7976931348623157e308};
+  char t[64];
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+    json_double_text(vals[i], t, sizeof t);
+    CHECK(strpbrk(t, ".eE") != NULL);
+    CHECK(strtod(t, NULL) == vals[i] && signbit(strtod(t, NULL)) == signbit(vals[i]));
+  }
+  json_double_text(1.0, t, sizeof t);
+  CHECK(!strcmp(t, "1.0"));
+  json_double_text(-0.0, t, sizeof t);
+  CHECK(!strcmp(t, "-0.0"));
+  json_double_text(1e300, t, sizeof t);
+  CHECK(!strcmp(t, "1e+300"));
+  json_double_text(0.1, t, sizeof t);
+  CHECK(!strcmp(t, "0.1"));
+}
+
 static void test_json(void) {
   contend_strbuf b = {0};
   contend_json j;
@@ -262,6 +302,7 @@ static void test_json(void) {
   CHECK(strstr(b.s, "\"e\": []"));
   CHECK(strstr(b.s, "-3,") && strstr(b.s, "true"));
   contend_sb_free(&b);
+  test_json_doubles();
   char err[256];
   CHECK(contend_write_file_atomic("/nonexistent-dir/x.json", "{}", 2, err, sizeof err) != 0);
   CHECK(contend_check_writable("/nonexistent-dir/x.json", err, sizeof err) != 0);
