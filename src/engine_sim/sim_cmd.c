@@ -11,6 +11,7 @@
 
 #include "../core/error.h"
 #include "../core/proc.h"
+#include "contend/files.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
 #include "synth.h"
@@ -33,7 +34,7 @@ static const contend_param_def synth_defs[] = {
      "packets a source may queue before it refuses new ones", 1, 1e9},
     {"seed", CONTEND_P_SEED, "1", "", "seed of every random choice (sim runs are deterministic)", 1,
      0},
-    {"output", CONTEND_P_STRING, "", "path", "write the JSON results here (-o)", 1, 0},
+    {"output", CONTEND_P_FILE_OUT, "", "path", "write the JSON results here (-o)", 1, 0},
     {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
     CONTEND_PARAM_END};
 
@@ -127,6 +128,11 @@ int sim_cmd_parse(sim_cmd_args *a, int argc, char **argv, char *err, size_t errl
     snprintf(err, errlen, "--counters records one run: give --load, not --sweep");
     return -1;
   }
+  contend_files files; /* no output the same file as the topology.conf or another output */
+  contend_files_init(&files);
+  sim_params_files(p, &files);
+  if (contend_files_check_params(p, &files, 0, err, errlen))
+    return -1;
   if (sim_setup_from_params(p, seed, &a->su, err, errlen))
     return -1;
   a->have_setup = 1;
@@ -173,11 +179,10 @@ int contend_sim_main(int argc, char **argv) {
   const int nloads = a.nloads;
   const uint64_t seed = (uint64_t)contend_param_int(p, "seed");
   const char *output = contend_param_str(p, "output");
-  if (output && output[0] && contend_check_writable(output, err, sizeof err)) {
-    rc = usage_error(err);
-    goto out;
-  }
-  if (su->counters && contend_check_writable(su->counters, err, sizeof err)) {
+  contend_files files; /* every output created once, before the simulation */
+  contend_files_init(&files);
+  sim_params_files(p, &files);
+  if (contend_files_check_params(p, &files, CONTEND_FILES_CREATE, err, sizeof err)) {
     rc = usage_error(err);
     goto out;
   }

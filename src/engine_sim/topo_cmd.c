@@ -11,6 +11,7 @@
 
 #include "../core/error.h"
 #include "../jobs/tree.h"
+#include "contend/files.h"
 #include "contend/intlist.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
@@ -34,7 +35,7 @@ static const contend_param_def path_defs[] = {
      "paths written per pair at most: a seeded uniform sample beyond it (paths_total tells)", 1,
      100000},
     {"seed", CONTEND_P_SEED, "1", "", "seed of the random pairs and of path sampling", 1, 0},
-    {"output", CONTEND_P_STRING, "", "path", "write the JSON here (-o; default stdout)", 1, 0},
+    {"output", CONTEND_P_FILE_OUT, "", "path", "write the JSON here (-o; default stdout)", 1, 0},
     {"quiet", CONTEND_P_BOOL, "0", "", "no summary line on stderr (-q)", 1, 0},
     CONTEND_PARAM_END};
 
@@ -282,7 +283,10 @@ static int paths_main(int argc, char **argv) {
   }
   const uint64_t seed = (uint64_t)contend_param_int(&p, "seed");
   const char *output = contend_param_str(&p, "output");
-  if (output[0] && contend_check_writable(output, err, sizeof err)) {
+  contend_files files; /* -o against the topology.conf, created once */
+  contend_files_init(&files);
+  sim_params_files(&p, &files);
+  if (contend_files_check_params(&p, &files, CONTEND_FILES_CREATE, err, sizeof err)) {
     rc = usage_error(err);
     goto out;
   }
@@ -482,7 +486,15 @@ static int show_main(int argc, char **argv) {
     return CONTEND_EXIT_USAGE;
   }
   char err[1024];
-  if (output && contend_check_writable(output, err, sizeof err)) {
+  contend_files files; /* -o against the topology.conf shown, created once */
+  contend_files_init(&files);
+  contend_files_input(&files, "the topology file", contend_tree_file(spec), 0);
+  contend_files_output(&files, "-o/--output", output);
+  if (output && !*output) {
+    fprintf(stderr, "contend topology show: error: -o/--output: empty path\n");
+    return CONTEND_EXIT_USAGE;
+  }
+  if (contend_files_check(&files, CONTEND_FILES_CREATE, err, sizeof err)) {
     fprintf(stderr, "contend topology show: error: %s\n", err);
     return CONTEND_EXIT_USAGE;
   }

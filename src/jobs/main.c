@@ -127,7 +127,10 @@ int contend_jobs_parse_args(int argc, char **argv, contend_params *p, const char
     snprintf(err, errlen, "missing the job file (contend jobs FILE; see --help)");
     return -1;
   }
-  if (!contend_run_engine(p, err, errlen))
+  contend_files jobfile;
+  contend_files_init(&jobfile);
+  contend_files_input(&jobfile, "the job file", *file, 0);
+  if (!contend_run_engine(p, &jobfile, err, errlen))
     return -1;
   return 0;
 }

@@ -434,7 +434,7 @@ int contend_jobs_body(contend_group *world, void *arg) {
 
 int contend_jobs_launch(contend_jobs_args *a, int *argc, char ***argv) {
   char err[1024];
-  const contend_engine *e = contend_run_engine(a->opts, err, sizeof err);
+  const contend_engine *e = contend_run_engine(a->opts, NULL, err, sizeof err);
   if (!e) {
     fprintf(stderr, "contend jobs: error: %s\n", err);
     return CONTEND_EXIT_USAGE;

@@ -23,7 +23,7 @@ static const contend_param_def contend_run_option_defs[] = {
      "seed of every random choice (node split, placement, rings, compute noise); printed and "
      "recorded",
      1, 0},
-    {"output", CONTEND_P_STRING, "", "path",
+    {"output", CONTEND_P_FILE_OUT, "", "path",
      "write the JSON results here (-o; written to a temporary name, then renamed)", 1, 0},
     {"verify", CONTEND_P_BOOL, "0", "", "check the payload of every received message (untimed)", 1,
      0},
@@ -43,7 +43,7 @@ static const contend_param_def contend_run_option_defs[] = {
      "of the topology)",
      0, 1e7},
     {"ranks_per_node", CONTEND_P_INT, "1", "count", "in-process engines: ranks per node", 1, 1e5},
-    {"topology_conf", CONTEND_P_STRING, "", "path",
+    {"topology_conf", CONTEND_P_FILE_IN, "", "path",
      "jobs: a Slurm topology.conf giving each node's leaf and pod, for the tree placements and "
      "the results (real MPI: hosts matched by name; --dry-run and --virtual-nodes: node i is "
      "the file's i-th node)",
@@ -102,7 +102,21 @@ static int engine_rows(const contend_params *opts, const contend_param_def *rows
   return 0;
 }
 
-const contend_engine *contend_run_engine(const contend_params *opts, char *err, size_t errlen) {
+int contend_run_files_check(const contend_params *opts, const contend_files *extra, int flags,
+                            char *err, size_t errlen) {
+  contend_files fs;
+  contend_files_init(&fs);
+  if (extra)
+    contend_files_add(&fs, extra);
+#ifndef CONTEND_NO_SIM
+  if (contend_params_find(opts, "topology") >= 0)
+    sim_params_files(opts, &fs);
+#endif
+  return contend_files_check_params(opts, &fs, flags, err, errlen);
+}
+
+const contend_engine *contend_run_engine(const contend_params *opts, const contend_files *files,
+                                         char *err, size_t errlen) {
   const char *name = contend_param_str(opts, "engine");
   const int dry = contend_param_bool(opts, "dry_run");
   if (dry) {
@@ -143,11 +157,16 @@ const contend_engine *contend_run_engine(const contend_params *opts, char *err, 
              "slurm:FILE)");
     return NULL;
   }
-  if (e->check && e->check((contend_params *)opts, err, errlen))
-    return NULL;
   if (contend_param_is_set(opts, "output") && !*contend_param_str(opts, "output")) {
     snprintf(err, errlen, "-o/--output: empty path");
     return NULL;
   }
+  /* every file before any work: an in-process engine (one process plays
+   * every rank) also creates each output's temporary once; under MPI rank
+   * 0 does that in contend_envelope_begin */
+  if (contend_run_files_check(opts, files, e->in_process ? CONTEND_FILES_CREATE : 0, err, errlen))
+    return NULL;
+  if (e->check && e->check((contend_params *)opts, err, errlen))
+    return NULL;
   return e;
 }

@@ -48,7 +48,7 @@ const contend_param_def ct_param_defs[] = {
      "packet at the head of its leaf router's input waited for the network; unlike stall it "
      "sees senders that keep one packet in flight, which never run out of credits)",
      1, 0},
-    {"throttle_log", CONTEND_P_STRING, "", "path",
+    {"throttle_log", CONTEND_P_FILE_OUT, "", "path",
      "write every control decision to this CSV (one row per window and sender)", 1, 0},
     CONTEND_PARAM_END};
 

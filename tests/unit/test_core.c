@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../src/suite/suite.h"
+#include "contend/files.h"
 #include "contend/json.h"
 #include "contend/stats.h"
 
@@ -308,6 +310,51 @@ static void test_json(void) {
   CHECK(contend_check_writable("/nonexistent-dir/x.json", err, sizeof err) != 0);
 }
 
+/* The files module: conflicts by inode and by resolved path, path limits,
+ * messages that abbreviate instead of cutting, no file left behind. */
+static void test_files(void) {
+  char dir[] = "/tmp/contend-test-files-XXXXXX", a[256], b[256], err[1024];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(a, sizeof a, "%s/in.txt", dir);
+  FILE *f = fopen(a, "w");
+  CHECK(f && fputs("x\n", f) >= 0 && fclose(f) == 0);
+  contend_files fs;
+  contend_files_init(&fs);
+  contend_files_input(&fs, "the job file", a, 0);
+  snprintf(b, sizeof b, "%s/./in.txt", dir);
+  contend_files_output(&fs, "-o/--output", b);
+  CHECK(contend_files_check(&fs, CONTEND_FILES_CREATE, err, sizeof err) != 0);
+  CHECK(strstr(err, "-o/--output") && strstr(err, "the job file") && strstr(err, "same file"));
+  contend_files_init(&fs); /* two outputs not created yet, spelled differently */
+  snprintf(a, sizeof a, "%s/out.json", dir);
+  snprintf(b, sizeof b, "%s//out.json", dir);
+  contend_files_output(&fs, "-o/--output", a);
+  contend_files_output(&fs, "--counters", b);
+  CHECK(contend_files_check(&fs, 0, err, sizeof err) != 0 && strstr(err, "are the same file"));
+  contend_files_init(&fs); /* distinct outputs pass, and the check leaves nothing */
+  snprintf(b, sizeof b, "%s/c.csv", dir);
+  contend_files_output(&fs, "-o/--output", a);
+  contend_files_output(&fs, "--counters", b);
+  contend_files_input(&fs, "the job file", NULL, 0); /* not given: skipped */
+  CHECK(fs.n == 2 && contend_files_check(&fs, CONTEND_FILES_CREATE, err, sizeof err) == 0);
+  char *longp = malloc(6001);
+  memset(longp, 'a', 6000);
+  longp[6000] = 0;
+  CHECK(contend_check_writable(longp, err, sizeof err) != 0);
+  CHECK(strstr(err, "6000 characters") && strstr(err, "4071") && strlen(err) < 400);
+  char show[256];
+  CHECK(strstr(contend_path_show(longp, show, sizeof show), "...") && strlen(show) < 160);
+  free(longp);
+  contend_out o; /* a stream: nothing at the target until commit; abandon leaves nothing */
+  CHECK(contend_out_open(&o, "--counters", b, err, sizeof err) == 0);
+  CHECK(fputs("h\n", o.f) >= 0 && access(b, F_OK) != 0);
+  contend_out_abandon(&o);
+  CHECK(contend_out_open(&o, "--counters", b, err, sizeof err) == 0 && fputs("h\n", o.f) >= 0);
+  CHECK(contend_out_commit(&o, err, sizeof err) == 0 && access(b, F_OK) == 0);
+  snprintf(a, sizeof a, "%s/in.txt", dir);
+  CHECK(unlink(b) == 0 && unlink(a) == 0 && rmdir(dir) == 0); /* empty: no temporary left */
+}
+
 static void test_plan(void) {
   contend_config cfg;
   char err[1024];
@@ -347,6 +394,7 @@ int main(void) {
   test_rings();
   test_hist();
   test_json();
+  test_files();
   test_plan();
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
