@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../coop/fiber.h"
 #include "../coop/sched.h"
 #include "../core/error.h"
 #include "contend/json.h"
@@ -216,6 +217,9 @@ static int sim_check(contend_params *opts, char *err, size_t errlen) {
              E.su.topo.nnodes);
     return -1;
   }
+  if (!nodes && coop_ranks_check("sim", "the topology's", E.su.topo.nnodes,
+                                 contend_param_int(opts, "ranks_per_node"), err, errlen))
+    return -1;
   if (sim_throttle_config(opts, E.su.net.gbps[SIM_LINK_NODE], &E.throttle_cfg, &E.throttle_signal,
                           err, errlen))
     return -1;

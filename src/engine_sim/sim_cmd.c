@@ -31,7 +31,7 @@ static const contend_param_def synth_defs[] = {
     {"drain", CONTEND_P_BOOL, "0", "",
      "after generation stops, run until every packet has arrived (deadlock check)", 1, 0},
     {"source_queue", CONTEND_P_INT, "256", "packets",
-     "packets a source may queue before it refuses new ones", 1, 1e9},
+     "packets a source may queue before it refuses new ones (queued packets are memory)", 1, 65536},
     {"seed", CONTEND_P_SEED, "1", "", "seed of every random choice (sim runs are deterministic)", 1,
      0},
     {"output", CONTEND_P_FILE_OUT, "", "path", "write the JSON results here (-o)", 1, 0},

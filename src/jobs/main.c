@@ -21,7 +21,9 @@ static const contend_param_def jobs_defs[] = {
      "concurrent, and the Congestion Impact CI = t_concurrent / t_isolated",
      1, 0},
     {"samples", CONTEND_P_INT, "0", "count",
-     "record up to N iteration times per rank and motif in the JSON (samples_s)", 0, 1e7},
+     "record up to N iteration times per rank and motif in the JSON (samples_s); N x ranks is at "
+     "most 10^7 (rank 0 holds them: 80 MB per motif)",
+     0, 1e7},
     {"list", CONTEND_P_BOOL, "0", "", "list the motifs and their parameters, then exit", 1, 0},
     CONTEND_PARAM_END};
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../coop/fiber.h"
 #include "../core/error.h"
 #include "../engine_mpi/rma_policy.h"
 #include "../engine_sim/netparams.h"
@@ -40,7 +41,8 @@ static const contend_param_def contend_run_option_defs[] = {
      1, 0},
     {"nodes", CONTEND_P_INT, "0", "count",
      "in-process engines: nodes to play (--dry-run: required; --engine sim: default all nodes "
-     "of the topology)",
+     "of the topology); nodes x ranks per node is at most what one process holds (every rank "
+     "a fiber: vm.max_map_count / 2, ulimit -v / 260 KiB), refused up front beyond",
      0, 1e7},
     {"ranks_per_node", CONTEND_P_INT, "1", "count", "in-process engines: ranks per node", 1, 1e5},
     {"topology_conf", CONTEND_P_FILE_IN, "", "path",
@@ -167,6 +169,13 @@ const contend_engine *contend_run_engine(const contend_params *opts, const conte
   if (contend_run_files_check(opts, files, e->in_process ? CONTEND_FILES_CREATE : 0, err, errlen))
     return NULL;
   if (e->check && e->check((contend_params *)opts, err, errlen))
+    return NULL;
+  /* every rank a fiber of this process: as many as it can hold (the
+   * simulator checks its topology's node count when --nodes is not given) */
+  const long long nodes = contend_param_int(opts, "nodes");
+  if (e->in_process && nodes > 0 &&
+      coop_ranks_check(e->name, "--nodes", nodes, contend_param_int(opts, "ranks_per_node"), err,
+                       errlen))
     return NULL;
   return e;
 }
