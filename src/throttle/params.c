@@ -108,7 +108,16 @@ int ct_ca_for(const char *spec, const char *job, double *ca, char *err, size_t e
                (int)n, t);
       return -1;
     }
-    if (job && strlen(job) == (size_t)(eq - t) && !strncmp(job, t, (size_t)(eq - t)))
+    const size_t name = (size_t)(eq - t);
+    for (const char *u = spec; u < t;) { /* the jobs named before this one */
+      const size_t un = strcspn(u, ",");
+      if (strcspn(u, "=") == name && !strncmp(u, t, name)) {
+        snprintf(err, errlen, "--throttle-ca '%s': job '%.*s' is given twice", spec, (int)name, t);
+        return -1;
+      }
+      u += un + 1;
+    }
+    if (job && strlen(job) == name && !strncmp(job, t, name))
       *ca = v;
     t += n + (comma ? 1 : 0);
   }
