@@ -215,6 +215,7 @@ int contend_sim_main(int argc, char **argv) {
   contend_json_arr_begin(&j, "points");
   double wall = 0;
   uint64_t hops = 0, events = 0;
+  int no_latency = 0;
   for (int i = 0; i < nloads; i++) {
     if (!quiet && nloads > 1)
       fprintf(stderr, "contend sim: point %d of %d, load %.3g\n", i + 1, nloads, loads[i]);
@@ -224,8 +225,14 @@ int contend_sim_main(int argc, char **argv) {
       rc = usage_error(err);
       goto out;
     }
-    printf("%8.3f %10.4f %10.4f %12.1f %12.1f %12llu %14.3g %9.2f%s\n", loads[i], pt.offered,
-           pt.accepted, pt.lat_mean_ns, pt.lat_p99_ns, (unsigned long long)pt.hops,
+    char mean[32] = "-", p99[32] = "-"; /* "-": no measured packet arrived (note below) */
+    if (pt.lat_count) {
+      snprintf(mean, sizeof mean, "%.1f", pt.lat_mean_ns);
+      snprintf(p99, sizeof p99, "%.1f", pt.lat_p99_ns);
+    }
+    no_latency += !pt.lat_count;
+    printf("%8.3f %10.4f %10.4f %12s %12s %12llu %14.3g %9.2f%s\n", loads[i], pt.offered,
+           pt.accepted, mean, p99, (unsigned long long)pt.hops,
            pt.wall_s > 0 ? (double)pt.hops / pt.wall_s : 0.0, pt.wall_s,
            pt.drained == 0 ? "  NOT DRAINED" : "");
     fflush(stdout);
@@ -234,6 +241,11 @@ int contend_sim_main(int argc, char **argv) {
     events += pt.events;
   }
   contend_json_arr_end(&j);
+  if (no_latency)
+    printf("  -: %s (saturated, or the\n"
+           "     window is shorter than a packet's trip): a longer --measure-us or --drain gives\n"
+           "     latencies; the JSON has null latencies and a null_reason\n",
+           SYNTH_NO_LATENCY);
   contend_json_uint(&j, "packet_hops", hops);
   contend_json_uint(&j, "events", events);
   contend_json_double(&j, "wall_s", wall);

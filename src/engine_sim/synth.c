@@ -436,6 +436,8 @@ static void lat_json(contend_json *j, const contend_hist *h) {
   contend_json_double(j, "p50", contend_hist_quantile(h, 0.50));
   contend_json_double(j, "p99", contend_hist_quantile(h, 0.99));
   contend_json_double(j, "max", h->count ? h->max : NAN);
+  if (!h->count) /* the nulls above: saturated, or a window shorter than a packet's trip */
+    contend_json_str(j, "null_reason", SYNTH_NO_LATENCY);
   contend_json_obj_end(j);
 }
 
@@ -567,6 +569,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
   contend_json_obj_end(j);
   pt->offered = off_all / norm_all;
   pt->accepted = acc_all / norm_all;
+  pt->lat_count = s.total_lat.count;
   pt->lat_mean_ns = s.total_lat.count ? contend_hist_mean(&s.total_lat) : NAN;
   pt->lat_p99_ns = contend_hist_quantile(&s.total_lat, 0.99);
   pt->hops = st->packet_hops;

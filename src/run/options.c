@@ -31,8 +31,9 @@ static const contend_param_def contend_run_option_defs[] = {
     {"verify_inject", CONTEND_P_INT, "0", "count",
      "testing aid: corrupt one received byte every N checks (shows --verify catches it)", 0, 1e12},
     {"watchdog", CONTEND_P_DOUBLE, "0", "s",
-     "abort a phase that runs longer than this, removing the files the run created (0: "
-     "automatic: 10 x timeout + 120 s per phase for network and load, 3600 s for jobs)",
+     "abort a phase that runs longer than this, removing the files the run created; also how "
+     "long a rank that stops (SIGSTOP, a hang) goes unnoticed (0: automatic: 2 x timeout + 60 s "
+     "per phase for network and load, 80 s at the default timeout; 3600 s for a jobs run)",
      0, 1e9},
     {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
     {"dry_run", CONTEND_P_BOOL, "0", "",

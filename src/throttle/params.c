@@ -69,6 +69,8 @@ int ct_config_from_params(const contend_params *p, double line_default_gbps, ct_
   double ca;
   if (ct_ca_for(contend_param_str(p, "throttle_ca"), NULL, &ca, err, errlen))
     return -1;
+  c->ca_per_job = strchr(contend_param_str(p, "throttle_ca"), '=') != NULL;
+  c->ca = c->ca_per_job ? 0 : ca; /* per job: each node's controller takes its job's */
   return ct_config_check(c, err, errlen);
 }
 
