@@ -44,9 +44,12 @@
 #define CONTEND_PATH_LEN_MAX (4096 - 1 - CONTEND_TMP_SUFFIX_MAX)
 #define CONTEND_NAME_LEN_MAX (255 - CONTEND_TMP_SUFFIX_MAX)
 /* Files one command may register. */
-#define CONTEND_FILES_MAX 16
+#define CONTEND_FILES_MAX 32
 
-enum { CONTEND_FILE_POLLED = 1 };  /* contend_files_input flag */
+enum {
+  CONTEND_FILE_POLLED = 1, /* contend_files_input: re-read during the run */
+  CONTEND_FILE_DATA = 2    /* contend_files_data: see there */
+};
 enum { CONTEND_FILES_CREATE = 1 }; /* contend_files_check flag */
 
 typedef struct contend_file_entry {
@@ -66,6 +69,10 @@ void contend_files_init(contend_files *fs);
  * skipped (an option not given). */
 void contend_files_input(contend_files *fs, const char *role, const char *path, int flags);
 void contend_files_output(contend_files *fs, const char *role, const char *path);
+/* Registers a data file the run writes (an I/O motif's): an output like
+ * the others, except that data files may name one file among themselves
+ * (a job writes a file, then reads it back). */
+void contend_files_data(contend_files *fs, const char *role, const char *path);
 /* Registers every row of p typed CONTEND_P_FILE_IN / CONTEND_P_FILE_OUT
  * whose value is not empty, under the row's option name (--key, and
  * -o/--output for the key output). */

@@ -41,6 +41,10 @@ void contend_files_output(contend_files *fs, const char *role, const char *path)
   add(fs, role, path, 1, 0);
 }
 
+void contend_files_data(contend_files *fs, const char *role, const char *path) {
+  add(fs, role, path, 1, CONTEND_FILE_DATA);
+}
+
 void contend_files_from_params(contend_files *fs, const contend_params *p) {
   for (size_t i = 0; i < p->n; i++) {
     const contend_param_def *d = &p->defs[i];
@@ -255,6 +259,8 @@ int contend_files_check(const contend_files *fs, int flags, char *err, size_t er
     for (int k = 0; k < fs->n; k++) {
       const contend_file_entry *a = &fs->e[i], *b = &fs->e[k];
       if (k == i || !a->output || (b->output && k > i) || !same(&id[i], &id[k]))
+        continue;
+      if (a->flags & b->flags & CONTEND_FILE_DATA)
         continue;
       char show2[256];
       if (b->output)

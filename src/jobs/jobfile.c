@@ -654,6 +654,12 @@ static int dir_motif(parser *ps, token *t, int n, int line) {
     }
     given[idx] = 1;
     char conv[512];
+    if (strlen(val) >= sizeof conv) {
+      rc = fail(ps, t[i].line,
+                "motif '%s': the value of %s has %zu characters, more than the limit of %zu",
+                m->name, key, strlen(val), sizeof conv - 1);
+      break;
+    }
     with_units(&jm->params.defs[idx], val, conv, sizeof conv);
     if (contend_params_set(&jm->params, idx, conv, perr, sizeof perr)) {
       /* "--motif.key: 'v' is not valid: ..." -> "motif 'm': key='v' is not valid: ..." */

@@ -90,3 +90,19 @@ def test_placement_count_message_names_the_range(tmp_path):
     )
     r = run(["jobs", "p.job", "--dry-run", "--nodes", "4"], cwd=tmp_path)
     assert_refused(r, "p.job:2:", "[1, 10000000]")
+
+
+def test_job_file_values_and_io_paths_bounded(tmp_path):
+    """Values were cut at 511 characters without a word (an I/O path then
+    named another file); a path template must fit once expanded."""
+    long = "x" * 600
+    (tmp_path / "v.job").write_text(
+        f"[JOB_NAME] a\n[NID_LIST] 0-1\n[MOTIF] io_write api=posix path={long}\n"
+    )
+    r = run(["jobs", "v.job", "--dry-run", "--nodes", "2"], cwd=tmp_path)
+    assert_refused(r, "v.job:3:", "path has 600 characters", "limit of 511")
+    (tmp_path / "t.job").write_text(
+        "[JOB_NAME] a\n[NID_LIST] 0-1\n[MOTIF] io_write api=posix path=" + "{job}" * 30 + "\n"
+    )
+    r = run(["jobs", "t.job", "--dry-run", "--nodes", "2"], cwd=tmp_path)
+    assert_refused(r, "t.job:3:", "expands to up to", "limit of 1023")

@@ -221,3 +221,25 @@ def test_throttle_files_checked_before_the_program_runs(work):
         r = run(["throttle", *opts, "--", "touch", marker], cwd=work)
         assert_refused(r, *words)
         assert not marker.exists()
+
+
+def test_io_motif_data_files_are_outputs(work):
+    """An I/O motif's literal path ({job} filled in) is a file the run
+    writes: not the job file, not -o; a job may write then read one file."""
+    job = work / "io.job"
+    job.write_text(
+        "[JOB_NAME] a\n[NID_LIST] 0-1\n[MOTIF] io_write api=posix path=d.dat\n"
+        "[MOTIF] io_read api=posix path=d.dat\n"
+        "[JOB_NAME] b\n[NID_LIST] 2-3\n[MOTIF] io_write api=posix path={job}.json\n"
+    )
+    before = snapshot(work)
+    r = run(["jobs", "io.job", "--dry-run", "--nodes", "4", "-o", "b.json"], cwd=work)
+    assert_refused(
+        r, "io_write path= (line 7) 'b.json'", "-o/--output", before=before, directory=work
+    )
+    r = run(["jobs", "io.job", "--dry-run", "--nodes", "4", "-o", "plan.json"], cwd=work)
+    assert r.returncode == 0, r.stderr
+    job.write_text("[JOB_NAME] a\n[NID_LIST] 0-1\n[MOTIF] io_write api=posix path=io.job\n")
+    before = snapshot(work)
+    r = run(["jobs", "io.job", "--dry-run", "--nodes", "2"], cwd=work)
+    assert_refused(r, "the job file 'io.job'", before=before, directory=work)
