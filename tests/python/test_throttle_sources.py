@@ -34,8 +34,11 @@ def assert_one_row_per_window_to_the_end(log, after_s):
         t = [float(x["time_s"]) for x in rows]
         assert len(rows) >= SECONDS / WINDOW_S - 2, (rank, t)
         assert max(t) >= SECONDS - 2 * WINDOW_S, (rank, t)
+        # a row per window: as many rows as windows in their span (a
+        # sampler woken late by a busy host shifts a row, never skips it)
+        assert len(rows) >= round((t[-1] - t[0]) / WINDOW_S), (rank, t)
         gaps = [b - a for a, b in zip(t, t[1:])]
-        assert max(gaps) < 1.6 * WINDOW_S, (rank, t)
+        assert max(gaps) < 2.5 * WINDOW_S, (rank, t)
         late = [x for x in rows if float(x["time_s"]) > after_s + 2 * WINDOW_S]
         assert late and all(x["signal"] == "" and float(x["rate_gbps"]) == 10 for x in late), late
 
