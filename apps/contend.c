@@ -165,12 +165,41 @@ static int usage_exit(int status) {
   return status;
 }
 
-static int list_tests(void) {
+/* `contend list [TEST...]`: every test with its parameters, or the tests
+ * named (an unknown name: exit status 2); the job-file motifs follow the
+ * whole list. */
+static int list_tests(int argc, char **argv, int print) {
+  for (int a = 1; a < argc; a++) {
+    if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+      if (print)
+        printf("usage: contend list [TEST...]\n\n"
+               "Lists the tests of `contend network` and `contend load` (canaries and\n"
+               "congestors) with their parameters (--TEST.KEY VALUE), then the job-file motifs\n"
+               "(their parameters: contend jobs --list); with TEST names, only those tests.\n"
+               "An unknown name is an error (exit status 2).\n");
+      return 0;
+    }
+    char name[128];
+    snprintf(name, sizeof name, "%s", argv[a]);
+    contend_key_normalize(name);
+    if (argv[a][0] == '-' || strlen(argv[a]) >= sizeof name || !contend_motif_find(name)) {
+      if (print) {
+        fprintf(stderr, "contend list: error: %s '%.100s' (tests:",
+                argv[a][0] == '-' ? "unknown option" : "unknown test", argv[a]);
+        for (int i = 0; contend_motifs[i]; i++)
+          fprintf(stderr, "%s %s", i ? "," : "", contend_motifs[i]->name);
+        fprintf(stderr, "; job-file motifs: contend jobs --list)\n");
+      }
+      return 2;
+    }
+  }
+  if (!print)
+    return 0;
   contend_config cfg;
   contend_strbuf out = {0};
   char err[512];
-  char *argv[] = {"load", "--help", NULL};
-  if (contend_config_parse(&cfg, CONTEND_CMD_LOAD, 2, argv, &out, err, sizeof err) < 0) {
+  char *help_argv[] = {"load", "--help", NULL};
+  if (contend_config_parse(&cfg, CONTEND_CMD_LOAD, 2, help_argv, &out, err, sizeof err) < 0) {
     fprintf(stderr, "contend: %s\n", err);
     return 3;
   }
@@ -179,6 +208,15 @@ static int list_tests(void) {
          "--TEST.KEY VALUE on `contend network` or `contend load`.\n");
   for (int i = 0; i < cfg.nmotifs; i++) {
     const contend_motif *m = contend_motifs[i];
+    int wanted = argc < 2;
+    for (int a = 1; a < argc && !wanted; a++) {
+      char name[128];
+      snprintf(name, sizeof name, "%s", argv[a]);
+      contend_key_normalize(name);
+      wanted = contend_motif_find(name) == m;
+    }
+    if (!wanted)
+      continue;
     printf("\n%-9s %-15s %s [%s]\n", m->role == CONTEND_ROLE_CANARY ? "canary" : "congestor",
            m->name, m->help, m->metric == CONTEND_METRIC_LAT_US ? "usec" : "MiB/s/rank");
     contend_params_help(&cfg.tests[i], "", &out);
@@ -186,6 +224,11 @@ static int list_tests(void) {
     out.len = 0;
   }
   const char *why = "";
+  if (argc > 1) { /* the tests asked for only */
+    contend_sb_free(&out);
+    contend_config_free(&cfg);
+    return 0;
+  }
   printf("\nJob-file motifs (contend jobs; parameters: contend jobs --list):\n");
   for (int i = 0; contend_workload_motifs[i]; i++)
     printf("  %-20s %s\n", contend_workload_motifs[i]->name, contend_workload_motifs[i]->help);
@@ -242,9 +285,9 @@ int main(int argc, char **argv) {
     return main(3, args);
   }
   if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
-    return launcher_rank() == 0 ? contend_version_main(argc - 1, argv + 1) : 0;
+    return usage_exit(contend_version_main(argc - 1, argv + 1, launcher_rank() == 0));
   if (!strcmp(cmd, "list"))
-    return launcher_rank() == 0 ? list_tests() : 0;
+    return usage_exit(list_tests(argc - 1, argv + 1, launcher_rank() == 0));
   if (!strcmp(cmd, "sim"))
     return contend_sim_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "topology"))

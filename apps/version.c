@@ -32,8 +32,18 @@ int contend_part_built(const char *part) {
   return 1;
 }
 
-int contend_version_main(int argc, char **argv) {
-  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+int contend_version_main(int argc, char **argv, int print) {
+  for (int a = 1; a < argc; a++)
+    if (a > 1 || (strcmp(argv[a], "--help") && strcmp(argv[a], "-h"))) {
+      if (print)
+        fprintf(stderr,
+                "contend version: error: unexpected argument '%.100s' (it takes none but --help)\n",
+                argv[a]);
+      return 2;
+    }
+  if (!print)
+    return 0;
+  if (argc > 1) {
     printf("usage: contend version\n       contend --version\n\n"
            "Prints the version (first line: contend X.Y.Z), the git commit the build was\n"
            "configured at, the MPI library this binary runs with and the one it was\n"

@@ -1,8 +1,10 @@
 /* contend: a small streaming JSON writer into a contend_strbuf.
  *
  * Keys are passed with each value (NULL inside arrays).  Doubles are
- * written with 17 significant digits so values round-trip exactly;
- * NaN and infinities are written as null.  Strings are escaped. */
+ * written with the fewest of 15 or 17 significant digits that round-trip
+ * exactly, always with a decimal point or an exponent (1.0, not 1: a
+ * double stays a double for JSON readers); NaN and infinities are written
+ * as null.  Strings are escaped. */
 #ifndef CONTEND_JSON_H
 #define CONTEND_JSON_H
 
@@ -29,20 +31,5 @@ void contend_json_double(contend_json *j, const char *key, double v);
 void contend_json_bool(contend_json *j, const char *key, int v);
 void contend_json_str(contend_json *j, const char *key, const char *v); /* NULL -> null */
 void contend_json_null(contend_json *j, const char *key);
-
-/* Writes text to path atomically: a temporary file in the same directory,
- * then rename().  Returns 0, or -1 with a message in err. */
-int contend_write_file_atomic(const char *path, const char *text, size_t len, char *err,
-                              size_t errlen);
-/* Whether a regular file can be created (or replaced) at path, judged
- * from the file system without creating anything: returns 0, or -1 with
- * the reason in why, one phrase without the path itself ("it is a
- * directory, expected a file", "directory 'D' does not exist", "directory
- * 'D' is not writable: ...").  For messages after a failed create too. */
-int contend_path_creatable(const char *path, char *why, size_t len);
-/* The -o/--output check before a run: contend_path_creatable, then a
- * temporary file beside path created and removed.  Returns 0, or -1 with
- * "-o/--output: cannot write 'PATH': reason" in err.  Leaves no file. */
-int contend_check_writable(const char *path, char *err, size_t errlen);
 
 #endif

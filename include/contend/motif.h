@@ -81,7 +81,19 @@ enum {
   /* the motif's check reads a collective's result (allreduce, alltoall):
    * skipped on engines that time collectives without computing them
    * (contend_engine_ops.colls_compute == 0) */
-  CONTEND_MOTIF_COLL_DATA = 8
+  CONTEND_MOTIF_COLL_DATA = 8,
+  /* time the round whole, from before its warm-up to the end of its last
+   * iteration, and give every timed iteration the round's mean (warm-up
+   * included): for a rank that samples data its peers send without
+   * waiting for it (an incast's root).  Eager data can arrive before the
+   * receive that takes it is posted, or during the warm-up; per-iteration
+   * times then count it in the wrong (too short) span, and their rates,
+   * and their mean, exceed what the link delivered.  Over a round that
+   * starts together on every rank (the suite's congestors synchronise
+   * before each), all of the round's data arrives inside the span, so the
+   * rate is at most the receiver's link rate.  Applied with --verify too
+   * (prepare and check are then inside the span). */
+  CONTEND_MOTIF_ROUND_TIMING = 16
 };
 
 /* How a per-iteration time t (seconds) becomes the reported value:

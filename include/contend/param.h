@@ -14,11 +14,13 @@
 #include <stdint.h>
 
 typedef enum {
-  CONTEND_P_INT,    /* int64, range [min, max] */
-  CONTEND_P_DOUBLE, /* double, range [min, max] */
-  CONTEND_P_BOOL,   /* flag: "--key" alone sets it; also true/false/1/0 */
-  CONTEND_P_STRING, /* free text (paths, lists); validated by the owner */
-  CONTEND_P_SEED    /* uint64, or the word "time" (the default) */
+  CONTEND_P_INT,      /* int64, range [min, max] */
+  CONTEND_P_DOUBLE,   /* double, range [min, max] */
+  CONTEND_P_BOOL,     /* flag: "--key" alone sets it; also true/false/1/0 */
+  CONTEND_P_STRING,   /* free text (lists, specs); validated by the owner */
+  CONTEND_P_SEED,     /* uint64, or the word "time" (the default) */
+  CONTEND_P_FILE_IN,  /* a path the command reads (text; contend/files.h checks it) */
+  CONTEND_P_FILE_OUT, /* a path the command writes (text; contend/files.h checks it) */
 } contend_param_type;
 
 typedef struct contend_param_def {
@@ -37,7 +39,7 @@ typedef struct contend_param_def {
 typedef struct contend_param_value {
   int64_t i;
   double d;
-  char *s;     /* owned copy (STRING); NULL otherwise */
+  char *s;     /* owned copy (STRING, FILE_IN, FILE_OUT); NULL otherwise */
   int set;     /* 1 if given by the user (not the default) */
   int is_time; /* SEED: "time" requested */
 } contend_param_value;

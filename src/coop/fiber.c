@@ -3,9 +3,11 @@
 #include "fiber.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../core/error.h"
@@ -116,4 +118,66 @@ void coop_fiber_free(coop_fiber *f) {
 #endif
   munmap(f->map, f->map_len);
   free(f);
+}
+
+#define MAP_RESERVE 4096                       /* mappings kept for libraries, heap, MPI */
+#define AS_RESERVE ((size_t)512 * 1024 * 1024) /* address space kept beside the stacks */
+
+/* A number from a small text file, or -1. */
+static long long read_number(const char *path, int field) {
+  FILE *f = fopen(path, "r");
+  long long v = -1;
+  for (int i = 0; f && i <= field; i++)
+    if (fscanf(f, "%lld", &v) != 1)
+      v = -1;
+  if (f)
+    fclose(f);
+  return v;
+}
+
+long coop_fiber_limit(char *why, size_t len) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  long limit = COOP_FIBERS_MAX;
+  snprintf(why, len, "the fixed maximum of %ld per process", (long)COOP_FIBERS_MAX);
+  const long long maps = read_number("/proc/sys/vm/max_map_count", 0);
+  if (maps > 0) {
+    const long n = maps > MAP_RESERVE ? (long)((maps - MAP_RESERVE) / 2) : 0;
+    if (n < limit) {
+      limit = n;
+      snprintf(why, len,
+               "vm.max_map_count is %lld and every rank takes 2 memory mappings (its stack and "
+               "guard page)",
+               maps);
+    }
+  }
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    const long long pages = read_number("/proc/self/statm", 0); /* mapped now */
+    const size_t used = pages > 0 ? (size_t)pages * page : 0;
+    const size_t room =
+        (size_t)rl.rlim_cur > used + AS_RESERVE ? (size_t)rl.rlim_cur - used - AS_RESERVE : 0;
+    const long n = (long)(room / (COOP_STACK_DEFAULT + page));
+    if (n < limit) {
+      limit = n;
+      snprintf(why, len,
+               "the address-space limit (ulimit -v) of %.0f MiB leaves room for that many "
+               "stacks of %zu KiB",
+               (double)rl.rlim_cur / 1048576.0, (COOP_STACK_DEFAULT + page) / 1024);
+    }
+  }
+  return limit;
+}
+
+int coop_ranks_check(const char *engine, const char *nodes_from, long long nodes, long long ppn,
+                     char *err, size_t errlen) {
+  char why[256];
+  const long limit = coop_fiber_limit(why, sizeof why);
+  const double ranks = (double)nodes * (double)ppn;
+  if (ranks <= (double)limit)
+    return 0;
+  snprintf(err, errlen,
+           "%s %lld nodes x --ranks-per-node %lld = %.0f ranks: the %s engine plays every rank "
+           "as a user-level context of this process, at most %ld here (%s)",
+           nodes_from, nodes, ppn, ranks, engine, limit, why);
+  return -1;
 }

@@ -25,6 +25,8 @@
 #include <stddef.h>
 
 #define COOP_STACK_DEFAULT ((size_t)256 * 1024)
+/* The most fibers one process holds at once, whatever its limits. */
+#define COOP_FIBERS_MAX (1L << 20)
 
 typedef struct coop_fiber coop_fiber;
 
@@ -50,5 +52,19 @@ int coop_fiber_done(const coop_fiber *f);
 
 /* Unmaps the stack and frees f (NULL is fine); see the ownership rule. */
 void coop_fiber_free(coop_fiber *f);
+
+/* How many fibers of the default stack this process can hold at once:
+ * the least of COOP_FIBERS_MAX, what vm.max_map_count leaves (two
+ * mappings per fiber, less a reserve for the rest of the process) and
+ * what RLIMIT_AS leaves (stack and guard page each, less what is mapped
+ * already and a reserve).  why: which limit binds, for messages. */
+long coop_fiber_limit(char *why, size_t len);
+
+/* The in-process engines' up-front check of their rank count: 0 when
+ * nodes x ppn ranks fit coop_fiber_limit, else -1 with one line in err
+ * naming where the nodes come from (nodes_from: "--nodes", "the
+ * topology's"), --ranks-per-node, the engine and the limit. */
+int coop_ranks_check(const char *engine, const char *nodes_from, long long nodes, long long ppn,
+                     char *err, size_t errlen);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "contend/files.h"
+
 static void (*g_abort_hook)(void);
 static int (*g_rank)(void);
 static void (*g_end)(int status);
@@ -23,6 +25,7 @@ void contend_die(void) {
   g_abort_hook = NULL; /* once, even if the hook itself fails */
   if (hook)
     hook();
+  contend_out_remove_all(); /* outputs not committed: no partial files */
   fflush(stdout);
   if (g_end)
     g_end(CONTEND_EXIT_FAIL);

@@ -29,7 +29,8 @@ void contend_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 
 /* The rank named in messages (the registered rank(), or -1). */
 int contend_fail_rank(void);
 
-/* Runs the abort hook (once) and ends the run with status 3 (after a
+/* Runs the abort hook (once), removes the outputs not yet committed
+ * (contend_out_remove_all) and ends the run with status 3 (after a
  * message the caller printed itself). */
 void contend_die(void) __attribute__((noreturn));
 

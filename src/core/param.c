@@ -97,7 +97,9 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
       return parse_range_error(p, idx, text, "true or false", err, errlen);
     v->d = (double)v->i;
     break;
-  case CONTEND_P_STRING: {
+  case CONTEND_P_STRING:
+  case CONTEND_P_FILE_IN:
+  case CONTEND_P_FILE_OUT: {
     char *s = strdup(text);
     if (!s)
       return parse_range_error(p, idx, text, "text (out of memory)", err, errlen);
@@ -186,6 +188,8 @@ void contend_params_format(const contend_params *p, int idx, char *buf, size_t l
     snprintf(buf, len, "%s", v->i ? "true" : "false");
     break;
   case CONTEND_P_STRING:
+  case CONTEND_P_FILE_IN:
+  case CONTEND_P_FILE_OUT:
     snprintf(buf, len, "%s", v->s ? v->s : "");
     break;
   case CONTEND_P_SEED:
@@ -212,6 +216,10 @@ void contend_params_help(const contend_params *p, const char *prefix, contend_st
       break;
     case CONTEND_P_STRING:
       snprintf(arg, sizeof arg, " TEXT");
+      break;
+    case CONTEND_P_FILE_IN:
+    case CONTEND_P_FILE_OUT:
+      snprintf(arg, sizeof arg, " FILE");
       break;
     case CONTEND_P_SEED:
       snprintf(arg, sizeof arg, " N|time");
@@ -301,6 +309,8 @@ void contend_params_json(contend_json *j, const char *key, const contend_params 
       contend_json_bool(j, d->key, (int)v->i);
       break;
     case CONTEND_P_STRING:
+    case CONTEND_P_FILE_IN:
+    case CONTEND_P_FILE_OUT:
       contend_json_str(j, d->key, v->s ? v->s : "");
       break;
     case CONTEND_P_SEED: /* "time" was resolved to the run's seed */

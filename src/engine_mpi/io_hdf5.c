@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "contend/files.h"
 #include "contend/json.h"
 #include "io_backend.h"
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../core/proc.h"
+#include "contend/files.h"
 #include "contend/world.h"
 #include "engine_mpi.h"
 #include "library.h"
@@ -282,11 +283,13 @@ static void on_alarm(int sig) {
   ssize_t w = write(2, g_watch_msg, strlen(g_watch_msg));
   (void)w;
   contend_mpi_io_remove_tracked();
+  contend_out_remove_all();
   MPI_Abort(MPI_COMM_WORLD, CONTEND_EXIT_FAIL);
 }
 
 static void on_term(int sig) {
   contend_mpi_io_remove_tracked();
+  contend_out_remove_all();
   signal(sig, SIG_DFL);
   raise(sig);
 }

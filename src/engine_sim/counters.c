@@ -2,13 +2,12 @@
  * summary (see counters.h for the columns and their meaning). */
 #include "counters.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../core/error.h"
+#include "contend/files.h"
 #include "net_impl.h"
 
 typedef struct last {
@@ -19,8 +18,8 @@ typedef struct last {
 
 struct sim_counters {
   sim_net *n;
-  FILE *f;
-  char *path, *tmp;
+  contend_out out; /* the CSV's temporary (out.f NULL: summary only) */
+  FILE *f;         /* out.f */
   sim_time interval, t_last;
   last *prev; /* per channel */
 };
@@ -115,20 +114,12 @@ int sim_counters_open(sim_counters **out, sim_net *n, const char *path, sim_time
   k->n = n;
   k->interval = interval;
   if (path) {
-    k->path = strdup(path);
-    k->tmp = malloc(strlen(path) + 32);
-    if (!k->path || !k->tmp)
-      contend_fail("out of memory (counters)");
-    sprintf(k->tmp, "%s.tmp.%ld", path, (long)getpid());
-    k->f = fopen(k->tmp, "w");
-    if (!k->f) {
-      snprintf(err, errlen, "--counters %s: cannot write: %s", path, strerror(errno));
-      free(k->path);
-      free(k->tmp);
+    if (contend_out_open(&k->out, "--counters", path, err, errlen)) {
       free(k->prev);
       free(k);
       return -1;
     }
+    k->f = k->out.f;
     fputs("time_s,component,port,vc,counter,value\n", k->f);
   }
   n->sample = on_sample;
@@ -248,8 +239,6 @@ void sim_counters_summary_json(sim_counters *k, contend_json *j, int top) {
 static void release(sim_counters *k) {
   k->n->sample = NULL;
   k->n->sample_arg = NULL;
-  free(k->path);
-  free(k->tmp);
   free(k->prev);
   free(k);
 }
@@ -258,20 +247,15 @@ int sim_counters_close(sim_counters *k, char *err, size_t errlen) {
   int rc = 0;
   if (k->f) {
     write_sample(k);
-    if (fclose(k->f) != 0 || rename(k->tmp, k->path) != 0) {
-      snprintf(err, errlen, "--counters %s: %s", k->path, strerror(errno));
-      unlink(k->tmp);
-      rc = -1;
-    }
+    rc = contend_out_commit(&k->out, err, errlen);
   }
   release(k);
   return rc;
 }
 
 void sim_counters_abandon(sim_counters *k) {
-  if (k->f) {
-    fclose(k->f);
-    unlink(k->tmp);
-  }
+  if (!k)
+    return;
+  contend_out_abandon(&k->out);
   release(k);
 }

@@ -29,14 +29,16 @@ typedef struct sim_counters sim_counters;
 
 /* Starts sampling net every `interval` ps (0: once, at close) into the
  * CSV at path (NULL: summary only).  The file is written under a
- * temporary name and renamed at close.  Returns 0, or -1 with err. */
+ * temporary name (contend/files.h) and renamed at close; a run that
+ * fails abandons it.  Returns 0, or -1 with err. */
 int sim_counters_open(sim_counters **out, sim_net *n, const char *path, sim_time interval,
                       char *err, size_t errlen);
 /* "counters": {"interval_us", "top_stalled": [...], "by_tier": [...]} */
 void sim_counters_summary_json(sim_counters *c, contend_json *j, int top);
 /* Last sample, file renamed into place; frees c.  Returns 0 or -1 (err). */
 int sim_counters_close(sim_counters *c, char *err, size_t errlen);
-/* Removes the temporary file and frees c (a run that failed). */
+/* Removes the temporary file and frees c (a run that failed or was
+ * refused: no header-only file).  NULL: nothing. */
 void sim_counters_abandon(sim_counters *c);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../coop/fiber.h"
 #include "../coop/sched.h"
 #include "../core/error.h"
 #include "contend/json.h"
@@ -104,7 +105,8 @@ static void on_timer(void *arg, uint32_t kind, uint32_t id) {
     break;
   case SIM_T_WATCHDOG:
     if (id == (uint32_t)E.watchdog_gen) {
-      fprintf(stderr, "contend: %s (simulated time %.6f s)\n", E.watchdog_msg, sim_now());
+      fprintf(stderr, "%s%s (simulated time %.6f s)\n",
+              strncmp(E.watchdog_msg, "contend", 7) ? "contend: " : "", E.watchdog_msg, sim_now());
       contend_die();
     }
     break;
@@ -152,6 +154,7 @@ static void watchdog(double seconds, const char *msg) {
   if (seconds <= 0)
     return;
   snprintf(E.watchdog_msg, sizeof E.watchdog_msg, "%s", msg ? msg : "watchdog expired");
+  E.watchdog_msg[strcspn(E.watchdog_msg, "\n")] = 0; /* one line with the simulated time */
   sim_net_timer(E.net, sim_net_now(E.net) + (sim_time)(seconds * SIM_PS_PER_S), SIM_T_WATCHDOG,
                 (uint32_t)E.watchdog_gen);
 }
@@ -214,13 +217,11 @@ static int sim_check(contend_params *opts, char *err, size_t errlen) {
              E.su.topo.nnodes);
     return -1;
   }
-  if (E.su.counters && contend_check_writable(E.su.counters, err, errlen))
+  if (!nodes && coop_ranks_check("sim", "the topology's", E.su.topo.nnodes,
+                                 contend_param_int(opts, "ranks_per_node"), err, errlen))
     return -1;
   if (sim_throttle_config(opts, E.su.net.gbps[SIM_LINK_NODE], &E.throttle_cfg, &E.throttle_signal,
                           err, errlen))
-    return -1;
-  const char *tlog = contend_param_str(opts, "throttle_log");
-  if (*tlog && contend_check_writable(tlog, err, errlen))
     return -1;
   if (contend_param_bool(opts, "virtual_nodes")) {
     snprintf(err, errlen, "--virtual-nodes: the simulated fabric's nodes come from --topology");
@@ -267,13 +268,15 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
   E.wall0 = wall();
   E.wall_next = E.wall0 + PROGRESS_EVERY_S;
   int rc = contend_inproc_launch(&sim_backend, nodes, l->ranks_per_node, body, arg);
-  if (sim_counters_close(E.ctr, err, sizeof err)) {
+  /* a run refused or failed leaves neither counters nor log (no header-only files) */
+  if (rc)
+    sim_counters_abandon(E.ctr);
+  else if (sim_counters_close(E.ctr, err, sizeof err)) {
     fprintf(stderr, "contend: %s\n", err);
-    if (!rc)
-      rc = CONTEND_EXIT_FAIL;
+    rc = CONTEND_EXIT_FAIL;
   }
   E.ctr = NULL;
-  if (sim_throttle_close(E.throttle, err, sizeof err)) {
+  if (sim_throttle_close(E.throttle, !rc, err, sizeof err)) {
     fprintf(stderr, "contend: %s\n", err);
     if (!rc)
       rc = CONTEND_EXIT_FAIL;

@@ -564,6 +564,15 @@ int sim_net_config_check(const sim_net_config *cfg, char *err, size_t errlen) {
              cfg->buffer_bytes, cfg->mtu, cfg->header);
     return -1;
   }
+  if (cfg->buffer_bytes / (cfg->mtu + cfg->header) > SIM_BUFFER_PACKETS_MAX) {
+    snprintf(err, errlen,
+             "--buffer-bytes %u B holds %u packets of mtu %u B + header %u B, more than the limit "
+             "of %d per virtual channel (packets in flight are memory): a larger --mtu or a "
+             "smaller --buffer-bytes",
+             cfg->buffer_bytes, cfg->buffer_bytes / (cfg->mtu + cfg->header), cfg->mtu, cfg->header,
+             SIM_BUFFER_PACKETS_MAX);
+    return -1;
+  }
   for (int k = 0; k < SIM_LINK_NCLASS; k++)
     if (!(cfg->gbps[k] > 0)) {
       snprintf(err, errlen, "link bandwidths must be > 0 Gbit/s");

@@ -93,6 +93,10 @@ typedef struct sim_net_stats {
 
 typedef struct sim_net sim_net;
 
+/* The most packets one VC buffer may hold (buffer_bytes / (mtu + header)):
+ * in-flight packets are memory, and a hot spot fills the buffers. */
+#define SIM_BUFFER_PACKETS_MAX 65536
+
 /* Validates a configuration: 0, or -1 with one line in err (a buffer
  * smaller than one packet, VCs out of range, a zero bandwidth). */
 int sim_net_config_check(const sim_net_config *cfg, char *err, size_t errlen);

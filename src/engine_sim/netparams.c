@@ -93,12 +93,18 @@ const contend_param_def sim_param_defs[] = {
      "MPI semantics: host time a rank spends on each message it sends and on each message "
      "whose data it receives (LogP's o; 0: the fabric alone)",
      0, LAT_MAX},
-    {"counters", CONTEND_P_STRING, "", "path",
+    {"counters", CONTEND_P_FILE_OUT, "", "path",
      "write port counters as a time series CSV here (time_s,component,port,vc,counter,value)", 1,
      0},
     {"counter_interval_us", CONTEND_P_DOUBLE, "0", "us",
      "counter sampling interval (0: one sample at the end)", 0, 1e12},
     CONTEND_PARAM_END};
+
+void sim_params_files(const contend_params *p, contend_files *fs) {
+  const char *topo = contend_param_str(p, "topology");
+  if (!strncmp(topo, "slurm:", 6))
+    contend_files_input(fs, "--topology slurm:FILE", topo + 6, 0);
+}
 
 typedef struct preset {
   const char *name;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "contend/files.h"
 #include "contend/param.h"
 #include "net.h"
 
@@ -31,6 +32,10 @@ typedef struct sim_setup {
  * (exit status 2).  On success the caller frees with sim_setup_free. */
 int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *err, size_t errlen);
 void sim_setup_free(sim_setup *s);
+
+/* Registers the files the rows of p name beyond their CONTEND_P_FILE_*
+ * rows: the topology.conf of --topology slurm:FILE. */
+void sim_params_files(const contend_params *p, contend_files *fs);
 
 /* Names of the presets, comma-separated (help, errors). */
 const char *sim_preset_names(void);

@@ -11,6 +11,7 @@
 
 #include "../core/error.h"
 #include "../core/proc.h"
+#include "contend/files.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
 #include "synth.h"
@@ -30,10 +31,10 @@ static const contend_param_def synth_defs[] = {
     {"drain", CONTEND_P_BOOL, "0", "",
      "after generation stops, run until every packet has arrived (deadlock check)", 1, 0},
     {"source_queue", CONTEND_P_INT, "256", "packets",
-     "packets a source may queue before it refuses new ones", 1, 1e9},
+     "packets a source may queue before it refuses new ones (queued packets are memory)", 1, 65536},
     {"seed", CONTEND_P_SEED, "1", "", "seed of every random choice (sim runs are deterministic)", 1,
      0},
-    {"output", CONTEND_P_STRING, "", "path", "write the JSON results here (-o)", 1, 0},
+    {"output", CONTEND_P_FILE_OUT, "", "path", "write the JSON results here (-o)", 1, 0},
     {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
     CONTEND_PARAM_END};
 
@@ -127,6 +128,11 @@ int sim_cmd_parse(sim_cmd_args *a, int argc, char **argv, char *err, size_t errl
     snprintf(err, errlen, "--counters records one run: give --load, not --sweep");
     return -1;
   }
+  contend_files files; /* no output the same file as the topology.conf or another output */
+  contend_files_init(&files);
+  sim_params_files(p, &files);
+  if (contend_files_check_params(p, &files, 0, err, errlen))
+    return -1;
   if (sim_setup_from_params(p, seed, &a->su, err, errlen))
     return -1;
   a->have_setup = 1;
@@ -173,11 +179,10 @@ int contend_sim_main(int argc, char **argv) {
   const int nloads = a.nloads;
   const uint64_t seed = (uint64_t)contend_param_int(p, "seed");
   const char *output = contend_param_str(p, "output");
-  if (output && output[0] && contend_check_writable(output, err, sizeof err)) {
-    rc = usage_error(err);
-    goto out;
-  }
-  if (su->counters && contend_check_writable(su->counters, err, sizeof err)) {
+  contend_files files; /* every output created once, before the simulation */
+  contend_files_init(&files);
+  sim_params_files(p, &files);
+  if (contend_files_check_params(p, &files, CONTEND_FILES_CREATE, err, sizeof err)) {
     rc = usage_error(err);
     goto out;
   }
@@ -210,6 +215,7 @@ int contend_sim_main(int argc, char **argv) {
   contend_json_arr_begin(&j, "points");
   double wall = 0;
   uint64_t hops = 0, events = 0;
+  int no_latency = 0;
   for (int i = 0; i < nloads; i++) {
     if (!quiet && nloads > 1)
       fprintf(stderr, "contend sim: point %d of %d, load %.3g\n", i + 1, nloads, loads[i]);
@@ -219,8 +225,14 @@ int contend_sim_main(int argc, char **argv) {
       rc = usage_error(err);
       goto out;
     }
-    printf("%8.3f %10.4f %10.4f %12.1f %12.1f %12llu %14.3g %9.2f%s\n", loads[i], pt.offered,
-           pt.accepted, pt.lat_mean_ns, pt.lat_p99_ns, (unsigned long long)pt.hops,
+    char mean[32] = "-", p99[32] = "-"; /* "-": no measured packet arrived (note below) */
+    if (pt.lat_count) {
+      snprintf(mean, sizeof mean, "%.1f", pt.lat_mean_ns);
+      snprintf(p99, sizeof p99, "%.1f", pt.lat_p99_ns);
+    }
+    no_latency += !pt.lat_count;
+    printf("%8.3f %10.4f %10.4f %12s %12s %12llu %14.3g %9.2f%s\n", loads[i], pt.offered,
+           pt.accepted, mean, p99, (unsigned long long)pt.hops,
            pt.wall_s > 0 ? (double)pt.hops / pt.wall_s : 0.0, pt.wall_s,
            pt.drained == 0 ? "  NOT DRAINED" : "");
     fflush(stdout);
@@ -229,6 +241,11 @@ int contend_sim_main(int argc, char **argv) {
     events += pt.events;
   }
   contend_json_arr_end(&j);
+  if (no_latency)
+    printf("  -: %s (saturated, or the\n"
+           "     window is shorter than a packet's trip): a longer --measure-us or --drain gives\n"
+           "     latencies; the JSON has null latencies and a null_reason\n",
+           SYNTH_NO_LATENCY);
   contend_json_uint(&j, "packet_hops", hops);
   contend_json_uint(&j, "events", events);
   contend_json_double(&j, "wall_s", wall);

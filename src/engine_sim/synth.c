@@ -37,12 +37,15 @@
 #include "counters.h"
 
 #define MAX_COMPONENTS 16
+#define MAX_SPEC 4095     /* characters of --traffic */
+#define MAX_COMPONENT 511 /* characters of one component */
+#define MAX_NAME 47       /* characters of a component's name */
 
 typedef enum { P_UNIFORM, P_SHIFT, P_GROUP_SHIFT, P_PERM, P_INCAST, P_HOTSPOT, P_FLOW } pattern;
 
 typedef struct component {
-  char name[48];
-  char text[160];
+  char name[MAX_NAME + 1];
+  char text[MAX_COMPONENT + 1];
   pattern pat;
   double load;
   int load_set;
@@ -75,6 +78,15 @@ typedef struct synth {
   contend_hist total_lat;
 } synth;
 
+/* group_shift's step: the nodes of a dragonfly group, of an XGFT's top
+ * subtree; the node count elsewhere (one group). */
+static int synth_group_size(const sim_topo *t) {
+  int per = t->kind == SIM_TOPO_DRAGONFLY ? t->a * t->p : t->nnodes;
+  if (t->kind == SIM_TOPO_XGFT && t->h >= 2)
+    per = t->nnodes / t->m[t->h - 1];
+  return per;
+}
+
 static int get_num(const char *key, const char *val, double lo, double hi, double *out, char *err,
                    size_t errlen) {
   char *end;
@@ -88,21 +100,61 @@ static int get_num(const char *key, const char *val, double lo, double hi, doubl
   return 0;
 }
 
+/* Why a parsed component can never send a packet (every source would be
+ * its own destination, and self-sends are skipped), or NULL.  Such a
+ * component measured nothing: its latencies would be empty. */
+static const char *sends_nothing(const component *c, const sim_topo *t) {
+  const int N = t->nnodes;
+  int other = 0;
+  switch (c->pat) {
+  case P_UNIFORM:
+  case P_HOTSPOT:
+    return c->self || N >= 2 ? NULL : "the topology has one node";
+  case P_SHIFT:
+    return c->k % N ? NULL : "a shift by a multiple of the node count sends every node to itself";
+  case P_GROUP_SHIFT:
+    return synth_group_size(t) % N ? NULL
+                                   : "the topology has one group: every node would send to itself";
+  case P_PERM:
+    for (int i = 0; i < c->nnodes && !other; i++)
+      other = c->perm[c->nodes[i]] != c->nodes[i];
+    return other ? NULL : "the permutation maps every source to itself";
+  case P_INCAST:
+  case P_FLOW:
+    for (int i = 0; i < c->nnodes && !other; i++)
+      other = c->nodes[i] != c->dst;
+    return other              ? NULL
+           : c->pat == P_FLOW ? "src and dst are the same node (a flow needs two nodes)"
+                              : "every sender is dst itself";
+  }
+  return NULL;
+}
+
 /* One component from text like "victim=flow:src=5,dst=9,load=0.2". */
 static int parse_component(const char *text, const sim_topo *t, double dflt_load, component *c,
                            contend_rng *rng, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
   c->src = c->dst = -1;
   c->k = 1;
+  if (strlen(text) > MAX_COMPONENT) {
+    snprintf(err, errlen, "--traffic: a component of %zu characters, more than the limit of %d",
+             strlen(text), MAX_COMPONENT);
+    return -1;
+  }
   snprintf(c->text, sizeof c->text, "%s", text);
-  char buf[512];
+  char buf[MAX_COMPONENT + 1];
   snprintf(buf, sizeof buf, "%s", text);
   char *body = buf;
   char *colon = strchr(buf, ':');
   char *eq = strchr(buf, '=');
   if (eq && (!colon || eq < colon)) { /* a name */
     *eq = 0;
-    snprintf(c->name, sizeof c->name, "%.47s", buf);
+    if (strlen(buf) > MAX_NAME) {
+      snprintf(err, errlen, "--traffic: the name '%.20s...' has %zu characters, more than %d", buf,
+               strlen(buf), MAX_NAME);
+      return -1;
+    }
+    snprintf(c->name, sizeof c->name, "%s", buf);
     body = eq + 1;
     colon = strchr(body, ':');
   }
@@ -177,6 +229,11 @@ static int parse_component(const char *text, const sim_topo *t, double dflt_load
     return -1;
   }
   if (nodes) {
+    if (!*nodes) {
+      snprintf(err, errlen, "--traffic %s: the %s list is empty", text,
+               c->pat == P_INCAST ? "senders" : "nodes");
+      return -1;
+    }
     if (contend_parse_int_list(nodes, "+ ", t->nnodes, &c->nodes, &c->nnodes, err, errlen))
       return -1;
   } else if (c->pat == P_FLOW) {
@@ -208,6 +265,11 @@ static int parse_component(const char *text, const sim_topo *t, double dflt_load
       c->perm[i] = i;
     contend_rng_shuffle(rng, c->perm, t->nnodes);
   }
+  const char *why = sends_nothing(c, t);
+  if (why) {
+    snprintf(err, errlen, "--traffic %s: this component would send no packet: %s", text, why);
+    return -1;
+  }
   return 0;
 }
 
@@ -227,7 +289,13 @@ int synth_parse(const char *spec, const sim_topo *t, double load, uint64_t seed,
     contend_fail("out of memory");
   contend_rng rng;
   contend_rng_init(&rng, seed, 0x7a11, 1, 0, 0);
-  char buf[4096];
+  if (strlen(spec) > MAX_SPEC) {
+    snprintf(err, errlen, "--traffic: %zu characters, more than the limit of %d", strlen(spec),
+             MAX_SPEC);
+    free(c);
+    return -1;
+  }
+  char buf[MAX_SPEC + 1];
   snprintf(buf, sizeof buf, "%s", spec);
   int n = 0;
   char *save = NULL;
@@ -287,12 +355,8 @@ static int pick_dst(synth *s, component *c, int src) {
   }
   case P_SHIFT:
     return (int)(((long)src + c->k % N + N) % N);
-  case P_GROUP_SHIFT: {
-    int per = s->t->kind == SIM_TOPO_DRAGONFLY ? s->t->a * s->t->p : N;
-    if (s->t->kind == SIM_TOPO_XGFT && s->t->h >= 2)
-      per = N / s->t->m[s->t->h - 1];
-    return (src + per) % N;
-  }
+  case P_GROUP_SHIFT:
+    return (src + synth_group_size(s->t)) % N;
   case P_PERM:
     return c->perm[src];
   case P_INCAST:
@@ -372,6 +436,8 @@ static void lat_json(contend_json *j, const contend_hist *h) {
   contend_json_double(j, "p50", contend_hist_quantile(h, 0.50));
   contend_json_double(j, "p99", contend_hist_quantile(h, 0.99));
   contend_json_double(j, "max", h->count ? h->max : NAN);
+  if (!h->count) /* the nulls above: saturated, or a window shorter than a packet's trip */
+    contend_json_str(j, "null_reason", SYNTH_NO_LATENCY);
   contend_json_obj_end(j);
 }
 
@@ -503,6 +569,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
   contend_json_obj_end(j);
   pt->offered = off_all / norm_all;
   pt->accepted = acc_all / norm_all;
+  pt->lat_count = s.total_lat.count;
   pt->lat_mean_ns = s.total_lat.count ? contend_hist_mean(&s.total_lat) : NAN;
   pt->lat_p99_ns = contend_hist_quantile(&s.total_lat, 0.99);
   pt->hops = st->packet_hops;

@@ -17,8 +17,13 @@ typedef struct synth_run_opts {
   uint32_t source_queue;    /* packets a source may hold before refusing */
 } synth_run_opts;
 
+/* Why a point's latencies are null: no packet generated in the measured
+ * window was delivered (the JSON's latency_ns.null_reason). */
+#define SYNTH_NO_LATENCY "no packet generated in the measured window was delivered"
+
 typedef struct synth_point {
-  double offered, accepted, lat_mean_ns, lat_p99_ns, wall_s;
+  double offered, accepted, lat_mean_ns, lat_p99_ns, wall_s; /* latencies NaN: lat_count 0 */
+  uint64_t lat_count;                                        /* measured packets delivered */
   uint64_t hops, events, generated, undelivered;
   int drained; /* -1: not asked */
 } synth_point;

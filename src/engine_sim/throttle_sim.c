@@ -2,14 +2,13 @@
  * injection stalls (contract in throttle_sim.h). */
 #include "throttle_sim.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../core/error.h"
 #include "../throttle/params.h"
+#include "contend/files.h"
 
 #define MAX_JOBS 256
 
@@ -36,8 +35,8 @@ struct sim_throttle {
   double buffer;
   int signal; /* --throttle-signal: index in signal_names */
   uint32_t timer_kind;
-  char *log_path, *log_tmp;
-  FILE *log;
+  contend_out log_out; /* the log's temporary */
+  FILE *log;           /* log_out.f, NULL: no log */
 };
 
 static const char *const signal_names[] = {"stall", "occupancy", "blocked"};
@@ -86,17 +85,11 @@ int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, in
     ct_init(&x->s, &x->c, 0, (uint64_t)i);
   }
   if (log_path && *log_path) {
-    t->log_path = strdup(log_path);
-    t->log_tmp = malloc(strlen(log_path) + 32);
-    if (!t->log_path || !t->log_tmp)
-      contend_fail("out of memory (throttle)");
-    sprintf(t->log_tmp, "%s.tmp.%ld", log_path, (long)getpid());
-    if (!(t->log = fopen(t->log_tmp, "w"))) {
-      snprintf(err, errlen, "--throttle-log %s: cannot write: %s", log_path, strerror(errno));
-      t->log_path = (free(t->log_path), NULL);
-      sim_throttle_close(t, NULL, 0);
+    if (contend_out_open(&t->log_out, "--throttle-log", log_path, err, errlen)) {
+      sim_throttle_close(t, 0, NULL, 0);
       return -1;
     }
+    t->log = t->log_out.f;
     fputs("time_s,node,job,signal,alpha,rate_gbps\n", t->log);
   }
   if (cfg->mode == CT_DCQCN || cfg->mode == CT_NETSCOPE) {
@@ -221,23 +214,16 @@ void sim_throttle_json(const sim_throttle *t, contend_json *j) {
   contend_json_obj_end(j);
 }
 
-int sim_throttle_close(sim_throttle *t, char *err, size_t errlen) {
+int sim_throttle_close(sim_throttle *t, int commit, char *err, size_t errlen) {
   if (!t)
     return 0;
   int rc = 0;
-  if (t->log) {
-    const int bad = ferror(t->log) | fclose(t->log);
-    if (t->log_path && (bad || rename(t->log_tmp, t->log_path))) {
-      if (err)
-        snprintf(err, errlen, "--throttle-log %s: cannot write: %s", t->log_path, strerror(errno));
-      remove(t->log_tmp);
-      rc = -1;
-    }
-  }
+  if (t->log && commit)
+    rc = contend_out_commit(&t->log_out, err, errlen);
+  else
+    contend_out_abandon(&t->log_out);
   for (int k = 0; k < t->njobs; k++)
     free(t->jobs[k]);
-  free(t->log_path);
-  free(t->log_tmp);
   free(t->ca_spec);
   free(t->node);
   free(t);

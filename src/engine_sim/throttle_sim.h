@@ -53,8 +53,8 @@ sim_time sim_throttle_delay(sim_throttle *t, int node, uint64_t bytes);
 void sim_throttle_window(sim_throttle *t);
 /* "throttle": {mode, window_us, ..., per job: c_a, mean rate, cuts} */
 void sim_throttle_json(const sim_throttle *t, contend_json *j);
-/* Renames the log into place and frees t (NULL: nothing).  Returns 0 or -1
- * with err. */
-int sim_throttle_close(sim_throttle *t, char *err, size_t errlen);
+/* Frees t (NULL: nothing), renaming the log into place when commit, else
+ * removing its temporary (a run that failed).  Returns 0 or -1 with err. */
+int sim_throttle_close(sim_throttle *t, int commit, char *err, size_t errlen);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "../core/error.h"
 #include "../jobs/tree.h"
+#include "contend/files.h"
 #include "contend/intlist.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
@@ -18,6 +19,8 @@
 #include "paths.h"
 
 #define DEFAULT_ALL_PAIRS_MAX 100000L /* ordered pairs written without a selection */
+#define PAIRS_MAX 10000000L           /* ordered pairs a run may select at all */
+#define HOPS_MAX 40000000L            /* links over every path written (memory: ~0.5 GB) */
 
 static const contend_param_def path_defs[] = {
     {"pairs", CONTEND_P_STRING, "", "list",
@@ -34,7 +37,7 @@ static const contend_param_def path_defs[] = {
      "paths written per pair at most: a seeded uniform sample beyond it (paths_total tells)", 1,
      100000},
     {"seed", CONTEND_P_SEED, "1", "", "seed of the random pairs and of path sampling", 1, 0},
-    {"output", CONTEND_P_STRING, "", "path", "write the JSON here (-o; default stdout)", 1, 0},
+    {"output", CONTEND_P_FILE_OUT, "", "path", "write the JSON here (-o; default stdout)", 1, 0},
     {"quiet", CONTEND_P_BOOL, "0", "", "no summary line on stderr (-q)", 1, 0},
     CONTEND_PARAM_END};
 
@@ -53,7 +56,8 @@ static void help(const contend_params *p) {
       "counters can be summed along paths (contend model fit-latency, docs/netscope.md).\n\n"
       "JSON: {schema: contend-paths, topology, routing, nodes, links: [{component, port,\n"
       "class}], pairs: [{src, dst, paths: [[link ids]], vcs: [[the VC of each hop]],\n"
-      "paths_total}]}.  Per-VC counters (the CSV's vc column) pair with vcs.\n\n"
+      "paths_total}]}.  Per-VC counters (the CSV's vc column) pair with vcs.  The JSON is\n"
+      "built in memory: at most 10^7 ordered pairs and 4 x 10^7 links over all paths.\n\n"
       "Examples:\n"
       "  contend topology paths --topology dragonfly:a=4,p=2,h=2 -o paths.json\n"
       "  contend topology paths --topology fattree:leaves=8,nodes=8,uplinks=4 "
@@ -144,7 +148,16 @@ static long select_pairs(const contend_params *p, int nn, uint64_t seed, int **o
     if (nodes[0]) {
       if (contend_parse_int_list(nodes, ",", nn, &list, &nl, err, errlen))
         return -1;
-    } else if (!all && (long)nn * (nn - 1) > DEFAULT_ALL_PAIRS_MAX) {
+    }
+    if ((double)nl * (nl - 1) > (double)PAIRS_MAX) {
+      snprintf(err, errlen,
+               "%d nodes make %.0f ordered pairs, more than the limit of %ld: choose fewer with "
+               "--nodes, --pairs or --random-pairs",
+               nl, (double)nl * (nl - 1), PAIRS_MAX);
+      free(list);
+      return -1;
+    }
+    if (!nodes[0] && !all && (long)nn * (nn - 1) > DEFAULT_ALL_PAIRS_MAX) {
       snprintf(err, errlen,
                "%d nodes make %ld ordered pairs: choose with --nodes, --pairs or --random-pairs "
                "(or --all-pairs)",
@@ -171,12 +184,15 @@ static long select_pairs(const contend_params *p, int nn, uint64_t seed, int **o
   return n;
 }
 
+/* The JSON of every pair's paths into js.  Returns 0; -2 when the paths
+ * cross more than HOPS_MAX links in all (bad input: nothing written); or
+ * -1 (a routing error), with err. */
 static int write_paths(sim_setup *su, const int *pairs, long npairs, int max_paths, uint64_t seed,
                        contend_strbuf *js, long *links_out, long *paths_out, char *err,
                        size_t errlen) {
   const sim_topo *t = &su->topo;
   const long nchan = (long)t->nports + t->nnodes;
-  long *id = malloc(sizeof *id * (size_t)nchan), nlinks = 0, npaths = 0;
+  long *id = malloc(sizeof *id * (size_t)nchan), nlinks = 0, npaths = 0, hops = 0;
   long *chan_of = malloc(sizeof *chan_of * (size_t)nchan);
   sim_path_set *sets = calloc((size_t)npairs, sizeof *sets);
   if (!id || !chan_of || !sets)
@@ -194,8 +210,17 @@ static int write_paths(sim_setup *su, const int *pairs, long npairs, int max_pat
       if (id[c] < 0)
         chan_of[nlinks] = c, id[c] = nlinks++;
     }
-    if (!rc)
+    if (!rc) {
       npaths += sets[i].npaths;
+      hops += sets[i].start[sets[i].npaths];
+    }
+    if (!rc && hops > HOPS_MAX) {
+      snprintf(err, errlen,
+               "the paths of the first %ld of %ld pairs already cross %ld links, more than the "
+               "limit of %ld (the JSON is held in memory): fewer pairs or a smaller --max-paths",
+               i + 1, npairs, hops, HOPS_MAX);
+      rc = -2;
+    }
   }
   if (!rc) {
     contend_json j;
@@ -282,7 +307,10 @@ static int paths_main(int argc, char **argv) {
   }
   const uint64_t seed = (uint64_t)contend_param_int(&p, "seed");
   const char *output = contend_param_str(&p, "output");
-  if (output[0] && contend_check_writable(output, err, sizeof err)) {
+  contend_files files; /* -o against the topology.conf, created once */
+  contend_files_init(&files);
+  sim_params_files(&p, &files);
+  if (contend_files_check_params(&p, &files, CONTEND_FILES_CREATE, err, sizeof err)) {
     rc = usage_error(err);
     goto out;
   }
@@ -297,8 +325,13 @@ static int paths_main(int argc, char **argv) {
     goto out;
   }
   long nlinks = 0, npaths = 0;
-  if (write_paths(&su, pairs, npairs, (int)contend_param_int(&p, "max_paths"), seed, &js, &nlinks,
-                  &npaths, err, sizeof err)) {
+  const int wrc = write_paths(&su, pairs, npairs, (int)contend_param_int(&p, "max_paths"), seed,
+                              &js, &nlinks, &npaths, err, sizeof err);
+  if (wrc == -2) { /* too large: bad input, nothing written */
+    rc = usage_error(err);
+    goto out;
+  }
+  if (wrc) {
     fprintf(stderr, "contend topology paths: %s\n", err);
     rc = CONTEND_EXIT_FAIL;
     goto out;
@@ -482,7 +515,15 @@ static int show_main(int argc, char **argv) {
     return CONTEND_EXIT_USAGE;
   }
   char err[1024];
-  if (output && contend_check_writable(output, err, sizeof err)) {
+  contend_files files; /* -o against the topology.conf shown, created once */
+  contend_files_init(&files);
+  contend_files_input(&files, "the topology file", contend_tree_file(spec), 0);
+  contend_files_output(&files, "-o/--output", output);
+  if (output && !*output) {
+    fprintf(stderr, "contend topology show: error: -o/--output: empty path\n");
+    return CONTEND_EXIT_USAGE;
+  }
+  if (contend_files_check(&files, CONTEND_FILES_CREATE, err, sizeof err)) {
     fprintf(stderr, "contend topology show: error: %s\n", err);
     return CONTEND_EXIT_USAGE;
   }

@@ -468,6 +468,49 @@ static char *read_file(const char *path, ctx_t *c) {
   return buf;
 }
 
+/* A cycle among the switches Kahn's order left (left[s] > 0: children
+ * not all placed), as "a -> b -> a" (each lists the next under
+ * Switches=): from any of them, a child also left always exists; walking
+ * down such children must come back to a switch seen before. */
+static int name_cycle(ctx_t *c, const int *left) {
+  const int ns = c->sws.n;
+  int *seen = calloc((size_t)ns, sizeof *seen), *path = malloc(sizeof *path * (size_t)ns);
+  if (!seen || !path) {
+    free(seen);
+    free(path);
+    return perr(c, "the switches form a cycle");
+  }
+  int s = 0, n = 0;
+  while (s < ns && !left[s])
+    s++;
+  while (s < ns && !seen[s]) {
+    seen[s] = n + 1;
+    path[n++] = s;
+    const sw_t *w = &c->sw[s];
+    int next = ns;
+    for (int j = 0; j < w->children.n && next == ns; j++)
+      if (left[w->children.v[j]])
+        next = w->children.v[j];
+    s = next;
+  }
+  char text[480];
+  size_t o = 0;
+  const int first = s < ns ? seen[s] - 1 : 0, len = n - first;
+  for (int k = 0; k <= len && o + 1 < sizeof text; k++) {
+    const int x = path[first + (k == len ? 0 : k)];
+    if (len > 8 && k == 4) { /* a long cycle: its start and its end */
+      o += (size_t)snprintf(text + o, sizeof text - o, " -> ... (%d switches)", len - 7);
+      k = len - 4;
+      continue;
+    }
+    o += (size_t)snprintf(text + o, sizeof text - o, "%s'%.40s%s'", k ? " -> " : "",
+                          c->sws.names[x], strlen(c->sws.names[x]) > 40 ? "..." : "");
+  }
+  free(seen);
+  free(path);
+  return perr(c, "the switches form a cycle: %s (each lists the next under Switches=)", text);
+}
+
 /* Resolves children, parents and levels; checks the tree.  level[] out. */
 static int shape(ctx_t *c, int *level, int *hmax) {
   const int ns = c->sws.n;
@@ -515,13 +558,8 @@ static int shape(ctx_t *c, int *level, int *hmax) {
     }
   }
   int rc = 0;
-  if (qn < ns) {
-    for (int s = 0; s < ns; s++)
-      if (left[s]) {
-        rc = perr(c, "the switches form a cycle (through '%s')", c->sws.names[s]);
-        break;
-      }
-  }
+  if (qn < ns)
+    rc = name_cycle(c, left);
   *hmax = 1;
   for (int s = 0; s < ns && !rc; s++) {
     if (level[s] > SIM_MAX_LEVELS) {
@@ -631,15 +669,15 @@ int sim_topo_parse_slurm_text(const char *spec, const char *conf, sim_topo *t, c
   c.line = 0;
   if (!rc && !c.sws.n)
     rc = perr(&c, "no SwitchName= lines");
-  if (!rc && !c.nodes.n)
-    rc = perr(&c, "no Nodes= (the tree has no nodes)");
   const int ns = c.sws.n;
   int *level = rc ? NULL : malloc(sizeof *level * (size_t)ns);
   int *nports_of = rc ? NULL : malloc(sizeof *nports_of * (size_t)ns);
   int hmax = 1;
   if (!rc && (!level || !nports_of))
     rc = perr(&c, "out of memory");
-  if (!rc)
+  if (!rc && !c.nodes.n) /* a cycle first: it is why a file of switches names no node */
+    rc = shape(&c, level, &hmax) ? -1 : perr(&c, "no Nodes= (the tree has no nodes)");
+  else if (!rc)
     rc = shape(&c, level, &hmax);
   if (!rc) {
     t->kind = SIM_TOPO_TREE;

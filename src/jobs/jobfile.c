@@ -41,6 +41,8 @@ typedef struct parser {
   var *vars;
   int nvars;
   contend_jobfile *jf;
+  size_t expanded;  /* bytes of the file's text after substitution, so far */
+  size_t directive; /* bytes of the current directive after substitution */
 } parser;
 
 static int fail(parser *ps, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -142,6 +144,25 @@ static void set_var(parser *ps, const char *name, const char *value, int fixed) 
   v->fixed = fixed;
 }
 
+/* Appends n bytes of text to out unless that takes the directive or the
+ * file past their bounds (then -1 with the message: variables that
+ * double on every line would otherwise grow without limit). */
+static int append_bounded(parser *ps, const piece *pc, contend_strbuf *out, const char *text,
+                          size_t n) {
+  if (ps->directive + out->len + n > CONTEND_JOBFILE_LINE_MAX)
+    return fail(ps, pc->line,
+                "after {VAR} substitution the directive is longer than the limit of %d bytes "
+                "(1 MiB)",
+                CONTEND_JOBFILE_LINE_MAX);
+  if (ps->expanded + out->len + n > CONTEND_JOBFILE_MAX_BYTES)
+    return fail(ps, pc->line,
+                "after {VAR} substitution the job file is longer than the limit of %d bytes "
+                "(16 MiB)",
+                CONTEND_JOBFILE_MAX_BYTES);
+  contend_sb_printf(out, "%.*s", (int)n, text);
+  return 0;
+}
+
 /* Substitutes {NAME} in one piece (in place: the text is replaced). */
 static int substitute(parser *ps, piece *pc) {
   const char *s = pc->text;
@@ -150,16 +171,19 @@ static int substitute(parser *ps, piece *pc) {
   while (*s) {
     const char *open = strchr(s, '{');
     if (!open) {
-      contend_sb_printf(&out, "%s", s);
+      if (append_bounded(ps, pc, &out, s, strlen(s)))
+        return contend_sb_free(&out), -1;
       break;
     }
-    contend_sb_printf(&out, "%.*s", (int)(open - s), s);
+    if (append_bounded(ps, pc, &out, s, (size_t)(open - s)))
+      return contend_sb_free(&out), -1;
     const char *close = strchr(open, '}');
     if (!close)
       return contend_sb_free(&out), fail(ps, pc->line, "unterminated '{' in '%s'", pc->text);
     const size_t n = (size_t)(close - open - 1);
     if (is_reserved(open + 1, n)) { /* left for the motif (path templates) */
-      contend_sb_printf(&out, "%.*s", (int)(n + 2), open);
+      if (append_bounded(ps, pc, &out, open, n + 2))
+        return contend_sb_free(&out), -1;
     } else {
       if (!valid_name(open + 1, n))
         return contend_sb_free(&out),
@@ -172,10 +196,13 @@ static int substitute(parser *ps, piece *pc) {
                     "undefined variable '{%.*s}' (define it with [VAR] %.*s=VALUE before this "
                     "line, or -D %.*s=VALUE)",
                     (int)n, open + 1, (int)n, open + 1, (int)n, open + 1);
-      contend_sb_printf(&out, "%s", v->value);
+      if (append_bounded(ps, pc, &out, v->value, strlen(v->value)))
+        return contend_sb_free(&out), -1;
     }
     s = close + 1;
   }
+  ps->directive += out.len;
+  ps->expanded += out.len;
   free(pc->text);
   pc->text = out.s;
   return 0;
@@ -491,8 +518,9 @@ static int dir_placement(parser *ps, token *t, int n, int line) {
     } else {
       const long long lo = !strcmp(key, "pod") ? 0 : 1;
       if (parse_count(val, &v) || v < lo || v > 10000000)
-        return fail(ps, t[i].line, "%s='%s' is not valid: expected a whole number >= %lld", key,
-                    val, lo);
+        return fail(ps, t[i].line,
+                    "%s='%s' is not valid: expected a whole number in [%lld, 10000000]", key, val,
+                    lo);
       if (!strcmp(key, "nodes"))
         j->want = (int)v;
       else if (!strcmp(key, "per_leaf"))
@@ -626,6 +654,12 @@ static int dir_motif(parser *ps, token *t, int n, int line) {
     }
     given[idx] = 1;
     char conv[512];
+    if (strlen(val) >= sizeof conv) {
+      rc = fail(ps, t[i].line,
+                "motif '%s': the value of %s has %zu characters, more than the limit of %zu",
+                m->name, key, strlen(val), sizeof conv - 1);
+      break;
+    }
     with_units(&jm->params.defs[idx], val, conv, sizeof conv);
     if (contend_params_set(&jm->params, idx, conv, perr, sizeof perr)) {
       /* "--motif.key: 'v' is not valid: ..." -> "motif 'm': key='v' is not valid: ..." */
@@ -750,6 +784,7 @@ void contend_jobfile_free(contend_jobfile *jf) {
 }
 
 static int one_directive(parser *ps, directive *d) {
+  ps->directive = 0;
   for (int k = 0; k < d->np; k++)
     if (substitute(ps, &d->p[k]))
       return -1;
@@ -858,6 +893,13 @@ int contend_jobfile_load(contend_jobfile *jf, const char *path, char *const *def
       fclose(f);
       contend_sb_free(&text);
       snprintf(err, errlen, "%s: not a text file (it contains NUL bytes)", path);
+      return -1;
+    }
+    if (text.len + got > CONTEND_JOBFILE_MAX_BYTES) {
+      fclose(f);
+      contend_sb_free(&text);
+      snprintf(err, errlen, "%s: larger than the limit of %d bytes (16 MiB) for a job file", path,
+               CONTEND_JOBFILE_MAX_BYTES);
       return -1;
     }
     contend_sb_printf(&text, "%.*s", (int)got, buf);

@@ -20,7 +20,14 @@
 
 #define CONTEND_JOBS_SCHEMA_VERSION                                                                \
   "1.3" /* 1.1: pass_clock; 1.2: slowest_rank_s; 1.3: tree placements, leaves/pods */
-#define CONTEND_JOB_NAME_MAX 64
+#define CONTEND_JOB_NAME_MAX 64 /* src/motifs/io.h's IO_JOB_NAME_MAX bounds {job} as this */
+/* Bounds of a job file (docs/jobfile.md): its size, and the text of one
+ * directive (its lines joined) after {VAR} substitution; the text of the
+ * whole file after substitution is bounded by the size limit too. */
+#define CONTEND_JOBFILE_MAX_BYTES (16 << 20)
+#define CONTEND_JOBFILE_LINE_MAX (1 << 20)
+/* --samples x ranks: iteration times gathered to rank 0 per motif (8 B each). */
+#define CONTEND_JOBS_SAMPLES_MAX 10000000
 
 /* ---- the job file ------------------------------------------------------- */
 

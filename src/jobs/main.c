@@ -21,7 +21,9 @@ static const contend_param_def jobs_defs[] = {
      "concurrent, and the Congestion Impact CI = t_concurrent / t_isolated",
      1, 0},
     {"samples", CONTEND_P_INT, "0", "count",
-     "record up to N iteration times per rank and motif in the JSON (samples_s)", 0, 1e7},
+     "record up to N iteration times per rank and motif in the JSON (samples_s); N x ranks is at "
+     "most 10^7 (rank 0 holds them: 80 MB per motif)",
+     0, 1e7},
     {"list", CONTEND_P_BOOL, "0", "", "list the motifs and their parameters, then exit", 1, 0},
     CONTEND_PARAM_END};
 
@@ -127,9 +129,50 @@ int contend_jobs_parse_args(int argc, char **argv, contend_params *p, const char
     snprintf(err, errlen, "missing the job file (contend jobs FILE; see --help)");
     return -1;
   }
-  if (!contend_run_engine(p, err, errlen))
+  contend_files jobfile;
+  contend_files_init(&jobfile);
+  contend_files_input(&jobfile, "the job file", *file, 0);
+  if (!contend_run_engine(p, &jobfile, err, errlen))
     return -1;
   return 0;
+}
+
+#define DATA_FILES_MAX 24 /* I/O motif data files checked against the run's files */
+
+/* The data files the job file's I/O motifs write (literal paths, {job}
+ * filled in; a template with {rank}, {nranks} or {run} names other files
+ * per rank or run, and the default path has {run}) against the job file
+ * and the run's other files: contend_run_files_check. */
+static int check_data_files(const contend_params *p, const contend_jobfile *jf, char *err,
+                            size_t errlen) {
+  static char paths[DATA_FILES_MAX][1024];
+  contend_files fs;
+  contend_files_init(&fs);
+  contend_files_input(&fs, "the job file", jf->path, 0);
+  int np = 0;
+  for (int j = 0; j < jf->njobs; j++)
+    for (int k = 0; k < jf->jobs[j].nmotifs && np < DATA_FILES_MAX; k++) {
+      const contend_job_motif *jm = &jf->jobs[j].motifs[k];
+      if (!(jm->motif->flags & CONTEND_MOTIF_FILE_DATA) ||
+          contend_params_find(&jm->params, "path") < 0)
+        continue;
+      char *out = paths[np];
+      size_t o = 0;
+      for (const char *t = contend_param_str(&jm->params, "path"); *t && o + 1 < sizeof paths[0];)
+        if (!strncmp(t, "{job}", 5)) {
+          o += (size_t)snprintf(out + o, sizeof paths[0] - o, "%s", jf->jobs[j].name);
+          t += 5;
+        } else {
+          out[o++] = *t++;
+        }
+      out[o < sizeof paths[0] ? o : sizeof paths[0] - 1] = 0;
+      if (!*out || strchr(out, '{'))
+        continue;
+      char role[64];
+      snprintf(role, sizeof role, "%s path= (line %d)", jm->motif->name, jm->line);
+      contend_files_data(&fs, role, paths[np++]);
+    }
+  return contend_run_files_check(p, &fs, 0, err, errlen);
 }
 
 /* The machine's tree: --topology-conf FILE, else --engine sim's
@@ -191,6 +234,15 @@ int contend_jobs_main(int argc, char **argv, int print) {
   }
   contend_jobfile jf;
   if (contend_jobfile_load(&jf, file, defs, ndefs, err, sizeof err)) {
+    if (print)
+      fprintf(stderr, "contend jobs: error: %s\n", err);
+    contend_jobfile_free(&jf);
+    contend_params_free(&p);
+    free(optdefs);
+    free(defs);
+    return CONTEND_EXIT_USAGE;
+  }
+  if (check_data_files(&p, &jf, err, sizeof err)) {
     if (print)
       fprintf(stderr, "contend jobs: error: %s\n", err);
     contend_jobfile_free(&jf);

@@ -363,6 +363,17 @@ int contend_jobs_body(contend_group *world, void *arg) {
   x.verify = contend_param_bool(opts, "verify");
   x.verify_inject = (long)contend_param_int(opts, "verify_inject");
   x.max_samples = env.dry_run ? 0 : (long)contend_param_int(opts, "samples");
+  if ((double)x.max_samples * world->size > CONTEND_JOBS_SAMPLES_MAX) { /* same on every rank */
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "--samples %ld x %d ranks = %.0f iteration times per motif at rank 0, more than the "
+             "limit of %d",
+             x.max_samples, world->size, (double)x.max_samples * world->size,
+             CONTEND_JOBS_SAMPLES_MAX);
+    contend_envelope_error(&env, world, msg);
+    contend_envelope_free(&env);
+    return CONTEND_EXIT_USAGE;
+  }
   int *job_of_node = NULL, *pos_of_node = NULL;
   status = prepare(&x, a->jf, opts, a->tree, &job_of_node, &pos_of_node);
   if (status) {
@@ -434,7 +445,7 @@ int contend_jobs_body(contend_group *world, void *arg) {
 
 int contend_jobs_launch(contend_jobs_args *a, int *argc, char ***argv) {
   char err[1024];
-  const contend_engine *e = contend_run_engine(a->opts, err, sizeof err);
+  const contend_engine *e = contend_run_engine(a->opts, NULL, err, sizeof err);
   if (!e) {
     fprintf(stderr, "contend jobs: error: %s\n", err);
     return CONTEND_EXIT_USAGE;

@@ -208,6 +208,12 @@ static int is_spec(const char *s) {
   return 0;
 }
 
+const char *contend_tree_file(const char *spec) {
+  if (!spec || !*spec)
+    return NULL;
+  return !strncmp(spec, "slurm:", 6) ? spec + 6 : is_spec(spec) ? NULL : spec;
+}
+
 int contend_tree_load(const char *spec, contend_tree *t, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
   if (!spec || !*spec) {
@@ -216,11 +222,17 @@ int contend_tree_load(const char *spec, contend_tree *t, char *err, size_t errle
              "fattree:pods=2,leaves=4,nodes=4,uplinks=2,pod_uplinks=2)");
     return -1;
   }
-  char full[1100];
-  snprintf(full, sizeof full, "%s%s", is_spec(spec) ? "" : "slurm:", spec);
   sim_topo topo;
   memset(&topo, 0, sizeof topo);
-  if (sim_topo_parse(full, &topo, err, errlen)) {
+  char *full = malloc(strlen(spec) + 8);
+  if (!full) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  sprintf(full, "%s%s", is_spec(spec) ? "" : "slurm:", spec);
+  const int bad = sim_topo_parse(full, &topo, err, errlen);
+  free(full);
+  if (bad) {
     sim_topo_free(&topo);
     return -1;
   }

@@ -52,6 +52,9 @@ typedef struct contend_tree {
  * topology.conf) and builds the tree.  Returns 0, or -1 with one line in
  * err (a topology.conf's message names the line). */
 int contend_tree_load(const char *spec, contend_tree *t, char *err, size_t errlen);
+/* The topology.conf that spec names (for contend_tree_load: the path, or
+ * the part after "slurm:"), or NULL for a generated topology. */
+const char *contend_tree_file(const char *spec);
 /* The tree of a built topology (t is only read). */
 int contend_tree_from_topo(const sim_topo *topo, contend_tree *t, char *err, size_t errlen);
 void contend_tree_free(contend_tree *t);

@@ -11,6 +11,11 @@
 
 extern const contend_param_def contend_io_params[];
 
+/* The longest {job} and {run} (job names and run ids of src/jobs/jobs.h
+ * are shorter: 63 characters at most) */
+#define IO_JOB_NAME_MAX 64
+#define IO_RUN_ID_MAX 64
+
 typedef struct io_state {
   contend_io_spec spec;      /* this rank's file (create) */
   contend_io_spec read_spec; /* io_read: the file it reads (may be another rank's) */

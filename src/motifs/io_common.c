@@ -108,11 +108,28 @@ int io_validate(const contend_params *p, int nranks, char *err, size_t errlen) {
              path);
     return -1;
   }
+  /* the longest the expansion can be: {job} a job name, {run} a run id,
+   * {rank} and {nranks} numbers of up to 10 digits */
+  size_t most = strlen(path);
+  for (const char *q = path; (q = strchr(q, '{')) != NULL; q++)
+    most += !strncmp(q, "{job}", 5)      ? IO_JOB_NAME_MAX - 5
+            : !strncmp(q, "{run}", 5)    ? IO_RUN_ID_MAX - 5
+            : !strncmp(q, "{rank}", 6)   ? 10 - 6
+            : !strncmp(q, "{nranks}", 8) ? 10 - 8
+                                         : 0;
+  if (most >= sizeof(((io_state *)0)->path)) {
+    snprintf(err, errlen,
+             "path: the template '%.40s...' expands to up to %zu characters, more than the limit "
+             "of %zu",
+             path, most, sizeof(((io_state *)0)->path) - 1);
+    return -1;
+  }
   (void)nranks;
   return 0;
 }
 
-/* Expands the path template for rank `rank`. */
+/* Expands the path template for rank `rank` (io_validate bounded the
+ * template: it always fits). */
 static void expand(const contend_ctx *c, const char *tmpl, int rank, char *out, size_t len) {
   size_t o = 0;
   for (const char *p = tmpl; *p && o + 1 < len;) {

@@ -158,6 +158,38 @@ static double run_plain(contend_ctx *c, const contend_motif *m, const contend_dr
   return total;
 }
 
+/* Round timing (CONTEND_MOTIF_ROUND_TIMING): one clock read before the
+ * warm-up and one after the last iteration; every timed iteration gets the
+ * round's mean over all its iterations.  Returns the timed sum; *span as
+ * contend_drive.after (iters x that mean). */
+static double run_round(contend_ctx *c, const contend_motif *m, const contend_drive *d, long base,
+                        int timed, int prepare, int check, double *span) {
+  const double t0 = timed ? d->clock->now() : 0;
+  for (long i = -d->warmup; i < d->iters; i++) {
+    c->iter = base + i + d->warmup;
+    c->series = i < 0 ? -1 : 0;
+    if (prepare) {
+      detach(c, d->traffic);
+      m->prepare(c);
+      attach(c, d->traffic);
+    }
+    m->iterate(c);
+    if (check) {
+      detach(c, d->traffic);
+      m->check(c);
+      attach(c, d->traffic);
+    }
+  }
+  *span = 0;
+  if (!timed || d->iters < 1)
+    return 0;
+  const double mean = (d->clock->now() - t0) / (double)(d->warmup + d->iters);
+  if (d->sample)
+    d->sample(d->arg, 0, mean, d->iters);
+  *span = mean * (double)d->iters;
+  return *span;
+}
+
 /* One round of iterations timed one by one.  plan: attach d->first
  * during the first timed iteration. */
 static double run_iterations(contend_ctx *c, const contend_motif *m, const contend_drive *d,
@@ -242,7 +274,9 @@ contend_drive_done contend_drive_run(contend_ctx *c, const contend_motif *m,
       double span = 0;
       attach(c, d->traffic);
       const int rec = plan && sampled;
-      if (blocks)
+      if ((m->flags & CONTEND_MOTIF_ROUND_TIMING) && !rec && !m->series_of)
+        done.timed_s += run_round(c, m, d, base, timed, prepare, check, &span);
+      else if (blocks)
         done.timed_s += run_blocks(c, m, d, base, timed, &span);
       else if (!prepare && !check && !m->series_of && !rec)
         done.timed_s += run_plain(c, m, d, base, timed, &span);

@@ -5,8 +5,9 @@
  * warm-up iterations, then timed iterations, each timed alone or, for
  * CONTEND_MOTIF_BLOCK_TIMING motifs, runs of iterations of one series
  * timed as a block (one clock read before and after, as a hand-written
- * latency loop); prepare/check around iterations with verification
- * (untimed, traffic detached); series of job motifs; the round's ring
+ * latency loop), or for CONTEND_MOTIF_ROUND_TIMING motifs the round as a
+ * whole, warm-up included (receivers of unsynchronised data: incasts); prepare/check around
+ * iterations with verification (untimed, traffic detached); series of job motifs; the round's ring
  * named for the records (motifs with ring_of, untimed).  Time is read only
  * through the engine's clock (contend_group.now).  The policy around the
  * rounds (timeouts decided collectively, congestors that run until told

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../core/error.h"
+#include "contend/files.h"
 #include "contend/version.h"
 
 static void utc_now(char *buf, size_t len) {
@@ -78,9 +79,10 @@ int contend_envelope_begin(contend_envelope *e, contend_group *world, const cont
   e->t_start = wall_clock(); /* wall time, whatever the engine's clock */
   e->nranks = world->size;
   char err[1024] = "";
-  const char *output = contend_param_str(opts, "output");
-  /* bad input found on rank 0 is reported once and ends every rank */
-  int bad = world->rank == 0 && *output && contend_check_writable(output, err, sizeof err);
+  /* bad input found on rank 0 is reported once and ends every rank: every
+   * output of the run is created (and removed) where rank 0 writes it */
+  int bad = world->rank == 0 &&
+            contend_run_files_check(opts, NULL, CONTEND_FILES_CREATE, err, sizeof err);
   contend_gbcast(world, &bad, sizeof bad);
   if (bad) {
     contend_envelope_error(e, world, err);

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "contend/files.h"
 #include "contend/json.h"
 #include "contend/param.h"
 #include "contend/strbuf.h"
@@ -82,8 +83,19 @@ void contend_envelope_json_environment(contend_json *j, const contend_envelope *
  * use it).  NULL extra: the run options alone. */
 contend_param_def *contend_run_defs_with(const contend_param_def *extra);
 
-/* Validates --engine/--dry-run/--nodes/--ranks-per-node together and
- * returns the engine to launch, or NULL with a message. */
-const contend_engine *contend_run_engine(const contend_params *opts, char *err, size_t errlen);
+/* Validates --engine/--dry-run/--nodes/--ranks-per-node together, checks
+ * every file of the run (contend_run_files_check: conflicts everywhere,
+ * outputs created once with an in-process engine) and the engine's own
+ * options, and returns the engine to launch, or NULL with a message.
+ * files: the command's own files beyond its option rows (the job file),
+ * or NULL. */
+const contend_engine *contend_run_engine(const contend_params *opts, const contend_files *files,
+                                         char *err, size_t errlen);
+
+/* contend_files_check (flags) of the files of a run: those in extra (or
+ * NULL), every CONTEND_P_FILE_* row of opts, the simulated fabric's
+ * topology.conf (--topology slurm:FILE).  0, or -1 with one line. */
+int contend_run_files_check(const contend_params *opts, const contend_files *extra, int flags,
+                            char *err, size_t errlen);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../coop/fiber.h"
 #include "../core/error.h"
 #include "../engine_mpi/rma_policy.h"
 #include "../engine_sim/netparams.h"
@@ -23,15 +24,16 @@ static const contend_param_def contend_run_option_defs[] = {
      "seed of every random choice (node split, placement, rings, compute noise); printed and "
      "recorded",
      1, 0},
-    {"output", CONTEND_P_STRING, "", "path",
+    {"output", CONTEND_P_FILE_OUT, "", "path",
      "write the JSON results here (-o; written to a temporary name, then renamed)", 1, 0},
     {"verify", CONTEND_P_BOOL, "0", "", "check the payload of every received message (untimed)", 1,
      0},
     {"verify_inject", CONTEND_P_INT, "0", "count",
      "testing aid: corrupt one received byte every N checks (shows --verify catches it)", 0, 1e12},
     {"watchdog", CONTEND_P_DOUBLE, "0", "s",
-     "abort a phase that runs longer than this, removing the files the run created (0: "
-     "automatic: 10 x timeout + 120 s per phase for network and load, 3600 s for jobs)",
+     "abort a phase that runs longer than this, removing the files the run created; also how "
+     "long a rank that stops (SIGSTOP, a hang) goes unnoticed (0: automatic: 2 x timeout + 60 s "
+     "per phase for network and load, 80 s at the default timeout; 3600 s for a jobs run)",
      0, 1e9},
     {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
     {"dry_run", CONTEND_P_BOOL, "0", "",
@@ -40,10 +42,11 @@ static const contend_param_def contend_run_option_defs[] = {
      1, 0},
     {"nodes", CONTEND_P_INT, "0", "count",
      "in-process engines: nodes to play (--dry-run: required; --engine sim: default all nodes "
-     "of the topology)",
+     "of the topology); nodes x ranks per node is at most what one process holds (every rank "
+     "a fiber: vm.max_map_count / 2, ulimit -v / 260 KiB), refused up front beyond",
      0, 1e7},
     {"ranks_per_node", CONTEND_P_INT, "1", "count", "in-process engines: ranks per node", 1, 1e5},
-    {"topology_conf", CONTEND_P_STRING, "", "path",
+    {"topology_conf", CONTEND_P_FILE_IN, "", "path",
      "jobs: a Slurm topology.conf giving each node's leaf and pod, for the tree placements and "
      "the results (real MPI: hosts matched by name; --dry-run and --virtual-nodes: node i is "
      "the file's i-th node)",
@@ -102,7 +105,21 @@ static int engine_rows(const contend_params *opts, const contend_param_def *rows
   return 0;
 }
 
-const contend_engine *contend_run_engine(const contend_params *opts, char *err, size_t errlen) {
+int contend_run_files_check(const contend_params *opts, const contend_files *extra, int flags,
+                            char *err, size_t errlen) {
+  contend_files fs;
+  contend_files_init(&fs);
+  if (extra)
+    contend_files_add(&fs, extra);
+#ifndef CONTEND_NO_SIM
+  if (contend_params_find(opts, "topology") >= 0)
+    sim_params_files(opts, &fs);
+#endif
+  return contend_files_check_params(opts, &fs, flags, err, errlen);
+}
+
+const contend_engine *contend_run_engine(const contend_params *opts, const contend_files *files,
+                                         char *err, size_t errlen) {
   const char *name = contend_param_str(opts, "engine");
   const int dry = contend_param_bool(opts, "dry_run");
   if (dry) {
@@ -143,11 +160,23 @@ const contend_engine *contend_run_engine(const contend_params *opts, char *err, 
              "slurm:FILE)");
     return NULL;
   }
-  if (e->check && e->check((contend_params *)opts, err, errlen))
-    return NULL;
   if (contend_param_is_set(opts, "output") && !*contend_param_str(opts, "output")) {
     snprintf(err, errlen, "-o/--output: empty path");
     return NULL;
   }
+  /* every file before any work: an in-process engine (one process plays
+   * every rank) also creates each output's temporary once; under MPI rank
+   * 0 does that in contend_envelope_begin */
+  if (contend_run_files_check(opts, files, e->in_process ? CONTEND_FILES_CREATE : 0, err, errlen))
+    return NULL;
+  if (e->check && e->check((contend_params *)opts, err, errlen))
+    return NULL;
+  /* every rank a fiber of this process: as many as it can hold (the
+   * simulator checks its topology's node count when --nodes is not given) */
+  const long long nodes = contend_param_int(opts, "nodes");
+  if (e->in_process && nodes > 0 &&
+      coop_ranks_check(e->name, "--nodes", nodes, contend_param_int(opts, "ranks_per_node"), err,
+                       errlen))
+    return NULL;
   return e;
 }

@@ -285,7 +285,7 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
       return -1;
     }
   }
-  cfg->engine = contend_run_engine(&cfg->common, err, errlen);
+  cfg->engine = contend_run_engine(&cfg->common, NULL, err, errlen);
   if (!cfg->engine)
     return -1;
   if (contend_param_bool(&cfg->common, "show_rings") && strcmp(cfg->engine->name, "trace")) {

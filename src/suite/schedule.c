@@ -291,8 +291,11 @@ int contend_suite_body(contend_group *world, void *arg) {
   const int cong_only = load && contend_param_bool(&cfg->load, "congestor_only");
   const int cong_base = load && !cong_only && contend_param_bool(&cfg->load, "congestor_baseline");
   p.nphases = cong_only ? 1 : cfg->ncanary * (load ? 2 : 1) + cong_base;
-  p.watchdog_s = contend_envelope_watchdog(
-      &cfg->common, 10 * contend_param_double(&cfg->common, "timeout") + 120);
+  /* a phase measures for at most the timeout, then ends the round under
+   * way; the congestors' warm-up and every context's setup (splits, RMA
+   * windows) are inside it too: the timeout again for those, and a minute */
+  p.watchdog_s = contend_envelope_watchdog(&cfg->common,
+                                           2 * contend_param_double(&cfg->common, "timeout") + 60);
   contend_progress(&env, world, "%s%s: %d ranks, %d nodes, seed %llu", cmdname,
                    env.dry_run ? " (dry run, trace engine)" : "", world->size, env.nodes.nnodes,
                    (unsigned long long)env.seed);

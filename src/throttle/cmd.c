@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "contend/files.h"
 #include "contend/strbuf.h"
 #include "libparams.h"
 #include "params.h"
@@ -100,6 +101,8 @@ int contend_throttle_main(int argc, char **argv, int verbose) {
   if (rc == 0 && ct_ca_for(contend_param_str(&p, "throttle_ca"), NULL, &ca, err, sizeof err))
     rc = -1;
   if (rc == 0 && ct_source_spec_check(contend_param_str(&p, "throttle_source"), err, sizeof err))
+    rc = -1;
+  if (rc == 0 && ct_files_check(&p, 0, CONTEND_FILES_CREATE, err, sizeof err))
     rc = -1;
   if (rc == 0 && contend_param_double(&p, "throttle_window_us") < 1000) {
     snprintf(err, sizeof err,

@@ -95,7 +95,10 @@ void ct_mode_format(const ct_config *c, char *buf, size_t len) {
     snprintf(buf, len, "dcqcn");
     break;
   case CT_NETSCOPE:
-    snprintf(buf, len, "netscope (c_a %g)", c->ca);
+    if (c->ca_per_job)
+      snprintf(buf, len, "netscope (c_a per job)");
+    else
+      snprintf(buf, len, "netscope (c_a %g)", c->ca);
     break;
   }
 }

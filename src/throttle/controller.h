@@ -61,6 +61,7 @@ typedef struct ct_config {
   double gain;            /* g of eq. 14, in (0, 1] */
   double alpha_init;      /* alpha before the first window, in [0, 1] */
   double ca;              /* c_a of eq. 15 (>= 0); CT_DCQCN uses 0 whatever this says */
+  int ca_per_job;         /* c_a comes per job (JOB=C_A,...): ca is the bound job's */
   double increase_gbps;   /* additive increase per uncongested window */
   int increase_of_line;   /* increase_gbps is 1 % of line_gbps (kept so by ct_config_set_line) */
   double min_fraction;    /* lower bound of R, as a fraction of the line rate */

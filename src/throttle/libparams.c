@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contend/files.h"
 #include "params.h"
 
 const contend_param_def ct_lib_param_defs[] = {
@@ -39,6 +40,18 @@ void ct_env_name(const char *key, char *out, size_t len) {
   size_t n = (size_t)snprintf(out, len, "CONTEND_%s", key);
   for (size_t i = 8; i < n && i < len; i++)
     out[i] = (char)toupper((unsigned char)out[i]);
+}
+
+int ct_files_check(const contend_params *p, int env, int flags, char *err, size_t errlen) {
+  const char *src = contend_param_str(p, "throttle_source");
+  contend_files fs;
+  contend_files_init(&fs);
+  contend_files_input(&fs,
+                      env ? "CONTEND_THROTTLE_SOURCE=file:PATH" : "--throttle-source file:PATH",
+                      strncmp(src, "file:", 5) ? NULL : src + 5, env ? 0 : CONTEND_FILE_POLLED);
+  contend_files_output(&fs, env ? "CONTEND_THROTTLE_LOG" : "--throttle-log",
+                       contend_param_str(p, "throttle_log"));
+  return contend_files_check(&fs, flags, err, errlen);
 }
 
 int ct_params_from_env(contend_params *p, char *err, size_t errlen) {

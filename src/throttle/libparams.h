@@ -25,4 +25,13 @@ void ct_env_name(const char *key, char *out, size_t len);
  * valid. */
 int ct_params_from_env(contend_params *p, char *err, size_t errlen);
 
+/* contend_files_check (flags) of the throttle's files: the counter source
+ * of throttle_source file:PATH (re-read every window: a FIFO or a device
+ * is refused) and the log throttle_log, named by their options (env 0:
+ * --throttle-source) or variables (env 1: CONTEND_THROTTLE_SOURCE; the
+ * library, whose source reader refuses a file that is not regular itself
+ * with the throttle off: there the source only counts against the log).
+ * Returns 0, or -1 with one line in err. */
+int ct_files_check(const contend_params *p, int env, int flags, char *err, size_t errlen);
+
 #endif

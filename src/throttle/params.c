@@ -48,7 +48,7 @@ const contend_param_def ct_param_defs[] = {
      "packet at the head of its leaf router's input waited for the network; unlike stall it "
      "sees senders that keep one packet in flight, which never run out of credits)",
      1, 0},
-    {"throttle_log", CONTEND_P_STRING, "", "path",
+    {"throttle_log", CONTEND_P_FILE_OUT, "", "path",
      "write every control decision to this CSV (one row per window and sender)", 1, 0},
     CONTEND_PARAM_END};
 
@@ -69,6 +69,8 @@ int ct_config_from_params(const contend_params *p, double line_default_gbps, ct_
   double ca;
   if (ct_ca_for(contend_param_str(p, "throttle_ca"), NULL, &ca, err, errlen))
     return -1;
+  c->ca_per_job = strchr(contend_param_str(p, "throttle_ca"), '=') != NULL;
+  c->ca = c->ca_per_job ? 0 : ca; /* per job: each node's controller takes its job's */
   return ct_config_check(c, err, errlen);
 }
 
@@ -108,7 +110,16 @@ int ct_ca_for(const char *spec, const char *job, double *ca, char *err, size_t e
                (int)n, t);
       return -1;
     }
-    if (job && strlen(job) == (size_t)(eq - t) && !strncmp(job, t, (size_t)(eq - t)))
+    const size_t name = (size_t)(eq - t);
+    for (const char *u = spec; u < t;) { /* the jobs named before this one */
+      const size_t un = strcspn(u, ",");
+      if (strcspn(u, "=") == name && !strncmp(u, t, name)) {
+        snprintf(err, errlen, "--throttle-ca '%s': job '%.*s' is given twice", spec, (int)name, t);
+        return -1;
+      }
+      u += un + 1;
+    }
+    if (job && strlen(job) == name && !strncmp(job, t, name))
       *ca = v;
     t += n + (comma ? 1 : 0);
   }

@@ -15,7 +15,8 @@
 extern const contend_param_def ct_param_defs[];
 
 /* Fills c from the rows of ct_param_defs found in p (mode, window, gain,
- * increase, floor, threshold, line rate; c_a is per job: ct_ca_for).
+ * increase, floor, threshold, line rate; c_a when one number is given,
+ * else ca_per_job and each job's from ct_ca_for).
  * line_default_gbps is used when throttle_line_gbps is 0.  Returns 0, or
  * -1 with one line in err. */
 int ct_config_from_params(const contend_params *p, double line_default_gbps, ct_config *c,

@@ -30,10 +30,15 @@
  *     thread, frees the shared window and merges the per-process log parts
  *     (rank 0) into the log file.
  * Faults never stop the application: a bad environment or a missing source
- * turns the throttle off with one warning; a source that disappears later
- * turns it off on that node with one warning; a garbage window (not a
- * number, NaN, a counter that decreased) is ignored with one warning per
- * node. */
+ * turns the throttle off with one warning; a source that is not a regular
+ * file (a FIFO, a device) is refused the same way, and read without ever
+ * blocking should one be swapped in later; a source that disappears later
+ * turns it off on that node with one warning (the neutral rate, the line
+ * rate) while the log keeps one row per window and process to the end; a
+ * garbage window (not a number, NaN, a counter that decreased) is ignored
+ * with one warning per node; a log that cannot be written (checked by
+ * rank 0 at MPI_Init: path, directory, same file as the source) is
+ * dropped with one warning naming the path and the reason. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <mpi.h>
@@ -48,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "contend/files.h"
 #include "controller.h"
 #include "libparams.h"
 #include "params.h"
@@ -283,20 +289,21 @@ static void *sampler(void *arg) {
   const double epoch = floor(now_mono() / w) * w;
   uint32_t seen = g.shm ? (uint32_t)(atomic_load(&g.shm->word) >> 32) : 0;
   uint64_t sends0 = 0, delay0 = 0;
+  int neutral = 0; /* the source is gone: line rate, rows without a signal */
   for (uint64_t k = 1;; k++) {
     for (int p = 1; p <= polls; p++) {
       if (wait_until(epoch + (double)(k - 1) * w + p * w / polls + lag)) {
         log_row(NAN, &sends0, &delay0); /* the sends since the last window */
         return NULL;
       }
-      if (g.src)
+      if (g.src && !neutral)
         ct_source_poll(g.src);
     }
     if (!adaptive) { /* static: rows only */
       log_row(NAN, &sends0, &delay0);
       continue;
     }
-    if (g.src) {
+    if (g.src && !atomic_load(&g.shm->gone)) {
       double sig;
       char err[600];
       const int r = ct_source_window(g.src, now_mono(), &sig, err, sizeof err);
@@ -312,16 +319,19 @@ static void *sampler(void *arg) {
              "rate update)",
              g.src->desc, err);
       } else if (r < 0) {
-        warn("counter source %s disappeared (%s): throttling off on node %s", g.src->desc, err,
-             g.host);
+        warn("counter source %s disappeared (%s): throttling off on node %s for the rest of the "
+             "run (the log goes on)",
+             g.src->desc, err, g.host);
         atomic_store(&g.shm->gone, 1);
       }
     }
     if (atomic_load(&g.shm->gone)) {
-      g.cfg.mode = CT_OFF;
-      set_rate(g.cfg.line_gbps);
-      log_row(NAN, &sends0, &delay0);
-      return NULL; /* off for the rest of the run */
+      if (!neutral) { /* no signal any more: the neutral rate, no pacing */
+        neutral = 1;
+        set_rate(g.cfg.line_gbps);
+      }
+      log_row(NAN, &sends0, &delay0); /* one row per window to the end */
+      continue;
     }
     const uint64_t word = atomic_load(&g.shm->word);
     double signal = NAN;
@@ -395,6 +405,14 @@ static void throttle_init(void) {
   g.leader = comm_rank(g.node) == 0;
   const char *logp = contend_param_str(&p, "throttle_log");
   g.logging = *logp != 0;
+  if (g.logging) { /* rank 0 checks where the log goes, for every rank */
+    char ferr[1024] = "";
+    int bad = g.rank == 0 && ct_files_check(&p, 1, CONTEND_FILES_CREATE, ferr, sizeof ferr);
+    PMPI_Bcast(&bad, 1, MPI_INT, 0, g.world);
+    if (bad && g.rank == 0)
+      warn("%s: no log", ferr);
+    g.logging = !bad;
+  }
   if (g.logging)
     g.log_path = strdup(logp);
   uint64_t seed = (uint64_t)contend_param_int(&p, "throttle_seed");
@@ -531,11 +549,10 @@ static void throttle_finalize(void) {
     g.log = NULL;
     PMPI_Barrier(g.world); /* every part is complete */
     if (g.rank == 0) {
-      char tmp[4200], part[4200];
-      snprintf(tmp, sizeof tmp, "%s.tmp%d", g.log_path, (int)getpid());
-      FILE *out = fopen(tmp, "w");
-      int ok = out != NULL;
-      for (int r = 0; r < g.size && out; r++) {
+      char part[4200], err[1024] = "";
+      contend_out out;
+      int ok = contend_out_open(&out, "CONTEND_THROTTLE_LOG", g.log_path, err, sizeof err) == 0;
+      for (int r = 0; r < g.size && ok; r++) {
         log_part_name(part, sizeof part, r);
         FILE *in = fopen(part, "r");
         if (!in)
@@ -543,19 +560,20 @@ static void throttle_finalize(void) {
         char buf[8192];
         size_t n;
         while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-          ok &= fwrite(buf, 1, n, out) == n;
+          ok &= fwrite(buf, 1, n, out.f) == n;
         fclose(in);
       }
-      if (out)
-        ok &= fclose(out) == 0;
-      if (ok && rename(tmp, g.log_path) == 0) {
+      if (ok)
+        ok = contend_out_commit(&out, err, sizeof err) == 0;
+      else
+        contend_out_abandon(&out);
+      if (ok) {
         for (int r = 0; r < g.size; r++) {
           log_part_name(part, sizeof part, r);
           unlink(part);
         }
       } else {
-        warn("cannot write the log %s (parts kept as %s.partN)", g.log_path, g.log_path);
-        unlink(tmp);
+        warn("%s (parts kept as %s.partN)", *err ? err : "cannot write the log", g.log_path);
       }
     }
     free(g.log_path);

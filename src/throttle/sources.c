@@ -16,21 +16,55 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define CXI_WRAP 72057594037927936.0 /* 2^56: cxi counters are 56 bits wide */
 #define IB_SATURATED 4294967295.0    /* 32-bit port_xmit_wait saturates */
 
-/* Reads a small text file: 1, 0 (empty), -1 (missing or unreadable). */
-static int read_text(const char *path, char *buf, size_t len) {
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+/* What a file that is not regular is, for messages. */
+static const char *kind_of(mode_t m) {
+  return S_ISFIFO(m)   ? "a FIFO"
+         : S_ISCHR(m)  ? "a character device"
+         : S_ISBLK(m)  ? "a block device"
+         : S_ISDIR(m)  ? "a directory"
+         : S_ISSOCK(m) ? "a socket"
+                       : "a special file";
+}
+
+/* Reads a small regular text file without ever blocking: a FIFO or a
+ * device put in its place is refused before it is opened (stat) and
+ * after (fstat: it may have been swapped in between; the open itself is
+ * non-blocking).  1, 0 (empty), -1 (missing, unreadable or not a regular
+ * file: why in why). */
+static int read_text(const char *path, char *buf, size_t len, char *why, size_t whylen) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    snprintf(why, whylen, "%s", strerror(errno));
     return -1;
+  }
+  const int fd = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+  if (fd < 0 && S_ISREG(st.st_mode)) {
+    snprintf(why, whylen, "%s", strerror(errno));
+    return -1;
+  }
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0)
+      close(fd);
+    snprintf(why, whylen,
+             "it is %s, not a regular file: a counter source must be a regular file (a FIFO or a "
+             "device could block its reader)",
+             kind_of(st.st_mode));
+    return -1;
+  }
   const ssize_t n = read(fd, buf, len - 1);
+  const int e = errno;
   close(fd);
-  if (n < 0)
+  if (n < 0) {
+    snprintf(why, whylen, "%s", strerror(e));
     return -1;
+  }
   buf[n] = 0;
   return n > 0;
 }
@@ -97,9 +131,10 @@ static int read_values(ct_source *s, double *v, char *err, size_t errlen) {
   switch (s->kind) {
   case CT_SRC_FILE:
   case CT_SRC_IB: {
-    const int r = read_text(s->path, buf, sizeof buf);
+    char why[256];
+    const int r = read_text(s->path, buf, sizeof buf, why, sizeof why);
     if (r < 0) {
-      snprintf(err, errlen, "%s: %s", s->path, strerror(errno));
+      snprintf(err, errlen, "%s: %s", s->path, why);
       return -1;
     }
     if (!r || parse_number(buf, 0, v) || *v < 0) {
@@ -116,9 +151,10 @@ static int read_values(ct_source *s, double *v, char *err, size_t errlen) {
   case CT_SRC_CXI:
     for (int c = 0; c < s->nclasses; c++) {
       snprintf(p, sizeof p, "%s/hni_tx_paused_%d", s->path, c);
-      const int r = read_text(p, buf, sizeof buf);
+      char why[256];
+      const int r = read_text(p, buf, sizeof buf, why, sizeof why);
       if (r < 0) {
-        snprintf(err, errlen, "%s: %s", p, strerror(errno));
+        snprintf(err, errlen, "%s: %s", p, why);
         return -1;
       }
       if (!r || parse_number(buf, '@', &v[c]) || v[c] < 0) {
@@ -215,7 +251,8 @@ int ct_source_open(ct_source *s, const char *spec, const char *root, double tick
              root, (int)(colon - spec - 3), spec + 3, colon + 1);
     snprintf(dir, sizeof dir, "%s/class/infiniband/%.*s/ports/%s/rate", root,
              (int)(colon - spec - 3), spec + 3, colon + 1);
-    if (read_text(dir, buf, sizeof buf) > 0) /* "100 Gb/sec (4X EDR)" */
+    char why[256];
+    if (read_text(dir, buf, sizeof buf, why, sizeof why) > 0) /* "100 Gb/sec (4X EDR)" */
       s->line_gbps = strtod(buf, NULL) > 0 ? strtod(buf, NULL) : 0;
   } else if (!strncmp(spec, "cxi:", 4)) {
     s->kind = CT_SRC_CXI;
@@ -240,7 +277,8 @@ int ct_source_open(ct_source *s, const char *spec, const char *root, double tick
       return -1;
     }
     snprintf(dir, sizeof dir, "/sys/class/net/%s/speed", ifname);
-    if (read_text(dir, buf, sizeof buf) > 0 && strtod(buf, NULL) > 0)
+    char why[256];
+    if (read_text(dir, buf, sizeof buf, why, sizeof why) > 0 && strtod(buf, NULL) > 0)
       s->line_gbps = strtod(buf, NULL) / 1000; /* Mbit/s */
     s->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
     if (s->nl_fd < 0 || cluster_backlog(s) < 0) {

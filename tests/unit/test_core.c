@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../src/suite/suite.h"
+#include "contend/files.h"
 #include "contend/json.h"
 #include "contend/stats.h"
 
@@ -241,6 +243,46 @@ static void test_hist(void) {
   CHECK(contend_hist_quantile(&one, 0.5) == 3.3 && contend_hist_quantile(&one, 0.999) == 3.3);
 }
 
+/* One double written alone: the text after "v": . */
+static void json_double_text(double v, char *out, size_t len) {
+  contend_strbuf b = {0};
+  contend_json j;
+  contend_json_init(&j, &b);
+  contend_json_obj_begin(&j, NULL);
+  contend_json_double(&j, "v", v);
+  contend_json_obj_end(&j);
+  const char *t = strstr(b.s, "\"v\": ") + 5;
+  snprintf(out, len, "%.*s", (int)strcspn(t, "\n"), t);
+  contend_sb_free(&b);
+}
+
+/* Doubles always read back as doubles (a decimal point or an exponent:
+ * a JSON reader takes "1" for an integer) and round-trip exactly. */
+static void test_json_doubles(void) {
+  const double vals[] = {1.0,      0.0,
+                         -0.0,     -3.0,
+                         100.0,    1e15,
+                         1e16,     1e17,
+                         1e300,    1e-300,
+                         0.1,      1.0 / 3,
+                         2.5e-7,   123456789012345678.0,
+                         4.9e-324, 1.7976931348623157e308};
+  char t[64];
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+    json_double_text(vals[i], t, sizeof t);
+    CHECK(strpbrk(t, ".eE") != NULL);
+    CHECK(strtod(t, NULL) == vals[i] && signbit(strtod(t, NULL)) == signbit(vals[i]));
+  }
+  json_double_text(1.0, t, sizeof t);
+  CHECK(!strcmp(t, "1.0"));
+  json_double_text(-0.0, t, sizeof t);
+  CHECK(!strcmp(t, "-0.0"));
+  json_double_text(1e300, t, sizeof t);
+  CHECK(!strcmp(t, "1e+300"));
+  json_double_text(0.1, t, sizeof t);
+  CHECK(!strcmp(t, "0.1"));
+}
+
 static void test_json(void) {
   contend_strbuf b = {0};
   contend_json j;
@@ -262,9 +304,55 @@ static void test_json(void) {
   CHECK(strstr(b.s, "\"e\": []"));
   CHECK(strstr(b.s, "-3,") && strstr(b.s, "true"));
   contend_sb_free(&b);
+  test_json_doubles();
   char err[256];
   CHECK(contend_write_file_atomic("/nonexistent-dir/x.json", "{}", 2, err, sizeof err) != 0);
   CHECK(contend_check_writable("/nonexistent-dir/x.json", err, sizeof err) != 0);
+}
+
+/* The files module: conflicts by inode and by resolved path, path limits,
+ * messages that abbreviate instead of cutting, no file left behind. */
+static void test_files(void) {
+  char dir[] = "/tmp/contend-test-files-XXXXXX", a[256], b[256], err[1024];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(a, sizeof a, "%s/in.txt", dir);
+  FILE *f = fopen(a, "w");
+  CHECK(f && fputs("x\n", f) >= 0 && fclose(f) == 0);
+  contend_files fs;
+  contend_files_init(&fs);
+  contend_files_input(&fs, "the job file", a, 0);
+  snprintf(b, sizeof b, "%s/./in.txt", dir);
+  contend_files_output(&fs, "-o/--output", b);
+  CHECK(contend_files_check(&fs, CONTEND_FILES_CREATE, err, sizeof err) != 0);
+  CHECK(strstr(err, "-o/--output") && strstr(err, "the job file") && strstr(err, "same file"));
+  contend_files_init(&fs); /* two outputs not created yet, spelled differently */
+  snprintf(a, sizeof a, "%s/out.json", dir);
+  snprintf(b, sizeof b, "%s//out.json", dir);
+  contend_files_output(&fs, "-o/--output", a);
+  contend_files_output(&fs, "--counters", b);
+  CHECK(contend_files_check(&fs, 0, err, sizeof err) != 0 && strstr(err, "are the same file"));
+  contend_files_init(&fs); /* distinct outputs pass, and the check leaves nothing */
+  snprintf(b, sizeof b, "%s/c.csv", dir);
+  contend_files_output(&fs, "-o/--output", a);
+  contend_files_output(&fs, "--counters", b);
+  contend_files_input(&fs, "the job file", NULL, 0); /* not given: skipped */
+  CHECK(fs.n == 2 && contend_files_check(&fs, CONTEND_FILES_CREATE, err, sizeof err) == 0);
+  char *longp = malloc(6001);
+  memset(longp, 'a', 6000);
+  longp[6000] = 0;
+  CHECK(contend_check_writable(longp, err, sizeof err) != 0);
+  CHECK(strstr(err, "6000 characters") && strstr(err, "4071") && strlen(err) < 400);
+  char show[256];
+  CHECK(strstr(contend_path_show(longp, show, sizeof show), "...") && strlen(show) < 160);
+  free(longp);
+  contend_out o; /* a stream: nothing at the target until commit; abandon leaves nothing */
+  CHECK(contend_out_open(&o, "--counters", b, err, sizeof err) == 0);
+  CHECK(fputs("h\n", o.f) >= 0 && access(b, F_OK) != 0);
+  contend_out_abandon(&o);
+  CHECK(contend_out_open(&o, "--counters", b, err, sizeof err) == 0 && fputs("h\n", o.f) >= 0);
+  CHECK(contend_out_commit(&o, err, sizeof err) == 0 && access(b, F_OK) == 0);
+  snprintf(a, sizeof a, "%s/in.txt", dir);
+  CHECK(unlink(b) == 0 && unlink(a) == 0 && rmdir(dir) == 0); /* empty: no temporary left */
 }
 
 static void test_plan(void) {
@@ -306,6 +394,7 @@ int main(void) {
   test_rings();
   test_hist();
   test_json();
+  test_files();
   test_plan();
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;

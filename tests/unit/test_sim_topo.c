@@ -415,7 +415,12 @@ static void test_errors(void) {
                "no common ancestor");
   expect_error(conf("e4.conf", "SwitchName=l Nodes=n1\nSwitchName=s0 Switches=s1,l\n"
                                "SwitchName=s1 Switches=s0\n"),
-               "cycle");
+               "the switches form a cycle: 's0' -> 's1' -> 's0'");
+  /* a cycle of switches without nodes is named, not reported as "no Nodes=" */
+  expect_error(conf("e4b.conf", "SwitchName=a Switches=b\nSwitchName=b Switches=c\n"
+                                "SwitchName=c Switches=a\n"),
+               "cycle: 'a' -> 'b' -> 'c' -> 'a' (each lists the next under Switches=)");
+  expect_error(conf("e4c.conf", "SwitchName=a Switches=b\nSwitchName=b\n"), "no Nodes=");
   expect_error(conf("e5.conf", "SwitchName=s0 Node=n1\n"), "line 1: unknown key 'Node'");
   expect_error(conf("e6.conf", "SwitchName=s0 Nodes=n[4-1]\n"), "bad range");
   expect_error(conf("e7.conf", "SwitchName=s0 Nodes=n[1-4\n"), "unbalanced");

@@ -227,6 +227,10 @@ static void test_ca(void) {
   CHECK(ct_ca_for("milc=3,", NULL, &ca, err, sizeof err) == 0);
   CHECK(ct_ca_for("milc=nan", NULL, &ca, err, sizeof err) == -1);
   CHECK(ct_ca_for("x", NULL, &ca, err, sizeof err) == -1);
+  /* a job named twice is refused (which one would it be?) */
+  CHECK(ct_ca_for("milc=1,milc=2", NULL, &ca, err, sizeof err) == -1 && strstr(err, "twice"));
+  CHECK(ct_ca_for("a=1,b=2,b=3", "a", &ca, err, sizeof err) == -1 && strstr(err, "'b'"));
+  CHECK(ct_ca_for("a=1,ab=2,b=3", "b", &ca, err, sizeof err) == 0 && ca == 3);
   /* the parameter table reads into a configuration */
   contend_params p;
   CHECK(contend_params_init(&p, ct_param_defs, "", err, sizeof err) == 0);
@@ -249,6 +253,16 @@ static void test_ca(void) {
                            sizeof err) == 0);
   CHECK(ct_config_from_params(&p, 42, &c, err, sizeof err) == 0 && c.mode == CT_NETSCOPE &&
         near(c.window_s, 20e-6, 1e-12));
+  /* the mode as recorded: one c_a, or c_a per job (not "c_a 0") */
+  char mode[96];
+  c.ca = 4.5;
+  ct_mode_format(&c, mode, sizeof mode);
+  CHECK(!strcmp(mode, "netscope (c_a 4.5)"));
+  CHECK(contend_params_set(&p, contend_params_find(&p, "throttle_ca"), "app=2,io=0.5", err,
+                           sizeof err) == 0);
+  CHECK(ct_config_from_params(&p, 42, &c, err, sizeof err) == 0 && c.ca_per_job);
+  ct_mode_format(&c, mode, sizeof mode);
+  CHECK(!strcmp(mode, "netscope (c_a per job)"));
   CHECK(contend_params_set(&p, contend_params_find(&p, "throttle"), "static:50", err, sizeof err) ==
         0);
   CHECK(ct_config_from_params(&p, 42, &c, err, sizeof err) == -1 && strstr(err, "line rate"));
