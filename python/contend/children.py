@@ -40,6 +40,11 @@ class Interrupted(Exception):
         return 128 + self.signum
 
 
+def interrupt_status(exc: BaseException) -> int:
+    """Exit status after Interrupted (128 + its signal) or KeyboardInterrupt (130)."""
+    return exc.exit_status if isinstance(exc, Interrupted) else 128 + signal.SIGINT
+
+
 def start(cmd, **popen_kw) -> subprocess.Popen:
     """Popen(cmd) in its own process group, registered for stop_all; raises
     Interrupted once the harness is stopping (no child starts after that)."""

@@ -33,8 +33,9 @@ import stat
 import zlib
 from pathlib import Path
 
+from . import limits
 from .jsonfinite import check_finite
-from .limits import MAX_CSV_BYTES, MAX_INPUT_BYTES, MAX_NESTING, clip, clip_path, human_bytes
+from .limits import MAX_CSV_BYTES, MAX_NESTING, clip, clip_path, human_bytes
 
 try:  # Python 3.11+
     import tomllib
@@ -92,8 +93,10 @@ def _too_big(path, limit: int, inflated: bool, error):
     )
 
 
-def read_bytes(path, hint: str | None = None, error=InputError, limit: int = MAX_INPUT_BYTES):
-    """The bytes of ``path`` (gunzipped when gzip), at most ``limit`` of them."""
+def read_bytes(path, hint: str | None = None, error=InputError, limit: int | None = None):
+    """The bytes of ``path`` (gunzipped when gzip), at most ``limit`` of them
+    (default: limits.MAX_INPUT_BYTES, looked up at each call)."""
+    limit = limits.MAX_INPUT_BYTES if limit is None else limit
     path = Path(path)
     st = stat_input(path, hint, error)
     if stat.S_ISREG(st.st_mode) and st.st_size > limit:
@@ -122,7 +125,7 @@ def _gunzip(data: bytes, path, limit: int, error) -> bytes:
     return out
 
 
-def read_text(path, hint: str | None = None, error=InputError, limit: int = MAX_INPUT_BYTES):
+def read_text(path, hint: str | None = None, error=InputError, limit: int | None = None):
     """The UTF-8 text of ``path`` (gunzipped when gzip), at most ``limit`` bytes."""
     raw = read_bytes(path, hint, error, limit)
     try:
@@ -178,7 +181,7 @@ def parse_json(text: str, source, error=InputError, hint: str | None = None, fin
     return doc
 
 
-def load_json(path, hint: str | None = None, error=InputError, finite=False, limit=MAX_INPUT_BYTES):
+def load_json(path, hint: str | None = None, error=InputError, finite=False, limit=None):
     """The JSON document of the file ``path`` (plain or gzip), read within the limits."""
     return parse_json(read_text(path, hint, error, limit), str(path), error, hint, finite)
 

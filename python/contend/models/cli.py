@@ -14,12 +14,13 @@ written; outputs are written through a temporary file in the same directory.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from .. import infile
 from ..argtypes import nonneg_float, nonneg_int, positive_float
-from ..outfile import check_output
+from ..guard import guarded, report
+from ..outfile import check_distinct, check_output
 from .errors import ModelError
 
 EXIT_USAGE = 2
@@ -72,6 +73,9 @@ def cmd_fit_latency(args) -> int:
 
     out = _check_output(args.output)
     plot = _check_plot(args.plot)
+    outputs = [("-o", out), ("--plot", plot)]
+    inputs = [("TRAINING", args.training), ("--paths", args.paths), ("--counters", args.counters)]
+    check_distinct(inputs, outputs, ModelError)
     if args.counters_source and not args.counters:
         raise ModelError("--counters-source goes with --counters")
     training = load_training(
@@ -81,6 +85,8 @@ def cmd_fit_latency(args) -> int:
         counters_source=args.counters_source,
         counters_override_all=bool(args.counters and args.all_runs),
     )
+    named = [("TRAINING's counter file", ref["file"]) for ref in training.provenance["counters"]]
+    check_distinct([("TRAINING's paths", training.paths_file), *named], outputs, ModelError)
     paths = load_paths(training.paths_file)
     fit = fit_latency(
         paths,
@@ -235,7 +241,7 @@ def _expand_training_files(files) -> tuple:
                 with open(f, encoding="utf-8") as fh:
                     head = fh.read(4096)
                 if '"contend-sensitivity-train"' in head:
-                    doc = json.loads(Path(f).read_text(encoding="utf-8"))
+                    doc = infile.load_json(f)
             except (OSError, ValueError):
                 doc = None
         if isinstance(doc, dict) and doc.get("schema") == "contend-sensitivity-train":
@@ -265,6 +271,12 @@ def cmd_sensitivity(args) -> int:
 
     out = _check_output(args.output)
     plot = _check_plot(args.plot)
+    outputs = [("-o", out), ("--plot", plot)]
+    given = [("RUNS", r) for r in args.runs] + [
+        ("--latency", args.latency),
+        ("--paths", args.paths),
+    ]
+    check_distinct(given, outputs, ModelError)
     args.runs, jobs = _expand_training_files(args.runs)
     args.job = args.job or sorted(jobs)
     if not args.job:
@@ -280,6 +292,8 @@ def cmd_sensitivity(args) -> int:
         raise ModelError(f"{args.counters_dir}: --counters-dir is not a directory")
     model, mdoc = load_latency_model(args.latency)
     paths_file = Path(args.paths) if args.paths else resolve(mdoc["paths"]["file"], args.latency)
+    named = [("RUNS' results", r) for r in args.runs] + [("the model's paths", paths_file)]
+    check_distinct(named, outputs, ModelError)
     paths = load_paths(paths_file)
     check_paths_match(mdoc, paths, args.latency)
     plan = {}
@@ -297,6 +311,7 @@ def cmd_sensitivity(args) -> int:
             need = [(a, b) for a in nodes for b in nodes if a != b]
             need += [(int(p[0]), int(p[1])) for p in r.traffic_pairs if int(p[0]) != int(p[1])]
             paths.require_pairs(need, f"job {job!r} ({r.file})")
+        check_distinct([("a run's counter CSV", r.counters) for r in runs], outputs, ModelError)
         plan[job] = (runs, consts)
     cache = {}
     apps = {}
@@ -561,6 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@guarded(PROG)
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
@@ -574,8 +590,7 @@ def main(argv=None) -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"{prog}: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
+        return report(prog, exc)
 
 
 if __name__ == "__main__":
