@@ -67,10 +67,10 @@ def _alphas(text: str):
         vals = sorted((float(v) for v in text.split(",")), reverse=True)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"--alpha takes comma-separated numbers in (0, 1), got {text!r}"
+            f"--alpha takes comma-separated numbers in (0, 1), got {clip_repr(text)}"
         ) from None
     if not vals or any(not 0 < v < 1 for v in vals):
-        raise argparse.ArgumentTypeError(f"--alpha values must be in (0, 1), got {text!r}")
+        raise argparse.ArgumentTypeError(f"--alpha values must be in (0, 1), got {clip_repr(text)}")
     return tuple(vals)
 
 
@@ -81,7 +81,7 @@ def _level(text: str) -> float:
         val = -1.0
     if not 0 < val < 1:
         raise argparse.ArgumentTypeError(
-            f"--level must be a fraction in (0, 1), e.g. 0.95; got {text!r}"
+            f"--level must be a fraction in (0, 1), e.g. 0.95; got {clip_repr(text)}"
         )
     return val
 

@@ -34,7 +34,7 @@ from . import __version__, children, infile
 from .argtypes import count, positive_float, split_dashes
 from .formatting import format_duration
 from .guard import guarded
-from .limits import MAX_INPUT_BYTES, MAX_NODES, MAX_PARALLEL, MAX_REPEAT
+from .limits import MAX_INPUT_BYTES, MAX_NODES, MAX_PARALLEL, MAX_REPEAT, clip_repr
 from .outfile import check_output_dir, make_dir
 from .trainruns import (
     EXIT_FAIL,
@@ -90,11 +90,11 @@ def parse_mode(text: str) -> str:
         if math.isfinite(value) and value > 0 and (not pct or value <= 100):
             return mode
         raise UsageError(
-            f"--modes: {mode!r}: static takes a rate in Gbit/s or a share of the line rate "
+            f"--modes: {clip_repr(mode)}: static takes a rate in Gbit/s or a share of the line rate "
             "in (0, 100]%, e.g. static:50% or static:25"
         )
     raise UsageError(
-        f"--modes: unknown mode {mode!r} (expected off, static:RATE[%], dcqcn, netscope)"
+        f"--modes: unknown mode {clip_repr(mode)} (expected off, static:RATE[%], dcqcn, netscope)"
     )
 
 
@@ -117,9 +117,9 @@ def parse_assignments(text_list, what: str) -> dict:
                 continue
             job, sep, value = item.partition("=")
             if not sep or not job or not value:
-                raise UsageError(f"{what}: {item!r}: write JOB=VALUE[,JOB=VALUE...]")
+                raise UsageError(f"{what}: {clip_repr(item)}: write JOB=VALUE[,JOB=VALUE...]")
             if job in out:
-                raise UsageError(f"{what}: job {job!r} given twice")
+                raise UsageError(f"{what}: job {clip_repr(job)} given twice")
             out[job] = value
     return out
 
@@ -158,7 +158,7 @@ def read_model_ca(job: str, path: str) -> float:
     else:
         raise UsageError(
             f"--model {job}={path}: the file has applications {', '.join(sorted(apps))}, "
-            f"none named {job!r}"
+            f"none named {clip_repr(job)}"
         )
     ds = app["delay_sensitivity"]
     if ds is None or not math.isfinite(ds):
@@ -182,7 +182,7 @@ def parse_ca_errors(text: str | None) -> list:
             e = math.nan
         if not math.isfinite(e) or e < -100:
             raise UsageError(
-                f"--ca-error: {item!r}: errors are percentages >= -100 (c_a x (1 + e/100))"
+                f"--ca-error: {clip_repr(item)}: errors are percentages >= -100 (c_a x (1 + e/100))"
             )
         if e in out:
             raise UsageError(f"--ca-error: {item} given twice")
@@ -195,7 +195,7 @@ def parse_defines(items) -> dict:
     for item in items or ():
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise UsageError(f"-D {item!r}: write NAME=VALUE")
+            raise UsageError(f"-D {clip_repr(item)}: write NAME=VALUE")
         out[name] = value
     return out
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from .argtypes import count
 from .cluster.paths import node_index, paths_doc
 from .guard import guarded
-from .limits import MAX_EXCHANGES, MAX_MSG_BYTES, MAX_PAIRS, MAX_RUNS
+from .limits import MAX_EXCHANGES, MAX_MSG_BYTES, MAX_PAIRS, MAX_RUNS, clip_repr
 from .outfile import write_text
 from .trainruns import (
     CONGESTORS,
@@ -62,10 +62,12 @@ def parse_pair_list(text: str, nodes: int) -> list[tuple[int, int]]:
     for item in text.split(","):
         m = re.fullmatch(r"\s*(\d+):(\d+)\s*", item)
         if not m:
-            raise UsageError(f"--pair-list: {item!r} is not SRC:DST (e.g. 0:5,3:17)")
+            raise UsageError(f"--pair-list: {clip_repr(item)} is not SRC:DST (e.g. 0:5,3:17)")
         a, b = int(m.group(1)), int(m.group(2))
         if a == b or a >= nodes or b >= nodes:
-            raise UsageError(f"--pair-list: {item!r} needs two different nodes in 0..{nodes - 1}")
+            raise UsageError(
+                f"--pair-list: {clip_repr(item)} needs two different nodes in 0..{nodes - 1}"
+            )
         pairs.append((a, b))
     used = [n for p in pairs for n in p]
     if len(set(used)) != len(used):

@@ -21,7 +21,7 @@ from pathlib import Path
 from . import infile
 from .argtypes import count
 from .guard import guarded
-from .limits import MAX_INPUT_BYTES, MAX_RUNS
+from .limits import MAX_INPUT_BYTES, MAX_RUNS, clip_repr
 from .outfile import write_text
 from .trainruns import (
     CONGESTORS,
@@ -118,11 +118,11 @@ def plan(engine, job_file: Path, defines, nodes: int, job: str) -> tuple[int, st
         doc = read_run(out)
     names = [j["name"] for j in doc["jobs"]]
     if job not in names:
-        raise UsageError(f"{job_file}: no job named {job!r} (jobs: {', '.join(names)})")
+        raise UsageError(f"{job_file}: no job named {clip_repr(job)} (jobs: {', '.join(names)})")
     clash = [n for n in names if n in CONGESTORS]
     if clash:
         raise UsageError(
-            f"{job_file}: job name {clash[0]!r} is taken by the congestors this command adds"
+            f"{job_file}: job name {clip_repr(clash[0])} is taken by the congestors this command adds"
         )
     return sum(len(j["nodes"]) for j in doc["jobs"]), infile.read_text(
         job_file, "a job file", UsageError

@@ -37,7 +37,7 @@ from . import __version__, children, infile
 from .argtypes import count, positive_float
 from .formatting import format_duration
 from .guard import guarded
-from .limits import MAX_PARALLEL
+from .limits import MAX_PARALLEL, clip_repr
 from .outfile import check_output_dir, make_dir
 from .studyfile import Study, StudyFileError, load_study, select_conditions
 from .trainruns import (
@@ -323,7 +323,7 @@ def _cluster_topology_conf(desc: dict) -> Path:
     path = Path(state_dir(desc["prefix"])) / "topology.conf"
     if not path.is_file():
         raise UsageError(
-            f"--engine cluster: the cluster {desc['prefix']!r} has no {path} "
+            f"--engine cluster: the cluster {clip_repr(desc['prefix'])} has no {path} "
             "(bring it up again with `contend cluster up`)"
         )
     return path
@@ -352,7 +352,7 @@ def check_conditions(engine: Engine, study: Study, runs: list) -> None:
         try:
             engine.dry_run(run.job_file, run.seed, nodes, engine.tree)
         except UsageError as exc:
-            raise UsageError(f"condition {name!r} ({run.job_file}): {exc}") from None
+            raise UsageError(f"condition {clip_repr(name)} ({run.job_file}): {exc}") from None
 
 
 def check_study_files(study: Study, run_dir: Path, runs: list, output: Path, conf) -> None:

@@ -604,7 +604,7 @@ def collect(outdir) -> tuple:
         elif schema in ("contend-results", "contend-jobs"):
             rows += _results_rows(doc, base)
         else:
-            problems.append(f"{path}: not a contend results file (schema {schema!r})")
+            problems.append(f"{path}: not a contend results file (schema {clip_repr(schema)})")
     return rows, problems
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from . import children, infile, outfile
 from .argtypes import count, nonneg_float, positive_float, split_dashes
 from .guard import TRACEBACK_ENV, report
-from .limits import MAX_CONGESTOR_REPEAT, MAX_NODES
+from .limits import MAX_CONGESTOR_REPEAT, MAX_NODES, clip_repr
 
 EXIT_USAGE = 2
 EXIT_FAIL = 3
@@ -95,7 +95,7 @@ def parse_congestion(text: str) -> list[tuple[str, float]]:
             continue
         if name != "gpcnet":
             raise UsageError(
-                f"--congestion: unknown item {item!r} (expected none or gpcnet[:FRACTION])"
+                f"--congestion: unknown item {clip_repr(item)} (expected none or gpcnet[:FRACTION])"
             )
         try:
             f = float(frac) if frac else 1.0
@@ -103,7 +103,7 @@ def parse_congestion(text: str) -> list[tuple[str, float]]:
             f = -1.0
         if not 0 < f <= 1:
             raise UsageError(
-                f"--congestion: {item!r}: the fraction of the other nodes that run congestors "
+                f"--congestion: {clip_repr(item)}: the fraction of the other nodes that run congestors "
                 "must be in (0, 1]"
             )
         out.append(("gpcnet", f))

@@ -170,3 +170,19 @@ def test_valid_files_still_read(work):
     shutil.copy(work / "in.json", work / "again.json")
     r = run_limited(["compare", "in.json", "again.json"], work)
     assert r.returncode == 0 and "rr_lat" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["mitigate", "mix.job", "--modes", "m" * 100_000],
+        ["pingpong-train", "-o", "t.json", "--pair-list", "p" * 100_000],
+        ["significance", "a=in.json", "b=in.json", "--alpha", "a" * 100_000],
+    ],
+    ids=["mitigate-modes", "pingpong-pair-list", "significance-alpha"],
+)
+def test_long_option_value_is_cut_in_the_message(work, argv):
+    (work / "mix.job").write_text("[JOB_NAME] a\n[PLACEMENT] linear nodes=2\n[MOTIF] barrier\n")
+    line = refused(argv, work, "...(10000")
+    assert "characters)" in line
+    assert len(line) < 400

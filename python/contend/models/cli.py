@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import infile
 from ..argtypes import nonneg_float, nonneg_int, positive_float
 from ..guard import guarded, report
+from ..limits import clip_repr
 from ..outfile import check_distinct, check_output
 from .errors import ModelError
 
@@ -38,7 +39,7 @@ def _fraction(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1), got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1), got {clip_repr(text)}")
     return value
 
 
@@ -145,7 +146,7 @@ def _delivery_for(run, args):
     msg = args.msg_bytes if args.msg_bytes is not None else run.mean_msg_bytes
     if msg is None:
         raise ModelError(
-            f"{run.file}: job {run.job!r} sent no message the results count: give --msg-bytes"
+            f"{run.file}: job {clip_repr(run.job)} sent no message the results count: give --msg-bytes"
         )
     nic = args.nic_gbps if args.nic_gbps is not None else run.nic_gbps
     if nic is None:
@@ -168,7 +169,7 @@ def _estimate_app(name, runs, deliveries, args):
     t = [r.t_a_s for r in runs]
     reason = degenerate_reason(m, t)
     if reason:
-        raise ModelError(f"job {name!r}: cannot fit T_a = c_a M_a + k_a: {reason}")
+        raise ModelError(f"job {clip_repr(name)}: cannot fit T_a = c_a M_a + k_a: {reason}")
     fixed = [c.fixed_us for c, _, _ in deliveries]
     uniform = estimate(m, t, fixed)
     mw = [d.m_a_weighted_us for _, d, _ in deliveries]
@@ -302,7 +303,7 @@ def cmd_sensitivity(args) -> int:
         passes = {r.pass_name for r in runs}
         if len(passes) > 1:
             raise ModelError(
-                f"job {job!r}: --pass auto picked different passes ({', '.join(sorted(passes))}) "
+                f"job {clip_repr(job)}: --pass auto picked different passes ({', '.join(sorted(passes))}) "
                 "in different files; choose one with --pass"
             )
         consts = [_delivery_for(r, args) for r in runs]
@@ -310,7 +311,7 @@ def cmd_sensitivity(args) -> int:
             nodes = sorted(set(r.nodes))
             need = [(a, b) for a in nodes for b in nodes if a != b]
             need += [(int(p[0]), int(p[1])) for p in r.traffic_pairs if int(p[0]) != int(p[1])]
-            paths.require_pairs(need, f"job {job!r} ({r.file})")
+            paths.require_pairs(need, f"job {clip_repr(job)} ({r.file})")
         check_distinct([("a run's counter CSV", r.counters) for r in runs], outputs, ModelError)
         plan[job] = (runs, consts)
     cache = {}
@@ -329,7 +330,7 @@ def cmd_sensitivity(args) -> int:
                 run.traffic_pairs,
                 run.window,
                 const,
-                source=f"{run.file} (job {job!r}, counters {run.counters})",
+                source=f"{run.file} (job {clip_repr(job)}, counters {run.counters})",
             )
             deliveries.append((const, d, run))
         apps[job] = _estimate_app(job, runs, deliveries, args)

@@ -26,7 +26,7 @@ import pandas as pd
 from .. import outfile
 from ..argtypes import count, positive_float
 from ..guard import guarded
-from ..limits import MAX_SAMPLES, MAX_TOP
+from ..limits import MAX_SAMPLES, MAX_TOP, clip_repr
 from . import derive, reader, sampler
 from . import stallrules as rules
 from .errors import TelemetryError
@@ -47,11 +47,11 @@ def parse_seconds(text: str) -> float:
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*", str(text))
     if not m or m.group(2) not in ("", *_UNITS):
         raise argparse.ArgumentTypeError(
-            f"expected a duration such as 1s, 200ms, 100us or 0.5 (seconds), got {text!r}"
+            f"expected a duration such as 1s, 200ms, 100us or 0.5 (seconds), got {clip_repr(text)}"
         )
     value = float(m.group(1)) * _UNITS.get(m.group(2), 1.0)
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive duration, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive duration, got {clip_repr(text)}")
     return value
 
 
@@ -61,7 +61,9 @@ def _bits(text: str) -> int:
     except ValueError:
         value = 0
     if not 8 <= value <= 64:
-        raise argparse.ArgumentTypeError(f"expected a counter width of 8..64 bits, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a counter width of 8..64 bits, got {clip_repr(text)}"
+        )
     return value
 
 
