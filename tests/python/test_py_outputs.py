@@ -51,6 +51,7 @@ SAME_AS_INPUT = {
         "is the input group b c.csv",
     ),
     "html": (["html", "in.json", "-o", "in.json"], "is the input RESULTS"),
+    "plot": (["plot", "hist", "r.png", "-o", "r.png"], "-o r.png is the input RESULTS r.png"),
     "model-fit": (["model", "fit-latency", "in.json", "-o", "in.json"], "input TRAINING"),
     "model-sensitivity": (
         ["model", "sensitivity", "in.json", "c.csv", "--latency", "s.toml", "-o", "s.toml"],
@@ -77,6 +78,8 @@ def test_output_that_is_an_input_is_refused(work, case):
     argv, needle = SAME_AS_INPUT[case]
     if case == "sweep-run":  # the scenario file is the log of its scenario 0
         (work / "0000.log").write_text((work / "scen.txt").read_text())
+    if case == "plot":  # a results file named like a figure
+        shutil.copy(work / "in.json", work / "r.png")
     assert SAME in refused(argv, work, needle)
 
 
