@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from .limits import clip_repr
+
 
 def positive_int(text: str) -> int:
     try:
@@ -13,8 +15,28 @@ def positive_int(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {clip_repr(text)}")
     return value
+
+
+def count(maximum: int, minimum: int = 1):
+    """argparse type of a count bounded by its declared limit (contend.limits):
+    an integer from ``minimum`` to ``maximum``, else a message naming both."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer from {minimum} to {maximum} (the limit), got "
+                f"{clip_repr(text)}"
+            )
+        return value
+
+    parse.__name__ = "count"  # argparse names the type in some messages
+    return parse
 
 
 def positive_float(text: str, what: str = "number") -> float:
@@ -23,7 +45,7 @@ def positive_float(text: str, what: str = "number") -> float:
     except ValueError:
         value = -1.0
     if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a positive {what}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive {what}, got {clip_repr(text)}")
     return value
 
 
@@ -33,7 +55,7 @@ def nonneg_int(text: str) -> int:
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {clip_repr(text)}")
     return value
 
 
@@ -43,7 +65,7 @@ def nonneg_float(text: str) -> float:
     except ValueError:
         value = -1.0
     if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {clip_repr(text)}")
     return value
 
 

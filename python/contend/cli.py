@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import argparse
 import glob
+import os
 import sys
 
 from . import __version__, sweep
-from .argtypes import nonneg_int
+from .argtypes import count, nonneg_int
 from .formatting import FORMATS
-from .outfile import check_output, write_text
+from .guard import TRACEBACK_ENV, guarded, report
+from .limits import MAX_BOOTSTRAP, MAX_RESAMPLES, clip, clip_repr
+from .outfile import check_distinct, check_output, write_text
 
 EXIT_USAGE = 2
 JOBS_SCHEMA = "contend-jobs"  # results of `contend jobs`: contend.jobsresults
@@ -48,15 +51,26 @@ def _canary_list(text):
     return [c for c in (text or "").split(",") if c] or None
 
 
+def _check_canaries(wanted, frame) -> None:
+    """UsageError naming a --canaries name that no run (or baseline) has."""
+    have = list(dict.fromkeys(frame["name"]))
+    unknown = [c for c in wanted or () if c not in have]
+    if unknown:
+        raise UsageError(
+            f"--canaries: unknown canary {clip_repr(unknown[0])} (these results have: "
+            f"{clip(', '.join(map(str, have)), 400) or 'none'})"
+        )
+
+
 def _alphas(text: str):
     try:
         vals = sorted((float(v) for v in text.split(",")), reverse=True)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"--alpha takes comma-separated numbers in (0, 1), got {text!r}"
+            f"--alpha takes comma-separated numbers in (0, 1), got {clip_repr(text)}"
         ) from None
     if not vals or any(not 0 < v < 1 for v in vals):
-        raise argparse.ArgumentTypeError(f"--alpha values must be in (0, 1), got {text!r}")
+        raise argparse.ArgumentTypeError(f"--alpha values must be in (0, 1), got {clip_repr(text)}")
     return tuple(vals)
 
 
@@ -67,7 +81,7 @@ def _level(text: str) -> float:
         val = -1.0
     if not 0 < val < 1:
         raise argparse.ArgumentTypeError(
-            f"--level must be a fraction in (0, 1), e.g. 0.95; got {text!r}"
+            f"--level must be a fraction in (0, 1), e.g. 0.95; got {clip_repr(text)}"
         )
     return val
 
@@ -147,6 +161,7 @@ def cmd_compare(args) -> int:
         pub = figure11_rows() if args.figure11 else published_impact_table()
         frame = pd.concat([frame, pub[frame.columns]], ignore_index=True)
     if args.canaries:
+        _check_canaries(args.canaries, frame)
         frame = frame[frame["name"].isin(args.canaries)]
     _write(fmt.render(frame, columns, args.format), args.output)
     return 0
@@ -156,14 +171,14 @@ def _parse_group(spec: str):
     label, sep, files = spec.partition("=")
     if not sep or not label or not files:
         raise UsageError(
-            f"bad group {spec!r}: write LABEL=FILE[,FILE...] (globs allowed), "
+            f"bad group {clip_repr(spec)}: write LABEL=FILE[,FILE...] (globs allowed), "
             "e.g. control='runs/ctl-*.json'"
         )
     paths = []
     for item in files.split(","):
         matches = sorted(glob.glob(item)) if glob.has_magic(item) else [item]
         if not matches:
-            raise UsageError(f"group {label}: pattern {item!r} matches no file")
+            raise UsageError(f"group {clip(label)}: pattern {clip_repr(item)} matches no file")
         paths.extend(matches)
     return label, paths
 
@@ -174,10 +189,9 @@ def cmd_significance(args) -> int:
     from .tables import significance_table
 
     groups = {}
-    for spec in args.groups:
-        label, paths = _parse_group(spec)
+    for label, paths in args.parsed_groups:
         if label in groups:
-            raise UsageError(f"group {label!r} given twice")
+            raise UsageError(f"group {clip_repr(label)} given twice")
         groups[label] = load_many(paths)
     if len(groups) < 2:
         raise UsageError("give a control group and at least one condition group")
@@ -274,6 +288,7 @@ def cmd_plot(args) -> int:
 
             frame = pd.concat([frame, figure11_rows()[frame.columns]], ignore_index=True)
         if args.canaries:
+            _check_canaries(args.canaries, frame)
             frame = frame[frame["name"].isin(args.canaries)]
         fig = plots.impact_bars_figure(frame)
     out = plots.save_figure(fig, args.output, UsageError)
@@ -363,11 +378,11 @@ def _add_report(sub):
     _add_format(p)
     p.add_argument(
         "--bootstrap",
-        type=nonneg_int,
+        type=count(MAX_BOOTSTRAP, 0),
         default=0,
         metavar="N",
         help="add a bootstrap interval of the CIs from N resamples of the histograms "
-        "[default 0: off]",
+        f"[count, at most {MAX_BOOTSTRAP}; default 0: off]",
     )
     p.add_argument(
         "--level",
@@ -426,7 +441,10 @@ def _add_significance(sub):
         help="significance levels for * and ** [default 0.05,0.01]",
     )
     p.add_argument(
-        "--resamples", type=nonneg_int, default=10000, help="bootstrap resamples [default 10000]"
+        "--resamples",
+        type=count(MAX_RESAMPLES),
+        default=10000,
+        help=f"bootstrap resamples [count, 1 to {MAX_RESAMPLES}, default 10000]",
     )
     p.add_argument("--level", type=_level, default=0.95, help="bootstrap level [default 0.95]")
     p.add_argument("--seed", type=nonneg_int, default=0, help="bootstrap seed [default 0]")
@@ -502,22 +520,39 @@ def build_parser(prog: str = "contend") -> argparse.ArgumentParser:
     return parser
 
 
+def _inputs(args) -> list:
+    """(option, path) of every input file of the command, for the output rule."""
+    if args.command == "significance":
+        return [(f"group {label}", p) for label, paths in args.parsed_groups for p in paths]
+    results = args.results if isinstance(args.results, list) else [args.results]
+    return [("RESULTS", p) for p in results]
+
+
+@guarded("contend")
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     prog = f"contend {args.command}"
     try:
+        if args.command == "sweep":  # sweep checks its own inputs and outputs
+            return args.func(args)
+        if args.command == "significance":
+            args.parsed_groups = [_parse_group(spec) for spec in args.groups]
         output = getattr(args, "output", None)
-        if output not in (None, "-") and args.command != "sweep":  # sweep checks its own
+        if output not in (None, "-"):
             check_output(output, error=UsageError)  # before any work: exit 2 at once
+        check_distinct(_inputs(args), [("-o", output)], UsageError)
         return args.func(args)
     except BrokenPipeError:  # e.g. `contend report R.json | head`
         return 0
-    except (ValueError, OSError) as exc:  # ResultsError and UsageError are ValueErrors
-        text = str(exc) if isinstance(exc, ValueError) else f"{exc.filename or ''}: {exc.strerror}"
-        print(f"{prog}: error: {text}", file=sys.stderr)
+    except ValueError as exc:  # ResultsError and UsageError are ValueErrors
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as exc:
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        return report(prog, exc)
 
 
 def _entry(command: str):

@@ -36,7 +36,8 @@ def format_duration(seconds: float) -> str:
 
 
 def format_number(value) -> str:
-    """Readable rounding: 1 decimal from 100 up, 2 from 10, 3 below; 'n/a' when missing."""
+    """Readable rounding: 1 decimal from 100 up, 2 from 10, 3 below, 4 significant
+    digits with an exponent from 1e9 up; 'n/a' when missing."""
     if value is None or value is pd.NA:
         return "n/a"
     value = float(value)
@@ -45,6 +46,8 @@ def format_number(value) -> str:
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     mag = abs(value)
+    if mag >= 1e9:  # no 300-digit cells: 1.235e+12
+        return f"{value:.4g}"
     if mag >= 100:
         return f"{value:.1f}"
     if mag >= 10:

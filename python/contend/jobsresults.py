@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from .jsonfinite import check_finite
+from .limits import clip_repr
 from .results import (
     ResultsError,
     RunFacts,
@@ -64,17 +65,46 @@ SUMMARY_COLUMNS = [
     "ci_slowest_rank",
 ]
 REPEAT_COLUMNS = ["entry", "pass", "repeat", "time_s"]
+# A measured time outside [0, MAX_TIME_S] is no run's: a corrupt or forged file.
+MAX_TIME_S = 1e9
+
+
+def _check_times(doc: dict, source: str) -> None:
+    """ResultsError naming the first time of a job or motif pass (time_s
+    statistics, slowest_rank_mean_s, slowest_rank_s) that is negative or
+    beyond MAX_TIME_S: the schema takes any number there."""
+
+    def check(where, value):
+        if isinstance(value, (int, float)) and not 0 <= value <= MAX_TIME_S:
+            raise ResultsError(
+                f"{source}: {where} is {value:.6g} s: a measured time is from 0 to "
+                f"{MAX_TIME_S:g} s; the file is corrupt or was not written by contend"
+            )
+
+    for i, job in enumerate(doc["jobs"]):
+        blocks = [(f"jobs[{i}]", job)]
+        blocks += [(f"jobs[{i}].motifs[{k}]", m) for k, m in enumerate(job["motifs"])]
+        for where, block in blocks:
+            for name, res in (block.get("results") or {}).items():
+                if not isinstance(res, dict):
+                    continue
+                at = f"{where}.results.{name}"
+                for key in ("mean", "min", "max", "stddev"):
+                    check(f"{at}.time_s.{key}", (res.get("time_s") or {}).get(key))
+                check(f"{at}.slowest_rank_mean_s", res.get("slowest_rank_mean_s"))
+                for r, value in enumerate(res.get("slowest_rank_s") or []):
+                    check(f"{at}.slowest_rank_s[{r}]", value)
 
 
 def validate_jobs_document(doc, source: str) -> None:
     """Raise ResultsError unless ``doc`` is the results of a real `contend jobs` run."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
         name = doc.get("schema") if isinstance(doc, dict) else None
-        raise ResultsError(f"{source}: field 'schema' is {name!r}, expected {VALID_HINT}")
+        raise ResultsError(f"{source}: field 'schema' is {clip_repr(name)}, expected {VALID_HINT}")
     version = doc.get("schema_version")
     if not isinstance(version, str) or version.split(".", 1)[0] != str(SUPPORTED_MAJOR):
         raise ResultsError(
-            f"{source}: field 'schema_version' is {version!r}; this reader supports "
+            f"{source}: field 'schema_version' is {clip_repr(version)}; this reader supports "
             f"major version {SUPPORTED_MAJOR} ('{SUPPORTED_MAJOR}.N'): upgrade contend's "
             "Python package to read newer files"
         )
@@ -85,6 +115,7 @@ def validate_jobs_document(doc, source: str) -> None:
             f"{source}: a dry run (`contend jobs --dry-run`) holds traffic, no timings; "
             "give the results of a run under mpirun or --engine sim"
         )
+    _check_times(doc, source)
 
 
 def _ci(block, key):

@@ -15,6 +15,8 @@ import os
 import sys
 from pathlib import Path
 
+from .guard import guarded
+
 EXIT_USAGE = 2
 
 
@@ -41,6 +43,7 @@ def find_binary() -> str | None:
     return None
 
 
+@guarded("contend")
 def main() -> int:
     binary = find_binary()
     if binary is None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import json
 import math
 import re
 import shlex
@@ -31,18 +30,24 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__
-from .argtypes import positive_float, positive_int, split_dashes
+from . import __version__, children, infile
+from .argtypes import count, positive_float, split_dashes
 from .formatting import format_duration
+from .guard import guarded
+from .limits import MAX_INPUT_BYTES, MAX_NODES, MAX_PARALLEL, MAX_REPEAT, clip_repr
+from .outfile import check_output_dir, make_dir
 from .trainruns import (
     EXIT_FAIL,
     EXIT_USAGE,
     RunError,
     UsageError,
+    check_files,
     check_output,
     cluster_description,
     contend_binary,
+    read_run,
     run_command,
+    topology_nodes,
     write_json_atomic,
 )
 
@@ -85,11 +90,11 @@ def parse_mode(text: str) -> str:
         if math.isfinite(value) and value > 0 and (not pct or value <= 100):
             return mode
         raise UsageError(
-            f"--modes: {mode!r}: static takes a rate in Gbit/s or a share of the line rate "
+            f"--modes: {clip_repr(mode)}: static takes a rate in Gbit/s or a share of the line rate "
             "in (0, 100]%, e.g. static:50% or static:25"
         )
     raise UsageError(
-        f"--modes: unknown mode {mode!r} (expected off, static:RATE[%], dcqcn, netscope)"
+        f"--modes: unknown mode {clip_repr(mode)} (expected off, static:RATE[%], dcqcn, netscope)"
     )
 
 
@@ -112,9 +117,9 @@ def parse_assignments(text_list, what: str) -> dict:
                 continue
             job, sep, value = item.partition("=")
             if not sep or not job or not value:
-                raise UsageError(f"{what}: {item!r}: write JOB=VALUE[,JOB=VALUE...]")
+                raise UsageError(f"{what}: {clip_repr(item)}: write JOB=VALUE[,JOB=VALUE...]")
             if job in out:
-                raise UsageError(f"{what}: job {job!r} given twice")
+                raise UsageError(f"{what}: job {clip_repr(job)} given twice")
             out[job] = value
     return out
 
@@ -153,7 +158,7 @@ def read_model_ca(job: str, path: str) -> float:
     else:
         raise UsageError(
             f"--model {job}={path}: the file has applications {', '.join(sorted(apps))}, "
-            f"none named {job!r}"
+            f"none named {clip_repr(job)}"
         )
     ds = app["delay_sensitivity"]
     if ds is None or not math.isfinite(ds):
@@ -177,7 +182,7 @@ def parse_ca_errors(text: str | None) -> list:
             e = math.nan
         if not math.isfinite(e) or e < -100:
             raise UsageError(
-                f"--ca-error: {item!r}: errors are percentages >= -100 (c_a x (1 + e/100))"
+                f"--ca-error: {clip_repr(item)}: errors are percentages >= -100 (c_a x (1 + e/100))"
             )
         if e in out:
             raise UsageError(f"--ca-error: {item} given twice")
@@ -190,7 +195,7 @@ def parse_defines(items) -> dict:
     for item in items or ():
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise UsageError(f"-D {item!r}: write NAME=VALUE")
+            raise UsageError(f"-D {clip_repr(item)}: write NAME=VALUE")
         out[name] = value
     return out
 
@@ -246,16 +251,42 @@ def slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.]+", "-", text).strip("-")
 
 
+def run_file(run_dir: Path, label: str, seed: int) -> Path:
+    """The results file of one run: DIR/LABEL-seedN.json (label slugged)."""
+    return run_dir / f"{slug(label)}-seed{seed}.json"
+
+
+def error_points(modes: list, errors: list) -> list:
+    """The --ca-error values that get a condition of their own: netscope's own
+    runs are the 0 % point when netscope is a mode."""
+    return [e for e in errors if not (e == 0 and "netscope" in modes)]
+
+
+def condition_labels(modes: list, errors: list) -> list:
+    """The labels build_conditions gives, known before the mix is read."""
+    from .mitigatestats import ca_error_label
+
+    return list(modes) + [ca_error_label(e) for e in error_points(modes, errors)]
+
+
+def run_files(run_dir: Path, seeds: list, iso_seeds: list, labels: list) -> list:
+    """Every run file of the plan (isolated runs first within a seed)."""
+    out = []
+    for s in seeds:
+        if s in iso_seeds:
+            out.append(run_file(run_dir, "isolated", s))
+        out += [run_file(run_dir, label, s) for label in labels]
+    return out
+
+
 def build_conditions(modes, ca: dict, jobs: list, proxy: str, errors: list) -> list:
     base_ca = {job: ca.get(job, 0.0) for job in jobs}
+    from .mitigatestats import ca_error_label
+
     out = [Condition(m, m, None, dict(base_ca)) for m in modes]
-    for e in errors:
-        if e == 0 and "netscope" in modes:
-            continue  # netscope's own runs are the 0 % point
+    for e in error_points(modes, errors):
         scaled = dict(base_ca)
         scaled[proxy] = base_ca[proxy] * (1 + e / 100)
-        from .mitigatestats import ca_error_label
-
         out.append(Condition(ca_error_label(e), "netscope", e, scaled))
     return out
 
@@ -307,7 +338,7 @@ class Harness:
              "--pairs", "0:1"],
             120,
         )  # fmt: skip
-        return int(json.loads(out)["nodes"])
+        return topology_nodes(out)
 
     # the jobs of the mix, from a dry run on the topology's node count
     def mix_jobs(self) -> list:
@@ -320,7 +351,7 @@ class Harness:
                  "--seed", self.args.seed, "-q", "-o", dry],
                 120,
             )  # fmt: skip
-            doc = json.loads(dry.read_text())
+            doc = read_run(dry)
         return [j["name"] for j in doc["jobs"]]
 
     def command(self, run: Run) -> list:
@@ -351,8 +382,8 @@ def _reusable(path: Path, cmd: list) -> dict | None:
     if not path.is_file():
         return None
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError):
+        doc = infile.load_json(path)
+    except ValueError:
         return None
     argv = doc.get("argv") if isinstance(doc, dict) else None
     if not isinstance(argv, list) or doc.get("dry_run") or not doc.get("passes"):
@@ -412,8 +443,7 @@ def execute(args, log) -> dict:
         raise UsageError("--launcher and --nodes are for --engine mpi or cluster")
     if args.engine != "sim" and args.parallel > 1:
         raise UsageError(f"--parallel {args.parallel}: runs on real MPI share the nodes: use 1")
-    if not Path(args.mix).is_file():
-        raise UsageError(f"{args.mix}: no such job file")
+    infile.check_size(args.mix, MAX_INPUT_BYTES, "a job file", UsageError)
     if args.output:
         check_output(Path(args.output))
     modes = parse_modes(args.modes)
@@ -423,10 +453,18 @@ def execute(args, log) -> dict:
     both = sorted(set(ca) & set(models))
     if both:
         raise UsageError(f"c_a of {', '.join(both)} given by both --ca and --model: give one")
+    seeds = [args.seed + i for i in range(args.repeat)]
+    iso_seeds = seeds[:1] if args.isolated_once else seeds
+    outputs = [("-o", args.output)]
     if args.keep_runs:
-        keep = Path(args.keep_runs)
-        if keep.exists() and not keep.is_dir():
-            raise UsageError(f"--keep-runs {keep}: exists and is not a directory")
+        check_output_dir(args.keep_runs, "--keep-runs directory", UsageError)
+        labels = condition_labels(modes, errors)
+        outputs += [
+            ("--keep-runs DIR's run file", path)
+            for path in run_files(Path(args.keep_runs), seeds, iso_seeds, labels)
+        ]
+    inputs = [("MIX", args.mix)] + [(f"--model {job}", f) for job, f in models.items()]
+    check_files(inputs, outputs)
     h = Harness(args, log)
     jobs = h.mix_jobs()
     for job, path in models.items():
@@ -443,13 +481,10 @@ def execute(args, log) -> dict:
             "or --model"
         )
     conds = build_conditions(modes, ca, jobs, proxy, errors)
-    seeds = [args.seed + i for i in range(args.repeat)]
-    iso_seeds = seeds[:1] if args.isolated_once else seeds
 
     own_tmp = None
     if args.keep_runs:
-        run_dir = Path(args.keep_runs)
-        run_dir.mkdir(parents=True, exist_ok=True)
+        run_dir = make_dir(args.keep_runs, "--keep-runs directory", UsageError)
     else:
         own_tmp = tempfile.mkdtemp(prefix="contend-mitigate-")
         run_dir = Path(own_tmp)
@@ -457,9 +492,9 @@ def execute(args, log) -> dict:
         runs = []
         for s in seeds:
             if s in iso_seeds:
-                runs.append(Run("isolated", s, None, run_dir / f"isolated-seed{s}.json"))
+                runs.append(Run("isolated", s, None, run_file(run_dir, "isolated", s)))
             for c in conds:
-                runs.append(Run("concurrent", s, c, run_dir / f"{slug(c.label)}-seed{s}.json"))
+                runs.append(Run("concurrent", s, c, run_file(run_dir, c.label, s)))
         docs = _run_all(h, runs, args, log)
         return _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_seeds)
     finally:
@@ -505,7 +540,7 @@ def _run_all(h: Harness, runs: list, args, log) -> dict:
         t0 = time.monotonic()
         try:
             run_command(cmd, args.timeout)
-            doc = json.loads(run.path.read_text())
+            doc = read_run(run.path)
         except UsageError as exc:
             stop.set()
             raise UsageError(f"{run.label} run, seed {run.seed}: {exc}") from None
@@ -687,9 +722,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--repeat",
-        type=positive_int,
+        type=count(MAX_REPEAT),
         default=20,
-        help="concurrent runs per mode, seeds --seed .. --seed+N-1 [count, default %(default)s]",
+        help="concurrent runs per mode, seeds --seed .. --seed+N-1 [count, 1 to "
+        f"{MAX_REPEAT}, default %(default)s]",
     )
     p.add_argument("--seed", type=int, default=1, help="first placement seed [default 1]")
     p.add_argument(
@@ -739,9 +775,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--nodes",
-        type=positive_int,
+        type=count(MAX_NODES),
         default=0,
-        help="mpi: nodes the launcher gives (placement of the mix) [count]",
+        help=f"mpi: nodes the launcher gives (placement of the mix) [count, at most {MAX_NODES}]",
     )
     p.add_argument(
         "--topology",
@@ -757,9 +793,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--parallel",
-        type=positive_int,
+        type=count(MAX_PARALLEL),
         default=1,
-        help="simulations at once [count, default %(default)s]",
+        help=f"simulations at once [count, 1 to {MAX_PARALLEL}, default %(default)s]",
     )
     p.add_argument(
         "--timeout",
@@ -778,6 +814,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@guarded(PROG)
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # `--ca-error -100,-50` would read as an option to argparse: glue it on
@@ -798,7 +835,8 @@ def main(argv=None) -> int:
     args.jobs_args = extra
     args.argv = argv
     try:
-        doc = execute(args, log)
+        with children.forward_signals():
+            doc = execute(args, log)
         if args.output:
             write_json_atomic(Path(args.output), doc)
         from .mitigateviews import render_mitigate
@@ -812,9 +850,9 @@ def main(argv=None) -> int:
     except RunError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return EXIT_FAIL
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted (no output written)", file=sys.stderr)
-        return 130
+    except (children.Interrupted, KeyboardInterrupt) as exc:
+        print(f"{PROG}: interrupted; the runs were stopped (no output written)", file=sys.stderr)
+        return children.interrupt_status(exc)
     return 0
 
 

@@ -22,20 +22,24 @@ docs/netscope.md) names every file it refers to relative to itself.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import re
 import sys
 import time
 from pathlib import Path
 
+from .argtypes import count
 from .cluster.paths import node_index, paths_doc
+from .guard import guarded
+from .limits import MAX_EXCHANGES, MAX_MSG_BYTES, MAX_PAIRS, MAX_RUNS, clip_repr
+from .outfile import write_text
 from .trainruns import (
     CONGESTORS,
     RepeatCalibration,
     RunError,
     UsageError,
     add_engine_options,
+    check_files,
     check_output,
     command_main,
     congestion_label,
@@ -43,7 +47,9 @@ from .trainruns import (
     engine_from,
     engine_nodes,
     parse_congestion,
+    read_run,
     run_command,
+    training_outputs,
     write_json_atomic,
 )
 
@@ -56,10 +62,12 @@ def parse_pair_list(text: str, nodes: int) -> list[tuple[int, int]]:
     for item in text.split(","):
         m = re.fullmatch(r"\s*(\d+):(\d+)\s*", item)
         if not m:
-            raise UsageError(f"--pair-list: {item!r} is not SRC:DST (e.g. 0:5,3:17)")
+            raise UsageError(f"--pair-list: {clip_repr(item)} is not SRC:DST (e.g. 0:5,3:17)")
         a, b = int(m.group(1)), int(m.group(2))
         if a == b or a >= nodes or b >= nodes:
-            raise UsageError(f"--pair-list: {item!r} needs two different nodes in 0..{nodes - 1}")
+            raise UsageError(
+                f"--pair-list: {clip_repr(item)} needs two different nodes in 0..{nodes - 1}"
+            )
         pairs.append((a, b))
     used = [n for p in pairs for n in p]
     if len(set(used)) != len(used):
@@ -164,21 +172,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.error = lambda msg: (_ for _ in ()).throw(UsageError(msg))  # one message, exit 2
     p.add_argument("-o", "--output", required=True, help="training file to write (JSON)")
-    p.add_argument("--runs", type=int, default=12, help="runs [count, default %(default)s]")
+    p.add_argument(
+        "--runs",
+        type=count(MAX_RUNS),
+        default=12,
+        help=f"runs [count, 1 to {MAX_RUNS}, default %(default)s]",
+    )
     p.add_argument(
         "--pairs",
-        type=int,
+        type=count(MAX_PAIRS),
         default=8,
-        help="ping-pong pairs per run, chosen at random [count, default %(default)s]",
+        help=f"ping-pong pairs per run, chosen at random [count, 1 to {MAX_PAIRS}, default "
+        "%(default)s]",
     )
     p.add_argument("--pair-list", help="fixed pairs instead, e.g. 0:5,3:17 (the same every run)")
     p.add_argument(
         "--exchanges",
-        type=int,
+        type=count(MAX_EXCHANGES),
         default=10000,
-        help="round trips per pair and run [count, default %(default)s, as the paper]",
+        help=f"round trips per pair and run [count, 1 to {MAX_EXCHANGES}, default %(default)s, "
+        "as the paper]",
     )
-    p.add_argument("--msg-bytes", type=int, default=8, help="message size [B, default %(default)s]")
+    p.add_argument(
+        "--msg-bytes",
+        type=count(MAX_MSG_BYTES, 0),
+        default=8,
+        help=f"message size [B, at most {MAX_MSG_BYTES}, default %(default)s]",
+    )
     p.add_argument(
         "--congestion",
         default="none,gpcnet:0.25,gpcnet:0.5,gpcnet",
@@ -192,8 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
 def train(args, log) -> dict:
     out = Path(args.output)
     check_output(out)
-    if args.runs < 1 or args.exchanges < 1 or args.msg_bytes < 0:
-        raise UsageError("--runs and --exchanges must be >= 1, --msg-bytes >= 0")
+    stem = out.name.removesuffix(".json")
+    outputs = [("-o", out), ("-o's paths file", out.parent / f"{stem}.paths.json")]
+    check_files([], outputs + training_outputs(out, args.runs))
     congestion = parse_congestion(args.congestion)
     engine = engine_from(args)
     nodes, desc = engine_nodes(engine, args.nodes)
@@ -212,7 +233,6 @@ def train(args, log) -> dict:
     window_s = max(args.exchanges * 2e-6, 1e-5)  # first guess: ~2 us per round trip
     interval_us = args.counter_interval_us or max(5.0, window_s * 1e6 / 10)
     calib = RepeatCalibration(args.congestor_repeat)
-    stem = out.name.removesuffix(".json")
     rng = random.Random(args.seed)
     runs, used_pairs = [], set()
     for i in range(args.runs):
@@ -224,7 +244,9 @@ def train(args, log) -> dict:
             (name, ns, calib.repeat(name, len(ns), window_s))
             for name, ns in split_congestors(cnodes)
         ]
-        jf.write_text(job_file(pairs, congestors, args.exchanges, args.msg_bytes, 10))
+        write_text(
+            jf, job_file(pairs, congestors, args.exchanges, args.msg_bytes, 10), error=UsageError
+        )
         label = congestion_label(cong)
         t0 = time.monotonic()
         if not args.quiet:
@@ -288,7 +310,7 @@ def train(args, log) -> dict:
             [engine.binary, "topology", "paths", "-q", *engine.fabric_args(), *select, "-o", paths],
             300,
         )
-        pdoc = json.loads(paths.read_text())
+        pdoc = read_run(paths)
     elif desc:
         pdoc = paths_doc(desc, both)
         write_json_atomic(paths, pdoc)
@@ -307,6 +329,7 @@ def _summary(args, doc) -> str:
     return f"{n} RTT samples in {len(doc['runs'])} runs -> {args.output}"
 
 
+@guarded("contend pingpong-train")
 def main(argv=None) -> int:
     return command_main("contend pingpong-train", build_parser(), train, _summary, argv)
 

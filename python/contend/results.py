@@ -16,7 +16,6 @@ Files may be gzip-compressed (``.json.gz``).
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 from dataclasses import dataclass, field
@@ -26,7 +25,9 @@ from typing import Any
 
 import pandas as pd
 
+from . import infile
 from .jsonfinite import check_finite, key_path
+from .limits import clip, clip_repr
 
 SCHEMA_NAME = "contend-results"
 SCHEMA_FILE = "contend-results.schema.json"
@@ -124,44 +125,21 @@ def check_schema(doc: Any, source: str, schema_file: str, valid_hint: str) -> No
 
         err = jsonschema.exceptions.best_match(errors)
         raise ResultsError(
-            f"{source}: invalid field {key_path(err.absolute_path)}: "
-            f"{err.message} (valid input: {valid_hint}; see "
+            f"{source}: invalid field {clip(key_path(err.absolute_path))}: "
+            f"{clip(err.message, 200)} (valid input: {valid_hint}; see "
             f"schemas/{schema_file})"
         )
 
 
-def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ResultsError(f"{path}: no such file (expected {VALID_HINT})") from None
-    except IsADirectoryError:
-        raise ResultsError(f"{path}: is a directory, not a results file") from None
-    except OSError as exc:
-        raise ResultsError(f"{path}: cannot read: {exc.strerror}") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise ResultsError(f"{path}: corrupt or truncated gzip data ({exc})") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ResultsError(f"{path}: not UTF-8 text; expected {VALID_HINT}") from None
+def _read_text(path: Path, hint: str = VALID_HINT) -> str:
+    """The text of a contend JSON file (plain or gzip), within contend.limits."""
+    return infile.read_text(path, hint, ResultsError)
 
 
 def parse_document(text: str, source: str, validate, hint: str = VALID_HINT) -> dict:
-    """Parse the JSON text of a contend file and check it with
-    validate(doc, source) (which raises ResultsError); return the document."""
-    if not text.strip():
-        raise ResultsError(f"{source}: empty file; expected {hint}")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(
-            f"{source}: not valid JSON (truncated or corrupt?): {exc.msg} at line "
-            f"{exc.lineno} column {exc.colno}; expected {hint}"
-        ) from None
+    """Parse the JSON text of a contend file (contend.infile: nesting limit) and
+    check it with validate(doc, source) (which raises ResultsError); return the document."""
+    doc = infile.parse_json(text, source, ResultsError, hint)
     validate(doc, source)
     return doc
 
@@ -172,11 +150,11 @@ def check_versioned(doc: Any, source: str, name: str, schema_file: str, hint: st
     of `contend mitigate` and `contend study`)."""
     if not isinstance(doc, dict) or doc.get("schema") != name:
         found = doc.get("schema") if isinstance(doc, dict) else None
-        raise ResultsError(f"{source}: field 'schema' is {found!r}, expected {hint}")
+        raise ResultsError(f"{source}: field 'schema' is {clip_repr(found)}, expected {hint}")
     version = doc.get("schema_version")
     if not isinstance(version, str) or version.split(".", 1)[0] != "1":
         raise ResultsError(
-            f"{source}: field 'schema_version' is {version!r}; this reader supports 1.x"
+            f"{source}: field 'schema_version' is {clip_repr(version)}; this reader supports 1.x"
         )
     check_schema(doc, source, schema_file, hint)
 
@@ -184,7 +162,7 @@ def check_versioned(doc: Any, source: str, name: str, schema_file: str, hint: st
 def load_document(path, validate, hint: str) -> dict:
     """The document of the JSON file at path (plain or gzip), checked with
     validate(doc, source); ResultsError naming the file otherwise."""
-    return parse_document(_read_text(Path(path)), str(path), validate, hint)
+    return parse_document(_read_text(Path(path), hint), str(path), validate, hint)
 
 
 def _validate_results(doc: Any, source: str) -> None:
@@ -211,13 +189,13 @@ def _check_header(doc: Any, source: str) -> None:
         )
     if name != SCHEMA_NAME:
         raise ResultsError(
-            f"{source}: field 'schema' is {name!r}, expected '{SCHEMA_NAME}' ({VALID_HINT})"
+            f"{source}: field 'schema' is {clip_repr(name)}, expected '{SCHEMA_NAME}' ({VALID_HINT})"
         )
     version = doc.get("schema_version")
     major = str(version).split(".", 1)[0] if isinstance(version, str) else None
     if major != str(SUPPORTED_MAJOR):
         raise ResultsError(
-            f"{source}: field 'schema_version' is {version!r}; this reader supports "
+            f"{source}: field 'schema_version' is {clip_repr(version)}; this reader supports "
             f"major version {SUPPORTED_MAJOR} ('{SUPPORTED_MAJOR}.N'): "
             "upgrade contend's Python package to read newer files"
         )
@@ -232,7 +210,7 @@ def _check_samples(doc: dict, source: str) -> None:
         )
     total = 0
     for i, test in enumerate(doc["tests"]):
-        where = f"tests[{i}] ({test['name']}, {test['phase']})"
+        where = f"tests[{i}] ({clip(test['name'])}, {clip(test['phase'])})"
         metric = test["metric"]
         count = test[metric]["count"]
         hist = test["histogram"]

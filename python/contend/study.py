@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import json
 import os
 import random
 import shlex
@@ -34,19 +33,25 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__
-from .argtypes import positive_float, positive_int
+from . import __version__, children, infile
+from .argtypes import count, positive_float
 from .formatting import format_duration
+from .guard import guarded
+from .limits import MAX_PARALLEL, clip_repr
+from .outfile import check_output_dir, make_dir
 from .studyfile import Study, StudyFileError, load_study, select_conditions
 from .trainruns import (
     EXIT_FAIL,
     EXIT_USAGE,
     RunError,
     UsageError,
+    check_files,
     check_output,
     cluster_description,
     contend_binary,
+    read_run,
     run_command,
+    topology_nodes,
     write_json_atomic,
 )
 
@@ -113,9 +118,9 @@ def load_or_create_state(study: Study, run_dir: Path, runs: list) -> dict:
     path = run_dir / STATE_FILE
     if path.exists():
         try:
-            state = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"{path}: unreadable study state ({exc}); remove it to start over")
+            state = infile.load_json(path, "the study's state", UsageError)
+        except UsageError as exc:
+            raise UsageError(f"unreadable study state: {exc}; remove it to start over") from None
         if not isinstance(state, dict) or state.get("schema") != STATE_SCHEMA:
             raise UsageError(f"{path}: not a study state file ({STATE_SCHEMA})")
         if state.get("digest_sha256") != study.digest():
@@ -157,8 +162,8 @@ def valid_run(run: Run, study: Study) -> dict | None:
     from .jobsresults import parse_jobs
 
     try:
-        doc = parse_jobs(run.results_file.read_text(), str(run.results_file))
-    except (OSError, ValueError):
+        doc = parse_jobs(infile.read_text(run.results_file), str(run.results_file))
+    except ValueError:
         return None
     cond = study.condition(run.condition)
     want = [*study.app_names(), *(b.name for b, _ in cond.bullies)]
@@ -281,7 +286,7 @@ class Engine:
              s.engine_options["topology"], "--pairs", "0:1"],
             120,
         )  # fmt: skip
-        return int(json.loads(out)["nodes"])
+        return topology_nodes(out)
 
     def command(self, run: Run) -> list:
         cmd = [*self.wrap, self.binary, "jobs", run.job_file, *self.common]
@@ -297,7 +302,7 @@ class Engine:
                  "--seed", seed, "-q", "-o", out],
                 120,
             )  # fmt: skip
-            return json.loads(out.read_text())
+            return read_run(out)
 
 
 def _topology_conf_arg(args: list) -> list:
@@ -318,7 +323,7 @@ def _cluster_topology_conf(desc: dict) -> Path:
     path = Path(state_dir(desc["prefix"])) / "topology.conf"
     if not path.is_file():
         raise UsageError(
-            f"--engine cluster: the cluster {desc['prefix']!r} has no {path} "
+            f"--engine cluster: the cluster {clip_repr(desc['prefix'])} has no {path} "
             "(bring it up again with `contend cluster up`)"
         )
     return path
@@ -347,7 +352,26 @@ def check_conditions(engine: Engine, study: Study, runs: list) -> None:
         try:
             engine.dry_run(run.job_file, run.seed, nodes, engine.tree)
         except UsageError as exc:
-            raise UsageError(f"condition {name!r} ({run.job_file}): {exc}") from None
+            raise UsageError(f"condition {clip_repr(name)} ({run.job_file}): {exc}") from None
+
+
+def check_study_files(study: Study, run_dir: Path, runs: list, output: Path, conf) -> None:
+    """The output rule for a study: no file it writes (the results, the state,
+    each run's job and results file, the batch script of --slurm) is a file it
+    reads (the study file, its fragments, a topology.conf) or another output."""
+    inputs = [("STUDY", study.inputs[0])] + [("a fragment (file =)", f) for f in study.inputs[1:]]
+    tree = _topology_conf_arg(study.jobs_args)
+    if tree:
+        inputs.append(("jobs_args --topology-conf", tree[1]))
+    if conf:
+        inputs.append(("--topology-conf", conf))
+    outputs = [("-o", output), ("--dir DIR's state", run_dir / STATE_FILE)]
+    for run in runs:
+        outputs += [("--dir DIR's job file", run.job_file)]
+        outputs += [("--dir DIR's run results", run.results_file)]
+    if conf:
+        outputs.append(("--dir DIR's batch script", run_dir / "slurm" / "study.sbatch"))
+    check_files(inputs, outputs)
 
 
 # ------------------------------------------------------------------ runner
@@ -500,9 +524,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--parallel",
-        type=positive_int,
+        type=count(MAX_PARALLEL),
         default=1,
-        help="runs at once [count, default 1; 1 with the cluster engine]",
+        help=f"runs at once [count, 1 to {MAX_PARALLEL}, default 1; 1 with the cluster engine]",
     )
     p.add_argument(
         "--timeout",
@@ -531,6 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@guarded(PROG)
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
 
@@ -544,76 +569,81 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv
     try:
-        study = load_study(args.study, args.engine)
-        if study.engine == "cluster" and args.parallel > 1 and not (args.slurm or args.collect):
-            raise UsageError(
-                "--parallel: the cluster engine runs one run at a time (a run's jobs take "
-                "the whole emulated cluster)"
-            )
-        if args.conditions is not None:
-            names = [n.strip() for n in args.conditions.split(",") if n.strip()]
-            select_conditions(study, names)
-        run_dir = Path(args.dir or f"study-{study.name}")
-        if run_dir.exists() and not run_dir.is_dir():
-            raise UsageError(f"--dir {run_dir}: not a directory")
-        try:
-            run_dir.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=run_dir, prefix=".probe-"):
-                pass
-        except OSError as exc:
-            raise UsageError(f"--dir {run_dir}: cannot write there ({exc.strerror})") from None
-        output = Path(args.output) if args.output else run_dir / "study.json"
-        check_output(output)
-        runs = plan(study, run_dir)
-        if args.slurm:
-            from .studyslurm import write_slurm
-
-            conf = args.topology_conf or study.slurm["topology_conf"]
-            if not conf:
-                raise UsageError("--slurm needs --topology-conf FILE (or slurm.topology_conf)")
-            state = load_or_create_state(study, run_dir, runs)
-            script = write_slurm(
-                study, runs, run_dir, Path(conf), Path(args.study), Engine(study, local=False)
-            )
-            log(f"{PROG}: wrote {script} ({len(runs)} runs; submit with sbatch {script})")
-            return 0
-        state = load_or_create_state(study, run_dir, runs)
-        if args.collect:
-            docs = {}
-            missing = []
-            for run in runs:
-                doc = valid_run(run, study)
-                if doc is None:
-                    missing.append(run)
-                else:
-                    docs[run.order_index] = (doc, None, True)
-            if missing:
-                raise RunError(
-                    f"{len(missing)} of {len(runs)} run(s) have no valid results in "
-                    f"{run_dir / 'runs'} (first: {missing[0].results_file.name}); run them "
-                    "(resubmit the batch script, or run contend study without --collect)"
-                )
-        else:
-            docs = execute(study, run_dir, runs, state, args, log)
-        doc = document(study, run_dir, runs, docs, args)
-        from .studystats import validate_document
-
-        validate_document(doc, "the study's results")
-        write_json_atomic(output, doc)
-        from .studyviews import render_study
-
-        sys.stdout.write(render_study(doc, "text", source=str(output)) + "\n")
-        if not args.quiet:
-            log(f"{PROG}: wrote {output}")
+        with children.forward_signals():
+            return _main(args, log)
     except (UsageError, StudyFileError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except RunError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return EXIT_FAIL
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted (finished runs kept: run again to resume)", file=sys.stderr)
-        return 130
+    except (children.Interrupted, KeyboardInterrupt) as exc:
+        print(
+            f"{PROG}: interrupted; the running runs were stopped (finished runs kept: run "
+            "again to resume)",
+            file=sys.stderr,
+        )
+        return children.interrupt_status(exc)
+
+
+def _main(args, log) -> int:
+    """main's work after parsing (its errors are main's to report)."""
+    study = load_study(args.study, args.engine)
+    if study.engine == "cluster" and args.parallel > 1 and not (args.slurm or args.collect):
+        raise UsageError(
+            "--parallel: the cluster engine runs one run at a time (a run's jobs take "
+            "the whole emulated cluster)"
+        )
+    if args.conditions is not None:
+        names = [n.strip() for n in args.conditions.split(",") if n.strip()]
+        select_conditions(study, names)
+    run_dir = Path(args.dir or f"study-{study.name}")
+    check_output_dir(run_dir, "--dir run directory", UsageError)
+    output = Path(args.output) if args.output else run_dir / "study.json"
+    runs = plan(study, run_dir)
+    conf = args.topology_conf or study.slurm["topology_conf"]
+    check_study_files(study, run_dir, runs, output, conf if args.slurm else None)
+    make_dir(run_dir, "--dir run directory", UsageError)
+    check_output(output)
+    if args.slurm:
+        from .studyslurm import write_slurm
+
+        if not conf:
+            raise UsageError("--slurm needs --topology-conf FILE (or slurm.topology_conf)")
+        state = load_or_create_state(study, run_dir, runs)
+        script = write_slurm(
+            study, runs, run_dir, Path(conf), Path(args.study), Engine(study, local=False)
+        )
+        log(f"{PROG}: wrote {script} ({len(runs)} runs; submit with sbatch {script})")
+        return 0
+    state = load_or_create_state(study, run_dir, runs)
+    if args.collect:
+        docs = {}
+        missing = []
+        for run in runs:
+            doc = valid_run(run, study)
+            if doc is None:
+                missing.append(run)
+            else:
+                docs[run.order_index] = (doc, None, True)
+        if missing:
+            raise RunError(
+                f"{len(missing)} of {len(runs)} run(s) have no valid results in "
+                f"{run_dir / 'runs'} (first: {missing[0].results_file.name}); run them "
+                "(resubmit the batch script, or run contend study without --collect)"
+            )
+    else:
+        docs = execute(study, run_dir, runs, state, args, log)
+    doc = document(study, run_dir, runs, docs, args)
+    from .studystats import validate_document
+
+    validate_document(doc, "the study's results")
+    write_json_atomic(output, doc)
+    from .studyviews import render_study
+
+    sys.stdout.write(render_study(doc, "text", source=str(output)) + "\n")
+    if not args.quiet:
+        log(f"{PROG}: wrote {output}")
     return 0
 
 

@@ -22,10 +22,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-try:  # Python 3.11+
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib
+from . import infile
+from .limits import clip, clip_path, clip_repr
 
 ENGINES = ("sim", "mpi", "cluster")
 DEFAULT_TOPOLOGY = "fattree:leaves=4,nodes=4,uplinks=2"
@@ -87,6 +85,7 @@ class Study:
     conditions: list  # [Condition], the control not included
     slurm: dict
     description: str = ""
+    inputs: list = field(default_factory=list)  # files read: the study file, fragments
 
     def all_conditions(self) -> list:
         return [self.control, *self.conditions]
@@ -95,7 +94,7 @@ class Study:
         for c in self.all_conditions():
             if c.name == name:
                 return c
-        raise StudyFileError(f"{self.source}: no condition named {name!r}")
+        raise StudyFileError(f"{self.source}: no condition named {clip_repr(name)}")
 
     def app_names(self) -> list:
         return [a.name for a in self.apps]
@@ -195,7 +194,7 @@ def slug(name: str) -> str:
 
 
 def _fail(src: str, where: str, what: str):
-    raise StudyFileError(f"{src}: {where}: {what}")
+    raise StudyFileError(f"{clip_path(src)}: {clip(where)}: {what}")
 
 
 def _table(src, doc, key, allowed, required=False) -> dict:
@@ -208,7 +207,9 @@ def _table(src, doc, key, allowed, required=False) -> dict:
         _fail(src, key, f"must be a table, got {type(val).__name__}")
     unknown = sorted(set(val) - allowed)
     if unknown:
-        _fail(src, key, f"unknown key {unknown[0]!r} (known: {', '.join(sorted(allowed))})")
+        _fail(
+            src, key, f"unknown key {clip_repr(unknown[0])} (known: {', '.join(sorted(allowed))})"
+        )
     return val
 
 
@@ -224,7 +225,7 @@ def _str(src, where, val, allow_empty=False) -> str:
 
 def _int(src, where, val, lo, hi) -> int:
     if isinstance(val, bool) or not isinstance(val, int):
-        _fail(src, where, f"must be an integer, got {val!r}")
+        _fail(src, where, f"must be an integer, got {clip_repr(val)}")
     if not lo <= val <= hi:
         _fail(src, where, f"must be in [{lo}, {hi}], got {val}")
     return val
@@ -233,7 +234,7 @@ def _int(src, where, val, lo, hi) -> int:
 def _name(src, where, val) -> str:
     val = _str(src, where, val)
     if not NAME_RE.fullmatch(val):
-        _fail(src, where, f"{val!r}: job names are 1-64 letters, digits, '_', '-' or '.'")
+        _fail(src, where, f"{clip_repr(val)}: job names are 1-64 letters, digits, '_', '-' or '.'")
     return val
 
 
@@ -268,7 +269,9 @@ def _placement(src, where, val) -> str:
     return text
 
 
-def _job_body(src, where, entry: dict, base: Path) -> str:
+def _job_body(src, where, entry: dict, base: Path, files: list) -> str:
+    """The motif lines of an application or bully (``job =`` text, or the file
+    ``file =`` names, appended to ``files``)."""
     has_job, has_file = "job" in entry, "file" in entry
     if has_job == has_file:
         _fail(src, where, "give exactly one of job = '''[MOTIF] ...''' or file = 'PATH'")
@@ -277,10 +280,11 @@ def _job_body(src, where, entry: dict, base: Path) -> str:
     path = Path(_str(src, f"{where}.file", entry["file"]))
     path = path if path.is_absolute() else base / path
     try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        _fail(src, f"{where}.file", f"cannot read {path}: {getattr(exc, 'strerror', exc)}")
-    return _fragment(src, f"{where}.file ({path})", text)
+        text = infile.read_text(path, "a job fragment")
+    except ValueError as exc:
+        _fail(src, f"{where}.file", str(exc))
+    files.append(path)
+    return _fragment(src, f"{where}.file ({clip_path(path)})", text)
 
 
 def _placements(src, where, val, apps) -> dict:
@@ -289,7 +293,9 @@ def _placements(src, where, val, apps) -> dict:
     out = {}
     for app, text in val.items():
         if app not in apps:
-            _fail(src, f"{where}.{app}", f"no application named {app!r} ({', '.join(apps)})")
+            _fail(
+                src, f"{where}.{app}", f"no application named {clip_repr(app)} ({', '.join(apps)})"
+            )
         out[app] = _placement(src, f"{where}.{app}", text)
     return out
 
@@ -303,10 +309,7 @@ def parse_study(
     """A checked :class:`Study` from the text of a study file (``base``: the
     directory relative ``file =`` paths start from; ``engine``: instead of the
     file's, as ``contend study --engine``)."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise StudyFileError(f"{source}: not a TOML study file: {exc}") from None
+    doc = infile.parse_toml(text, source, StudyFileError, "TOML study")
     if engine is not None:
         doc["engine"] = engine
     return study_from_doc(doc, source, base)
@@ -316,6 +319,7 @@ def study_from_doc(doc: dict, source: str = "<string>", base: Path | None = None
     """A checked :class:`Study` from a study file's parsed TOML."""
     src = source
     base = base or Path(".")
+    files = []  # fragment files read (Study.inputs)
     if not isinstance(doc, dict):
         _fail(src, "(top)", "a study file is a TOML table")
     unknown = sorted(set(doc) - TOP_KEYS)
@@ -328,7 +332,7 @@ def study_from_doc(doc: dict, source: str = "<string>", base: Path | None = None
     reps = _int(src, "repetitions", doc["repetitions"], 1, MAX_REPETITIONS)
     engine = doc.get("engine", "sim")
     if engine not in ENGINES:
-        _fail(src, "engine", f"{engine!r}: expected one of {', '.join(ENGINES)}")
+        _fail(src, "engine", f"{clip_repr(engine)}: expected one of {', '.join(ENGINES)}")
     opts = _table(src, doc, engine, ENGINE_KEYS[engine])
     engine_options = {}
     if engine == "sim":
@@ -386,12 +390,12 @@ def study_from_doc(doc: dict, source: str = "<string>", base: Path | None = None
             _fail(src, where, "must be a table")
         extra = sorted(set(entry) - {"name", "job", "file"})
         if extra:
-            _fail(src, where, f"unknown key {extra[0]!r} (known: name, job, file)")
+            _fail(src, where, f"unknown key {clip_repr(extra[0])} (known: name, job, file)")
         nm = _name(src, f"{where}.name", entry.get("name", ""))
         if nm in seen:
-            _fail(src, f"{where}.name", f"{nm!r} given twice")
+            _fail(src, f"{where}.name", f"{clip_repr(nm)} given twice")
         seen.add(nm)
-        apps.append(Job(nm, _job_body(src, where, entry, base)))
+        apps.append(Job(nm, _job_body(src, where, entry, base, files)))
     app_names = [a.name for a in apps]
 
     # control
@@ -402,7 +406,7 @@ def study_from_doc(doc: dict, source: str = "<string>", base: Path | None = None
     ctl_place = _placements(src, "control.placement", ctl["placement"], app_names)
     missing = [a for a in app_names if a not in ctl_place]
     if missing:
-        _fail(src, "control.placement", f"no placement for application {missing[0]!r}")
+        _fail(src, "control.placement", f"no placement for application {clip_repr(missing[0])}")
     control = Condition(ctl_name, ctl_place, [])
 
     # conditions
@@ -416,13 +420,15 @@ def study_from_doc(doc: dict, source: str = "<string>", base: Path | None = None
             _fail(src, where, "must be a table")
         extra = sorted(set(entry) - {"name", "placement", "bully"})
         if extra:
-            _fail(src, where, f"unknown key {extra[0]!r} (known: name, placement, bully)")
+            _fail(src, where, f"unknown key {clip_repr(extra[0])} (known: name, placement, bully)")
         cn = _str(src, f"{where}.name", entry.get("name", ""))
         if cn in cnames:
-            _fail(src, f"{where}.name", f"{cn!r} is already a condition (or the control)")
+            _fail(src, f"{where}.name", f"{clip_repr(cn)} is already a condition (or the control)")
         c_slug = slug(cn)
         if c_slug in slugs:
-            _fail(src, f"{where}.name", f"{cn!r} names the same files as another condition")
+            _fail(
+                src, f"{where}.name", f"{clip_repr(cn)} names the same files as another condition"
+            )
         cnames.add(cn)
         slugs.add(c_slug)
         place = dict(ctl_place)
@@ -437,15 +443,19 @@ def study_from_doc(doc: dict, source: str = "<string>", base: Path | None = None
                 _fail(src, bw, "must be a table")
             extra = sorted(set(b) - {"name", "placement", "job", "file"})
             if extra:
-                _fail(src, bw, f"unknown key {extra[0]!r} (known: name, placement, job, file)")
+                _fail(
+                    src,
+                    bw,
+                    f"unknown key {clip_repr(extra[0])} (known: name, placement, job, file)",
+                )
             bn = _name(src, f"{bw}.name", b.get("name", ""))
             if bn in jnames:
-                _fail(src, f"{bw}.name", f"{bn!r} is already a job of this condition")
+                _fail(src, f"{bw}.name", f"{clip_repr(bn)} is already a job of this condition")
             jnames.add(bn)
             if "placement" not in b:
                 _fail(src, f"{bw}.placement", "missing: where the bully runs")
             bplace = _placement(src, f"{bw}.placement", b["placement"])
-            bullies.append((Job(bn, _job_body(src, bw, b, base)), bplace))
+            bullies.append((Job(bn, _job_body(src, bw, b, base, files)), bplace))
         conditions.append(Condition(cn, place, bullies))
     desc = doc.get("description", "")
     _str(src, "description", desc, allow_empty=True)
@@ -463,22 +473,16 @@ def study_from_doc(doc: dict, source: str = "<string>", base: Path | None = None
         conditions=conditions,
         slurm=slurm_out,
         description=desc,
+        inputs=files,
     )
 
 
 def load_study(path, engine: str | None = None) -> Study:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise StudyFileError(f"{path}: no such study file") from None
-    except OSError as exc:
-        raise StudyFileError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise StudyFileError(f"{path}: not UTF-8 text (a study file is TOML)") from None
-    return parse_study(text, str(path), path.parent, engine)
+    text = infile.read_text(path, "a study file (TOML)", StudyFileError)
+    study = parse_study(text, str(path), path.parent, engine)
+    study.inputs.insert(0, path)
+    return study
 
 
 def select_conditions(study: Study, names: list) -> Study:
@@ -489,7 +493,7 @@ def select_conditions(study: Study, names: list) -> Study:
             continue
         if n not in known:
             raise StudyFileError(
-                f"--conditions: unknown condition {n!r} (the file has: "
+                f"--conditions: unknown condition {clip_repr(n)} (the file has: "
                 f"{', '.join(c.name for c in study.conditions) or 'none'})"
             )
     study.conditions = [c for c in study.conditions if c.name in names]

@@ -20,6 +20,7 @@ merges the results into one table.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -29,14 +30,15 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .argtypes import positive_float, positive_int
+from . import children, infile
+from .argtypes import count, positive_float
 from .jsonfinite import check_finite
-from .outfile import check_output, write_text
+from .limits import MAX_CHUNK, MAX_PARALLEL, clip, clip_repr
+from .outfile import check_distinct, check_output, check_output_dir, make_dir, write_text
 
 SCHEMA = "contend-sweep/1"
 MANIFEST = "sweep.json"
@@ -44,7 +46,6 @@ COMMANDS = ("sim", "network", "load", "jobs")
 IN_PROCESS_ENGINES = ("sim", "trace")
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _RESULT_FILE = re.compile(r"(\d{4,})(?:-(.+))?\.json")
 
@@ -183,14 +184,7 @@ def parse_scenarios(text: str, source: str = "<string>") -> list:
 
 def load_scenarios(path) -> list:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SweepError(f"{path}: no such scenario file") from None
-    except IsADirectoryError:
-        raise SweepError(f"{path}: is a directory, not a scenario file") from None
-    except UnicodeDecodeError as exc:
-        raise SweepError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    text = infile.read_text(path, "a scenario file", SweepError)
     return parse_scenarios(text, str(path))
 
 
@@ -283,19 +277,6 @@ class _Running:
     extra: dict = field(default_factory=dict)
 
 
-class _Terminated(Exception):
-    """SIGTERM (e.g. scancel): stop the running scenarios, then exit."""
-
-
-def _prepare_outdir(outdir: Path) -> None:
-    if outdir.exists() and not outdir.is_dir():
-        raise SweepError(f"-o {outdir}: exists and is not a directory")
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SweepError(f"-o {outdir}: cannot create it: {exc.strerror}") from None
-
-
 def _write_text(path: Path, text: str) -> None:
     """Writes path whole or not at all (a unique temporary in its directory, renamed:
     array tasks on several nodes may write at once)."""
@@ -326,29 +307,45 @@ def write_manifest(outdir: Path, scenario_file, scenarios: list, contend: str) -
 
 def _results_ok(path: Path) -> str:
     """'' when path holds a JSON object, else why not."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
+    if not path.exists():
         return "wrote no results file"
-    except (ValueError, OSError) as exc:
-        return f"results file is not valid JSON ({exc})"
+    try:
+        doc = infile.load_json(path)
+    except ValueError as exc:
+        return f"results file unreadable ({exc})"
     return "" if isinstance(doc, dict) else "results file holds no JSON object"
 
 
+class WriteFailed(RuntimeError):
+    """A file of the sweep (a log) could not be written, e.g. a full disk: the
+    sweep stops (exit 1); the message names the file."""
+
+
 def _start(s: Scenario, contend: str, outdir: Path) -> _Running:
+    """Starts a scenario with its log DIR/STEM.log (its header written first: a
+    log that cannot be written stops the sweep, and is removed)."""
     argv = s.argv(contend, outdir)
     (outdir / f"{s.stem}.json").unlink(missing_ok=True)  # no stale results of a failed rerun
-    log = open(outdir / f"{s.stem}.log", "w", encoding="utf-8")  # noqa: SIM115 (_finish closes)
-    log.write(f"# contend sweep: scenario {s.index} '{s.name}' ({s.source})\n")
-    log.write(f"# $ {shlex.join(argv)}\n")
-    log.flush()
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    path = outdir / f"{s.stem}.log"
+    log = None
+    try:
+        log = open(path, "w", encoding="utf-8")  # noqa: SIM115 (_finish closes)
+        log.write(f"# contend sweep: scenario {s.index} '{s.name}' ({s.source})\n")
+        log.write(f"# $ {shlex.join(argv)}\n")
+        log.flush()
+    except OSError as exc:
+        if log is not None:
+            with contextlib.suppress(OSError):
+                log.close()
+        path.unlink(missing_ok=True)
+        raise WriteFailed(f"{path}: cannot write the scenario's log: {exc.strerror}") from None
+    proc = children.start(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     return _Running(s, proc, log, time.monotonic())
 
 
 def _finish(r: _Running, outdir: Path, why: str = "") -> Outcome:
     rc = r.proc.wait()
+    children.finished(r.proc)
     wall = time.monotonic() - r.start
     if not why:
         if rc < 0:
@@ -357,18 +354,27 @@ def _finish(r: _Running, outdir: Path, why: str = "") -> Outcome:
             why = f"exit status {rc}"
         else:
             why = _results_ok(outdir / f"{r.scenario.stem}.json")
-    r.log.write(f"# {'failed: ' + why if why else 'ok'}, {wall:.2f} s\n")
-    r.log.close()
+    try:
+        r.log.write(f"# {'failed: ' + why if why else 'ok'}, {wall:.2f} s\n")
+        r.log.close()
+    except OSError as exc:  # the scenario's outcome stands; the log lacks its last line
+        with contextlib.suppress(OSError):
+            r.log.close()
+        log = outdir / f"{r.scenario.stem}.log"
+        why = why or f"cannot write {log}: {exc.strerror}"
     return Outcome(r.scenario, not why, wall, why)
 
 
 def _stop(r: _Running) -> None:
+    """Stops a scenario's process group: SIGTERM, then SIGKILL after the grace time."""
     if r.proc.poll() is None:
-        r.proc.terminate()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(r.proc.pid, signal.SIGTERM)
         try:
-            r.proc.wait(timeout=5)
+            r.proc.wait(timeout=children.GRACE_S)
         except subprocess.TimeoutExpired:
-            r.proc.kill()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(r.proc.pid, signal.SIGKILL)
 
 
 def run_scenarios(
@@ -397,11 +403,6 @@ def run_scenarios(
             text = f"{head} FAIL {o.scenario.stem}: {o.why} ({o.scenario.source}; log {log})"
         print(text, file=stream, flush=True)
 
-    def on_term(signum, frame):
-        raise _Terminated()
-
-    main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGTERM, on_term) if main else None
     try:
         while pending or running:
             while pending and len(running) < jobs:
@@ -422,14 +423,11 @@ def run_scenarios(
             if still and len(still) == len(running):  # none finished: wait a little
                 time.sleep(0.01)
             running = still
-    except (KeyboardInterrupt, _Terminated):
+    except BaseException:  # a signal (children.forward_signals), a log that cannot be written
         for r in running:
             _stop(r)
             _finish(r, outdir, "interrupted")
         raise
-    finally:
-        if main:
-            signal.signal(signal.SIGTERM, old)
     return outcomes
 
 
@@ -549,13 +547,20 @@ def _entries(outdir: Path) -> list:
     """(index, name, results file name) of every scenario of the sweep in DIR."""
     manifest = outdir / MANIFEST
     if manifest.exists():
+        doc = infile.load_json(manifest, "a sweep manifest", SweepError)
         try:
-            doc = json.loads(manifest.read_text(encoding="utf-8"))
             if doc.get("schema") != SCHEMA:
-                raise ValueError(f"schema is {doc.get('schema')!r}, not {SCHEMA}")
-            return [(s["index"], s["name"], s["results"]) for s in doc["scenarios"]]
+                raise ValueError(f"schema is {clip_repr(doc.get('schema'))}, not {SCHEMA}")
+            entries = [(s["index"], s["name"], s["results"]) for s in doc["scenarios"]]
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise SweepError(f"{manifest}: not a sweep manifest ({exc})") from None
+            raise SweepError(f"{manifest}: not a sweep manifest ({clip(exc)})") from None
+        for index, name, fname in entries:
+            if not (isinstance(fname, str) and _RESULT_FILE.fullmatch(fname)):
+                raise SweepError(
+                    f"{manifest}: scenario {clip_repr(index)} names the results file "
+                    f"{clip_repr(fname)}: expected NNNN[-NAME].json in the directory"
+                )
+        return entries
     entries = []
     for path in sorted(outdir.glob("*.json")):
         m = _RESULT_FILE.fullmatch(path.name)
@@ -576,16 +581,16 @@ def collect(outdir) -> tuple:
     rows, problems = [], []
     for index, name, fname in entries:
         path = outdir / fname
-        try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except FileNotFoundError:
+        if not path.exists() and not path.is_symlink():
             log = path.with_suffix(".log")
             why = f"failed or still running, see {log}" if log.exists() else "not run"
-            problems.append(f"{path}: missing (scenario {index} '{name}' {why})")
+            problems.append(f"{path}: missing (scenario {index} '{clip(name)}' {why})")
             continue
-        except (ValueError, OSError) as exc:
-            problems.append(f"{path}: corrupt, not valid JSON ({exc})")
+        try:
+            doc = infile.load_json(path, "a results file of the sweep", SweepError)
+        except SweepError as exc:
+            why = str(exc).removeprefix(f"{path}: ")
+            problems.append(f"{path}: corrupt ({why})")
             continue
         try:
             check_finite(doc, str(path))
@@ -599,7 +604,7 @@ def collect(outdir) -> tuple:
         elif schema in ("contend-results", "contend-jobs"):
             rows += _results_rows(doc, base)
         else:
-            problems.append(f"{path}: not a contend results file (schema {schema!r})")
+            problems.append(f"{path}: not a contend results file (schema {clip_repr(schema)})")
     return rows, problems
 
 
@@ -644,15 +649,28 @@ def cmd_run(args) -> int:
     chosen = scenarios if args.task is None else select(scenarios, args.task, args.chunk)
     contend = find_contend(args.contend)
     outdir = Path(args.output)
-    _prepare_outdir(outdir)
-    write_manifest(outdir, args.scenarios, scenarios, contend)
+    check_output_dir(outdir, "-o results directory", SweepError)
+    check_distinct(_run_inputs(args.scenarios, scenarios), _run_outputs(outdir, chosen), SweepError)
+    created = not outdir.exists()
+    make_dir(outdir, "-o results directory", SweepError)
+    try:
+        write_manifest(outdir, args.scenarios, scenarios, contend)
+    except SweepError:
+        if created:  # nothing of this sweep is left behind
+            with contextlib.suppress(OSError):
+                outdir.rmdir()
+        raise
     jobs = args.jobs or cpus()
     begin = time.monotonic()
     try:
-        outcomes = run_scenarios(chosen, outdir, contend, jobs, args.timeout, args.resume)
-    except (KeyboardInterrupt, _Terminated):
+        with children.forward_signals():
+            outcomes = run_scenarios(chosen, outdir, contend, jobs, args.timeout, args.resume)
+    except WriteFailed as exc:
+        print(f"contend sweep: error: {exc}; stopped the running scenarios", file=sys.stderr)
+        return EXIT_FAILED
+    except (children.Interrupted, KeyboardInterrupt) as exc:
         print("contend sweep: interrupted; stopped the running scenarios", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return children.interrupt_status(exc)
     failed = [o for o in outcomes if not o.ok]
     wall = time.monotonic() - begin
     summary = (
@@ -671,6 +689,34 @@ def cmd_run(args) -> int:
         file=sys.stderr,
     )
     return EXIT_FAILED
+
+
+def _run_inputs(scenario_file, scenarios: list) -> list:
+    """(option, path) of the files a sweep reads: the scenario file, and the job
+    files and slurm: topology files its scenarios name."""
+    out = [("SCENARIOS", scenario_file)]
+    for s in scenarios:
+        rest = s.args[1:]
+        if s.command == "jobs" and rest:
+            out.append((f"the job file of {s.source}", rest[0]))
+        for spec in _option_values(rest, "--topology"):
+            if spec.startswith("slurm:"):
+                out.append((f"the topology of {s.source}", spec[len("slurm:") :]))
+    return out
+
+
+def _run_outputs(outdir: Path, scenarios: list) -> list:
+    """(option, path) of the files a sweep writes in -o DIR: the manifest, each
+    scenario's results and log, and the files its {out} arguments name."""
+    out = [("-o DIR's manifest", outdir / MANIFEST)]
+    for s in scenarios:
+        out += [("-o DIR's results", outdir / f"{s.stem}.json")]
+        out += [("-o DIR's log", outdir / f"{s.stem}.log")]
+        stem = str(outdir / s.stem)
+        out += [
+            (f"{{out}} of {s.source}", a.replace("{out}", stem)) for a in s.args if "{out}" in a
+        ]
+    return out
 
 
 def cmd_count(args) -> int:
@@ -694,6 +740,13 @@ def cmd_collect(args) -> int:
         if fmt is None:
             raise SweepError(f"-o {args.output}: name it .csv or .json (or .md, .txt)")
         check_output(args.output, "table", SweepError)
+        if Path(args.directory).is_dir():
+            inputs = [("DIR's manifest", Path(args.directory) / MANIFEST)]
+            inputs += [
+                ("DIR's results", Path(args.directory) / f)
+                for _, _, f in _entries(Path(args.directory))
+            ]
+            check_distinct(inputs, [("-o", args.output)], SweepError)
     rows, problems = collect(args.directory)
     for p in problems:
         print(f"contend sweep collect: {p}", file=sys.stderr)
@@ -735,9 +788,10 @@ def add_parser(sub) -> None:
     r.add_argument(
         "-j",
         "--jobs",
-        type=positive_int,
+        type=count(MAX_PARALLEL),
         metavar="N",
-        help=f"scenarios at once [default: the CPUs this process may use, here {cpus()}]",
+        help=f"scenarios at once [count, at most {MAX_PARALLEL}; default: the CPUs this "
+        f"process may use, here {cpus()}]",
     )
     r.add_argument(
         "--task",
@@ -747,10 +801,11 @@ def add_parser(sub) -> None:
     )
     r.add_argument(
         "--chunk",
-        type=positive_int,
+        type=count(MAX_CHUNK),
         default=1,
         metavar="K",
-        help="with --task: task I runs scenarios I*K .. I*K+K-1 [default 1]",
+        help=f"with --task: task I runs scenarios I*K .. I*K+K-1 [count, at most {MAX_CHUNK}; "
+        "default 1]",
     )
     r.add_argument(
         "--count", action="store_true", help="print the number of tasks (scenarios) and exit"
@@ -775,7 +830,11 @@ def add_parser(sub) -> None:
     )
     c.add_argument("scenarios", help="scenario file")
     c.add_argument(
-        "--chunk", type=positive_int, default=1, metavar="K", help="tasks of K scenarios each"
+        "--chunk",
+        type=count(MAX_CHUNK),
+        default=1,
+        metavar="K",
+        help=f"tasks of K scenarios each [count, at most {MAX_CHUNK}]",
     )
     c.set_defaults(func=cmd_count)
 

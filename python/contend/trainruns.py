@@ -24,8 +24,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import outfile
-from .argtypes import split_dashes
+from . import children, infile, outfile
+from .argtypes import count, nonneg_float, positive_float, split_dashes
+from .guard import TRACEBACK_ENV, report
+from .limits import MAX_CONGESTOR_REPEAT, MAX_NODES, clip_repr
 
 EXIT_USAGE = 2
 EXIT_FAIL = 3
@@ -64,19 +66,15 @@ def run_command(cmd, timeout: float) -> tuple[str, str]:
     """Runs cmd in its own process group; exit 2 becomes UsageError (the
     child's first line without its "contend X: error:" prefix), other
     failures RunError.  Returns (stdout, stderr)."""
-    proc = subprocess.Popen(
-        [str(c) for c in cmd],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc = children.start(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         raise RunError(f"timed out after {timeout:g} s: {cmd[0]} {cmd[1]}") from None
+    finally:
+        children.finished(proc)
     if proc.returncode == 2:
         first = err.strip().splitlines()[0] if err.strip() else f"{cmd[1]}: bad input"
         raise UsageError(re.sub(r"^contend [a-z -]+: error: ", "", first))
@@ -97,7 +95,7 @@ def parse_congestion(text: str) -> list[tuple[str, float]]:
             continue
         if name != "gpcnet":
             raise UsageError(
-                f"--congestion: unknown item {item!r} (expected none or gpcnet[:FRACTION])"
+                f"--congestion: unknown item {clip_repr(item)} (expected none or gpcnet[:FRACTION])"
             )
         try:
             f = float(frac) if frac else 1.0
@@ -105,7 +103,7 @@ def parse_congestion(text: str) -> list[tuple[str, float]]:
             f = -1.0
         if not 0 < f <= 1:
             raise UsageError(
-                f"--congestion: {item!r}: the fraction of the other nodes that run congestors "
+                f"--congestion: {clip_repr(item)}: the fraction of the other nodes that run congestors "
                 "must be in (0, 1]"
             )
         out.append(("gpcnet", f))
@@ -153,7 +151,9 @@ class RepeatCalibration:
             return self.fixed
         if name not in self.c:
             return self.first
-        return max(1, min(100000, int(self.margin * window_s / (self.c[name] * n)) + 1))
+        return max(
+            1, min(MAX_CONGESTOR_REPEAT, int(self.margin * window_s / (self.c[name] * n)) + 1)
+        )
 
     def learn(self, results: dict, used: dict) -> None:
         """used: {job name: (nodes, repeat)} of the congestors of that run."""
@@ -166,8 +166,38 @@ class RepeatCalibration:
                     self.c[job["name"]] = took / (rep * n)
 
 
+def read_run(path) -> dict:
+    """The JSON document a run wrote (contend.infile's limits); RunError naming
+    the file when it is unreadable (the run, not the user, wrote it)."""
+    return infile.load_json(path, "the results of the run", RunError)
+
+
+def topology_nodes(text: str) -> int:
+    """Node count from the JSON `contend topology paths -q` prints."""
+    doc = infile.parse_json(text, "contend topology paths", RunError)
+    if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), int):
+        raise RunError("contend topology paths printed no node count")
+    return doc["nodes"]
+
+
 def check_output(path: Path) -> None:
     outfile.check_output(path, error=UsageError)
+
+
+def check_files(inputs, outputs) -> None:
+    """The output rule (contend.outfile.check_distinct) as a UsageError."""
+    outfile.check_distinct(inputs, outputs, UsageError)
+
+
+def training_outputs(out: Path, runs: int, exts=("job", "json", "csv")) -> list:
+    """(option, path) of every file a training command writes beside ``-o OUT``:
+    OUT.runN.EXT for each run."""
+    stem = out.name.removesuffix(".json")
+    return [
+        (f"-o's run file {i}", out.parent / f"{stem}.run{i}.{ext}")
+        for i in range(runs)
+        for ext in exts
+    ]
 
 
 def write_json_atomic(path: Path, doc: dict) -> None:
@@ -187,9 +217,11 @@ def cluster_description() -> dict:
             "--engine cluster: no emulated cluster is up (start one with `contend cluster up`)"
         )
     try:
-        return json.loads(out.stdout)
-    except ValueError:
-        raise UsageError("--engine cluster: cannot read the cluster's description") from None
+        return infile.parse_json(out.stdout, "the cluster's description", UsageError)
+    except UsageError as exc:
+        raise UsageError(
+            f"--engine cluster: cannot read the cluster's description: {exc}"
+        ) from None
 
 
 def _shift_csv_times(path: Path, offset: float) -> None:
@@ -242,7 +274,7 @@ class Engine:
             self._run_cluster(jobs, counters)
         else:
             run_command([*shlex.split(self.launcher), self.binary, *jobs], self.timeout_s)
-        return json.loads(results.read_text())
+        return read_run(results)
 
     def fabric_args(self) -> list:
         """sim_args without the options of the jobs alone (ranks per node), which
@@ -262,7 +294,7 @@ class Engine:
         return "perform_t0_clock_s" if self.name == "sim" else "perform_t0_unix_s"
 
     def _run_cluster(self, jobs, counters: Path) -> None:
-        stats = subprocess.Popen(
+        stats = children.start(
             [
                 self.binary,
                 "cluster",
@@ -275,7 +307,6 @@ class Engine:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
-            start_new_session=True,
         )
         unix0 = None
         try:
@@ -298,6 +329,7 @@ class Engine:
             except subprocess.TimeoutExpired:
                 os.killpg(stats.pid, signal.SIGKILL)
                 stats.communicate()
+            children.finished(stats)
         _shift_csv_times(counters, unix0)  # relative -> Unix seconds
 
 
@@ -307,7 +339,7 @@ def engine_nodes(engine: Engine, nodes_option: int) -> tuple[int, dict | None]:
         out, _ = run_command(
             [engine.binary, "topology", "paths", "-q", *engine.fabric_args(), "--pairs", "0:1"], 60
         )
-        return int(json.loads(out)["nodes"]), None
+        return topology_nodes(out), None
     if engine.name == "cluster":
         desc = cluster_description()
         return len(desc["nodes"]), desc
@@ -332,21 +364,22 @@ def add_engine_options(p) -> None:
     )
     p.add_argument(
         "--congestor-repeat",
-        type=int,
+        type=count(MAX_CONGESTOR_REPEAT, 0),
         default=0,
         help="repeats of each congestor's motif (0: 20 in the first congested run, then enough "
-        "to outlast the measured job, learnt from the runs before) [count]",
+        f"to outlast the measured job, learnt from the runs before) [count, at most "
+        f"{MAX_CONGESTOR_REPEAT}]",
     )
     p.add_argument(
         "--counter-interval-us",
-        type=float,
+        type=nonneg_float,
         default=0,
         help="sim: counter sampling interval (0: a tenth of the expected window, at least 5 us) "
         "[us]",
     )
     p.add_argument(
         "--sample-interval",
-        type=float,
+        type=positive_float,
         default=0.2,
         help="cluster: link counter sampling interval [s, default %(default)s]",
     )
@@ -356,9 +389,19 @@ def add_engine_options(p) -> None:
         help="mpi: the command that starts one rank per node, e.g. 'srun -N 64 -n 64' "
         "(cluster: default `contend cluster run --`)",
     )
-    p.add_argument("--nodes", type=int, default=0, help="mpi: nodes the launcher gives [count]")
+    p.add_argument(
+        "--nodes",
+        type=count(MAX_NODES, 0),
+        default=0,
+        help=f"mpi: nodes the launcher gives [count, at most {MAX_NODES}]",
+    )
     p.add_argument("--seed", type=int, default=1, help="seed of placements and runs")
-    p.add_argument("--timeout", type=float, default=1800, help="per run [s, default %(default)s]")
+    p.add_argument(
+        "--timeout",
+        type=lambda t: positive_float(t, "timeout"),
+        default=1800,
+        help="per run [s, default %(default)s]",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
 
 
@@ -374,13 +417,25 @@ def command_main(prog: str, parser, train, summary, argv=None) -> int:
     try:
         args = parser.parse_args(own)
         args.jobs_args = extra  # to every simulated run
-        doc = train(args, log)
+        with children.forward_signals():
+            doc = train(args, log)
     except UsageError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except RunError as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return EXIT_FAIL
+    except (children.Interrupted, KeyboardInterrupt) as e:
+        status = children.interrupt_status(e)
+        print(
+            f"{prog}: interrupted; the runs were stopped (no training file written)",
+            file=sys.stderr,
+        )
+        return status
+    except Exception as e:
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        return report(prog, e)
     print(f"{prog}: {summary(args, doc)}")
     return 0
 

@@ -1,11 +1,14 @@
 """Mutations of valid input files for the property-based reader tests
 (test_readers_fuzz.py, test_studyfile_fuzz.py): paths into a parsed
-document, a node deleted, replaced or emptied, and text truncated, spliced
-or missing a line."""
+document, a node deleted, replaced or emptied, a node nested far too deep,
+text truncated, spliced or missing a line, and text gzipped with padding
+that inflates it beyond a limit."""
 
 from __future__ import annotations
 
 import copy
+import gzip
+import json
 
 from hypothesis import strategies as st
 
@@ -55,3 +58,29 @@ def mutated_text(text: str):
         st.integers(0, max(len(lines) - 1, 0)).map(lambda i: "".join(lines[:i] + lines[i + 1 :])),
         st.text(max_size=200),
     )
+
+
+_HOLE = "\x00nested-here\x00"
+
+
+def nested_text(doc, path, depth: int) -> str:
+    """The JSON text of doc with the node at path replaced by ``depth`` arrays
+    inside each other (written as text: json.dumps would recurse)."""
+    text = json.dumps(mutate(doc, path, 1, _HOLE))
+    return text.replace(json.dumps(_HOLE), "[" * depth + "]" * depth, 1)
+
+
+def deeply_nested(doc):
+    """Texts of doc with one node nested 1 to 3000 levels deep."""
+    paths = paths_of(doc)
+    return st.builds(
+        lambda i, depth: nested_text(doc, paths[i], depth),
+        st.integers(0, len(paths) - 1),
+        st.integers(1, 3000),
+    )
+
+
+def inflating(text: str, pad_max: int):
+    """gzip of ``text`` followed by up to ``pad_max`` spaces (valid JSON around
+    a document), so that the decompressed size may exceed a reader's limit."""
+    return st.integers(0, pad_max).map(lambda n: gzip.compress((text + " " * n).encode()))

@@ -340,7 +340,7 @@ def test_bad_input_exits_2_before_any_run(contend_bin, harness, tmp_path, args, 
 
 def test_missing_mix_exits_2(contend_bin, tmp_path):
     r = mitigate(contend_bin, tmp_path / "none.job", "-o", tmp_path / "x.json", timeout=60)
-    assert r.returncode == 2 and "no such job file" in r.stderr
+    assert r.returncode == 2 and "none.job: no such file (expected a job file)" in r.stderr
     assert not (tmp_path / "x.json").exists()
 
 

@@ -311,7 +311,8 @@ def test_fit_latency_bad_input_exits_2(tmp_path, capsys):
     bad = tmp_path / "train.json"
     bad.write_text('{"schema": "contend-pingpong-train",\n "runs": [}')
     assert main(["fit-latency", str(bad), "-o", str(out)]) == 2
-    assert f"{bad}:2:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{bad}: not valid JSON" in err and "at line 2 column" in err
     write_paths(tmp_path / "p.json")
     bad.write_text(
         json.dumps(

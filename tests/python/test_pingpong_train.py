@@ -117,7 +117,7 @@ def test_same_seed_same_samples(trained, tmp_path):
         (["--pairs", "33"], "fewer than the 8"),
         (["--pair-list", "1:2,2:3"], "two pairs"),
         (["--pair-list", "1:1"], "two different nodes"),
-        (["--runs", "0"], ">= 1"),
+        (["--runs", "0"], "--runs: expected an integer from 1 to"),
         (["--topology", "torus:4"], "unknown topology kind"),
         (["--engine", "mpi"], "--launcher"),
         (["--bogus"], "unrecognized arguments"),

@@ -3,8 +3,8 @@ results files of `contend network`/`load` and `contend jobs`, counter
 files (the common CSV, the simulator's and the emulated cluster's),
 sweep scenario files (the study files of `contend sweep`) and mitigate
 results.  Inputs are valid files mutated (a field deleted or replaced by
-an arbitrary JSON value, the text truncated, bytes spliced in) or plain
-garbage.  Properties: a reader returns or raises a ValueError (one
+an arbitrary JSON value or nested far too deep, the text truncated, bytes
+spliced in, gzip inflating past the size limit) or plain garbage.  Properties: a reader returns or raises a ValueError (one
 message, naming the file); the command-line front end exits 0 or 2 and,
 on 2, prints one line on stderr: never a traceback."""
 
@@ -16,16 +16,17 @@ import io
 import json
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
-from contend import cli, sweep
+from contend import cli, limits, sweep
 from contend.jobsresults import parse_jobs
 from contend.results import parse_results
 from contend.telemetry import cli as counters_cli
 from contend.telemetry.reader import read_counters
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mutations import mutate, mutated_text, paths_of
+from mutations import deeply_nested, inflating, mutate, mutated_text, paths_of
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "fixtures" / "results"
@@ -142,6 +143,38 @@ def test_results_reader_arbitrary_bytes(data):
         status, stderr = _run_cli(cli.main, ["report", str(path)])
     assert status == 2, stderr  # no byte string under 300 B is a valid results file
     _assert_refused_or_read(status, stderr, "contend report")
+
+
+@SETTINGS
+@given(deeply_nested(LOAD_DOC))
+def test_results_reader_deeply_nested(text):
+    """Nesting beyond the limit anywhere: refused with one line, never a
+    RecursionError (the parser's or a later walk's)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = _write(tmp, "r.json", text)
+        for argv in (["report", str(path)], ["compare", str(path)]):
+            status, stderr = _run_cli(cli.main, argv)
+            _assert_refused_or_read(status, stderr, f"contend {argv[0]}")
+            assert "RecursionError" not in stderr
+
+
+@SETTINGS
+@given(inflating(json.dumps(LOAD_DOC), 3 * 4096))
+def test_results_reader_inflating_gzip(data):
+    """A gzip file inflating past the limit (4 KiB here) is refused naming it;
+    one within it is read."""
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        mock.patch.object(limits, "MAX_INPUT_BYTES", len(json.dumps(LOAD_DOC)) + 4096),
+    ):
+        path = Path(tmp) / "r.json.gz"
+        path.write_bytes(data)
+        status, stderr = _run_cli(cli.main, ["report", str(path)])
+        inflated = len(gzip.decompress(data))
+        assert status == (2 if inflated > limits.MAX_INPUT_BYTES else 0), stderr
+    _assert_refused_or_read(status, stderr, "contend report")
+    if status == 2:
+        assert "decompresses to more than" in stderr
 
 
 # ---- results of contend jobs ----

@@ -80,7 +80,7 @@ def test_ranks_per_node_after_dashes(contend_bin, tmp_path):
         (["--job", "nope"], "no job named 'nope'"),
         (["--job", "milc", "--congestion", "gpcnet:0"], "(0, 1]"),
         (["--job", "milc", "-D", "NODES=70"], "fewer than the 8"),
-        (["--job", "milc", "--runs", "0"], ">= 1"),
+        (["--job", "milc", "--runs", "0"], "--runs: expected an integer from 1 to"),
         # a stray word before -- is refused, not dropped (what follows -- goes to the runs)
         (
             ["--job", "milc", "stray", "--", "--ranks-per-node", "2"],

@@ -386,7 +386,7 @@ def test_bad_command_line_exit_2(contend_bin, inproc, tmp_path):
         assert message in r.stderr, (args, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1
     r = study(contend_bin, tmp_path / "missing.toml")
-    assert r.returncode == 2 and "no such study file" in r.stderr
+    assert r.returncode == 2 and "missing.toml: no such file (expected a study file" in r.stderr
     (tmp_path / "file").write_text("")
     r = inproc(sf, "--dir", tmp_path / "file")
     assert r.returncode == 2 and "not a directory" in r.stderr

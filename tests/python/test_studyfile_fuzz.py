@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 
 from contend import study as study_cli
-from contend.studyfile import Study, StudyFileError, parse_study, study_from_doc, tomllib
+from contend.infile import tomllib
+from contend.studyfile import Study, StudyFileError, parse_study, study_from_doc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mutations import mutate, paths_of

@@ -8,6 +8,19 @@ import numpy as np
 
 from .histogram import bucket_values
 
+# Cells (resamples x values or buckets) drawn at once: memory stays bounded
+# (about 8 bytes a cell, a few arrays) however many resamples are asked for.
+# Draws at or below it are one call, so seeded results do not depend on it.
+MAX_CELLS = 1 << 22
+
+
+def _blocks(n_resamples: int, width: int):
+    """Sizes of the resample blocks drawn one after the other."""
+    step = max(1, MAX_CELLS // max(width, 1))
+    if n_resamples <= step:
+        return [n_resamples]
+    return [min(step, n_resamples - i) for i in range(0, n_resamples, step)]
+
 
 def _check(level: float, n_resamples: int) -> None:
     if not 0.0 < level < 1.0:
@@ -31,8 +44,12 @@ def bootstrap_interval(
     if data.size == 0:
         return (math.nan, math.nan)
     rng = np.random.default_rng(rng)
-    idx = rng.integers(0, data.size, size=(n_resamples, data.size))
-    boot = statistic(data[idx], axis=1)
+    boot = np.concatenate(
+        [
+            statistic(data[rng.integers(0, data.size, size=(k, data.size))], axis=1)
+            for k in _blocks(n_resamples, data.size)
+        ]
+    )
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(boot, [alpha, 1.0 - alpha])
     return (float(lo), float(hi))
@@ -41,11 +58,14 @@ def bootstrap_interval(
 def _resampled_stats(values, count, n_resamples, rng, q):
     count = np.asarray(count, dtype=np.int64)
     total = int(count.sum())
-    boot = rng.multinomial(total, count / total, size=n_resamples)
-    means = boot @ values / total
     rank = max(1, int(np.ceil(q * total)))
-    idx = (np.cumsum(boot, axis=1) < rank).sum(axis=1)
-    return means, values[np.minimum(idx, values.size - 1)]
+    means, tails = [], []
+    for k in _blocks(n_resamples, count.size):
+        boot = rng.multinomial(total, count / total, size=k)
+        means.append(boot @ values / total)
+        idx = (np.cumsum(boot, axis=1) < rank).sum(axis=1)
+        tails.append(values[np.minimum(idx, values.size - 1)])
+    return np.concatenate(means), np.concatenate(tails)
 
 
 def _point_stats(values, count, q):

@@ -15,6 +15,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from ..guard import TRACEBACK_ENV, guarded, report
 from . import launch, lifecycle, netns, state, stats
 from .errors import ClusterError, UsageError
 from .topology import DEFAULT_PREFIX, make_spec, validate_prefix
@@ -108,8 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument(
         "--tcp-cc",
         default="reno",
-        help="TCP congestion control inside the nodes "
-        "(default %(default)s: loss-based, fills queues like a saturated fabric)",
+        help="TCP congestion control inside the nodes, one the kernel has or can load "
+        "(/proc/sys/net/ipv4/tcp_available_congestion_control; default %(default)s: "
+        "loss-based, fills queues like a saturated fabric)",
     )
     q.add_argument(
         "--no-gso",
@@ -233,6 +235,7 @@ def _cmd_up(args: argparse.Namespace) -> int:
         tcp_cc=args.tcp_cc,
         gso=not args.no_gso,
     )
+    netns.check_tcp_cc(spec.tcp_cc)
     ncpu = os.cpu_count() or 1
     if spec.nodes > 8 * ncpu:
         _log(
@@ -384,6 +387,7 @@ def _dispatch(argv: list[str]) -> int:
     return handler(args)
 
 
+@guarded(PROG)
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of ``contend-cluster``: runs the command, exits with its status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -401,6 +405,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         status = 130
+    except Exception as exc:
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        status = report(PROG, exc)
     sys.exit(status)
 
 

@@ -14,7 +14,9 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
+from ..limits import clip_repr
 from .errors import ClusterError, UsageError
 
 CAP_NET_ADMIN = 12
@@ -141,6 +143,42 @@ def set_sysctl(namespace: str, key: str, value: str) -> bool:
         check=False,
     )
     return proc.returncode == 0
+
+
+AVAILABLE_CC = "/proc/sys/net/ipv4/tcp_available_congestion_control"
+
+
+def tcp_cc_choices() -> tuple[list, list] | None:
+    """(available, loadable) TCP congestion controls of this kernel: the ones
+    registered now, and the tcp_NAME modules the kernel loads when the sysctl
+    names them; None when the kernel does not say (no /proc)."""
+    try:
+        with open(AVAILABLE_CC) as fh:
+            available = fh.read().split()
+    except OSError:
+        return None
+    base = Path("/lib/modules") / os.uname().release / "kernel" / "net" / "ipv4"
+    loadable = sorted(
+        {p.name.split(".")[0][len("tcp_") :] for p in base.glob("tcp_*.ko*")} - set(available)
+    )
+    return available, loadable
+
+
+def check_tcp_cc(name: str) -> None:
+    """UsageError unless ``name`` is a TCP congestion control this kernel has
+    or can load (checked before the cluster is made)."""
+    choices = tcp_cc_choices()
+    if choices is None:
+        return
+    available, loadable = choices
+    if name in available or name in loadable:
+        return
+    more = f"; loadable modules: {' '.join(loadable)}" if loadable else ""
+    raise UsageError(
+        f"--tcp-cc {clip_repr(name)}: not a TCP congestion control of this kernel (available: "
+        f"{' '.join(available) or 'none'}{more}; another one needs its module: modprobe "
+        "tcp_NAME)"
+    )
 
 
 def wait_until(deadline: float, stop: dict, until_pid=None) -> bool:

@@ -20,6 +20,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 
+from .. import infile
 from .errors import UsageError
 
 DEFAULT_BASE = "/run/contend-cluster"
@@ -74,20 +75,21 @@ def locked(prefix: str) -> Iterator[None]:
 def load(prefix: str, *, required: bool = True) -> dict | None:
     """Return the description of cluster ``prefix``; ``UsageError`` if absent and ``required``."""
     path = os.path.join(state_dir(prefix), "cluster.json")
-    try:
-        with open(path) as fh:
-            desc = json.load(fh)
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         if not required:
             return None
         raise UsageError(
             f"no emulated cluster '{prefix}' is up ({path} not found); "
             f"start one with: contend cluster up --nodes N --leaves L --prefix {prefix}"
-        ) from None
-    except (OSError, ValueError) as exc:
+        )
+    try:
+        desc = infile.load_json(path, "a cluster description (cluster.json)", UsageError)
+        if not isinstance(desc, dict):
+            raise UsageError(f"{path}: not a cluster description (a JSON object)")
+    except UsageError as exc:
         if not required:
             return None
-        raise UsageError(f"cannot read {path}: {exc}") from exc
+        raise UsageError(f"cannot read the cluster's state: {exc}") from None
     if required and desc.get("status") != "up":
         raise UsageError(
             f"cluster '{prefix}' is incomplete (status {desc.get('status')!r}); "

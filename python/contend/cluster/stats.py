@@ -15,15 +15,16 @@ such as the ``started_utc`` of a results file.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
-import os
 import signal
 import sys
 import time
 from typing import Callable, TextIO
 
-from .errors import UsageError
+from .. import outfile
+from .errors import ClusterError, UsageError
 from .netns import pid_alive, wait_until
 from .shaping import COUNTERS, QdiscReader
 from .units import format_bytes, format_rate
@@ -137,15 +138,31 @@ def time_series(
         raise UsageError("--duration must be positive")
     if until_pid is not None and not pid_alive(until_pid):
         raise UsageError(f"--until-pid {until_pid}: no such process")
-    tmp = None
     if csv_path:
-        d = os.path.dirname(os.path.abspath(csv_path))
-        if not os.path.isdir(d) or not os.access(d, os.W_OK):
-            raise UsageError(f"cannot write --csv {csv_path}: directory {d} is not writable")
-        tmp = os.path.join(d, f".{os.path.basename(csv_path)}.tmp-{os.getpid()}")
-        fh: TextIO = open(tmp, "w", newline="")  # noqa: SIM115 - closed in finally
+        outfile.check_output(csv_path, "--csv file", UsageError)
+        out = outfile.open_atomic(csv_path, "w", "--csv file", ClusterError, newline="")
     else:
-        fh = sys.stdout
+        out = contextlib.nullcontext(sys.stdout)
+    try:
+        with out as fh:
+            count, first, last, elapsed = _sample_into(fh, desc, interval, duration, until_pid, log)
+    except OSError as exc:  # a write of the series failed (disk full): the CSV is not kept
+        where = csv_path or "stdout"
+        raise ClusterError(f"{where}: cannot write: {exc.strerror or exc}") from None
+    summary = format_table(
+        delta_rows(first, last),
+        f"contend cluster '{desc['prefix']}': changes over {elapsed:.2f} s ({count} samples)",
+        _missing_note(desc),
+    )
+    (sys.stdout if csv_path else sys.stderr).write(summary)
+    if csv_path:
+        log(f"wrote {csv_path}")
+    return count
+
+
+def _sample_into(fh: TextIO, desc: dict, interval, duration, until_pid, log) -> tuple:
+    """Samples into ``fh`` until the end (see time_series); returns (samples,
+    first rows, last rows, seconds covered)."""
     stop = {"flag": False}
 
     def on_signal(_signum, _frame):
@@ -195,18 +212,4 @@ def time_series(
         sampler.close()
         for s, h in old.items():
             signal.signal(s, h)
-        if tmp:
-            fh.close()
-            if count:
-                os.replace(tmp, csv_path)
-            else:
-                os.unlink(tmp)
-    summary = format_table(
-        delta_rows(first, last),
-        f"contend cluster '{desc['prefix']}': changes over {elapsed:.2f} s ({count} samples)",
-        _missing_note(desc),
-    )
-    (sys.stdout if csv_path else sys.stderr).write(summary)
-    if csv_path:
-        log(f"wrote {csv_path}")
-    return count
+    return count, first, last, elapsed

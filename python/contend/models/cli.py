@@ -14,12 +14,14 @@ written; outputs are written through a temporary file in the same directory.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from .. import infile
 from ..argtypes import nonneg_float, nonneg_int, positive_float
-from ..outfile import check_output
+from ..guard import guarded, report
+from ..limits import clip_repr
+from ..outfile import check_distinct, check_output
 from .errors import ModelError
 
 EXIT_USAGE = 2
@@ -37,7 +39,7 @@ def _fraction(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1), got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1), got {clip_repr(text)}")
     return value
 
 
@@ -72,6 +74,9 @@ def cmd_fit_latency(args) -> int:
 
     out = _check_output(args.output)
     plot = _check_plot(args.plot)
+    outputs = [("-o", out), ("--plot", plot)]
+    inputs = [("TRAINING", args.training), ("--paths", args.paths), ("--counters", args.counters)]
+    check_distinct(inputs, outputs, ModelError)
     if args.counters_source and not args.counters:
         raise ModelError("--counters-source goes with --counters")
     training = load_training(
@@ -81,6 +86,8 @@ def cmd_fit_latency(args) -> int:
         counters_source=args.counters_source,
         counters_override_all=bool(args.counters and args.all_runs),
     )
+    named = [("TRAINING's counter file", ref["file"]) for ref in training.provenance["counters"]]
+    check_distinct([("TRAINING's paths", training.paths_file), *named], outputs, ModelError)
     paths = load_paths(training.paths_file)
     fit = fit_latency(
         paths,
@@ -139,7 +146,7 @@ def _delivery_for(run, args):
     msg = args.msg_bytes if args.msg_bytes is not None else run.mean_msg_bytes
     if msg is None:
         raise ModelError(
-            f"{run.file}: job {run.job!r} sent no message the results count: give --msg-bytes"
+            f"{run.file}: job {clip_repr(run.job)} sent no message the results count: give --msg-bytes"
         )
     nic = args.nic_gbps if args.nic_gbps is not None else run.nic_gbps
     if nic is None:
@@ -162,7 +169,7 @@ def _estimate_app(name, runs, deliveries, args):
     t = [r.t_a_s for r in runs]
     reason = degenerate_reason(m, t)
     if reason:
-        raise ModelError(f"job {name!r}: cannot fit T_a = c_a M_a + k_a: {reason}")
+        raise ModelError(f"job {clip_repr(name)}: cannot fit T_a = c_a M_a + k_a: {reason}")
     fixed = [c.fixed_us for c, _, _ in deliveries]
     uniform = estimate(m, t, fixed)
     mw = [d.m_a_weighted_us for _, d, _ in deliveries]
@@ -235,7 +242,7 @@ def _expand_training_files(files) -> tuple:
                 with open(f, encoding="utf-8") as fh:
                     head = fh.read(4096)
                 if '"contend-sensitivity-train"' in head:
-                    doc = json.loads(Path(f).read_text(encoding="utf-8"))
+                    doc = infile.load_json(f)
             except (OSError, ValueError):
                 doc = None
         if isinstance(doc, dict) and doc.get("schema") == "contend-sensitivity-train":
@@ -265,6 +272,12 @@ def cmd_sensitivity(args) -> int:
 
     out = _check_output(args.output)
     plot = _check_plot(args.plot)
+    outputs = [("-o", out), ("--plot", plot)]
+    given = [("RUNS", r) for r in args.runs] + [
+        ("--latency", args.latency),
+        ("--paths", args.paths),
+    ]
+    check_distinct(given, outputs, ModelError)
     args.runs, jobs = _expand_training_files(args.runs)
     args.job = args.job or sorted(jobs)
     if not args.job:
@@ -280,6 +293,8 @@ def cmd_sensitivity(args) -> int:
         raise ModelError(f"{args.counters_dir}: --counters-dir is not a directory")
     model, mdoc = load_latency_model(args.latency)
     paths_file = Path(args.paths) if args.paths else resolve(mdoc["paths"]["file"], args.latency)
+    named = [("RUNS' results", r) for r in args.runs] + [("the model's paths", paths_file)]
+    check_distinct(named, outputs, ModelError)
     paths = load_paths(paths_file)
     check_paths_match(mdoc, paths, args.latency)
     plan = {}
@@ -288,7 +303,7 @@ def cmd_sensitivity(args) -> int:
         passes = {r.pass_name for r in runs}
         if len(passes) > 1:
             raise ModelError(
-                f"job {job!r}: --pass auto picked different passes ({', '.join(sorted(passes))}) "
+                f"job {clip_repr(job)}: --pass auto picked different passes ({', '.join(sorted(passes))}) "
                 "in different files; choose one with --pass"
             )
         consts = [_delivery_for(r, args) for r in runs]
@@ -296,7 +311,8 @@ def cmd_sensitivity(args) -> int:
             nodes = sorted(set(r.nodes))
             need = [(a, b) for a in nodes for b in nodes if a != b]
             need += [(int(p[0]), int(p[1])) for p in r.traffic_pairs if int(p[0]) != int(p[1])]
-            paths.require_pairs(need, f"job {job!r} ({r.file})")
+            paths.require_pairs(need, f"job {clip_repr(job)} ({r.file})")
+        check_distinct([("a run's counter CSV", r.counters) for r in runs], outputs, ModelError)
         plan[job] = (runs, consts)
     cache = {}
     apps = {}
@@ -314,7 +330,7 @@ def cmd_sensitivity(args) -> int:
                 run.traffic_pairs,
                 run.window,
                 const,
-                source=f"{run.file} (job {job!r}, counters {run.counters})",
+                source=f"{run.file} (job {clip_repr(job)}, counters {run.counters})",
             )
             deliveries.append((const, d, run))
         apps[job] = _estimate_app(job, runs, deliveries, args)
@@ -561,6 +577,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@guarded(PROG)
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
@@ -574,8 +591,7 @@ def main(argv=None) -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"{prog}: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
+        return report(prog, exc)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from .. import __version__
+from .. import __version__, infile
+from ..limits import clip
 from ..outfile import write_text
 from .errors import ModelError
 from .latency import LatencyFit, LatencyModel
@@ -74,21 +75,18 @@ def validate(doc: dict, name: str, source: str = "<model>") -> None:
         err = jsonschema.exceptions.best_match(errors)
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
         raise ModelError(
-            f"{source}: invalid field {where.lstrip('.') or '(top level)'}: {err.message} "
+            f"{source}: invalid field {clip(where.lstrip('.')) or '(top level)'}: "
+            f"{clip(err.message, 200)} "
             f"(expected {HINTS[name]}; see schemas/{name}.schema.json)"
         )
 
 
 def sniff_schema(path) -> str | None:
-    """The ``schema`` field of a JSON file (gzip allowed), None when unreadable or absent."""
-    import gzip
-
+    """The ``schema`` field of a JSON file (gzip allowed), None when unreadable or
+    absent (the reader of the file's kind then says why)."""
     try:
-        raw = Path(path).read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        doc = json.loads(raw.decode("utf-8"))
-    except (OSError, ValueError, EOFError):
+        doc = infile.load_json(path)
+    except ValueError:
         return None
     return doc.get("schema") if isinstance(doc, dict) else None
 

@@ -13,7 +13,6 @@ per-link quantity x (Netscope eq. 12 without its constants).
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ..jsonfinite import check_finite
+from .. import infile
 from .errors import ModelError
 
 SCHEMA_NAME = "contend-paths"
@@ -39,26 +38,9 @@ def file_sha256(path) -> str:
 
 
 def read_json(path, hint: str):
-    """Parse a JSON file; ModelError naming the file (and line) on failure."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ModelError(f"{path}: no such file (expected {hint})") from None
-    except IsADirectoryError:
-        raise ModelError(f"{path}: is a directory (expected {hint})") from None
-    except UnicodeDecodeError:
-        raise ModelError(f"{path}: not UTF-8 text (expected {hint})") from None
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ModelError(
-            f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}); expected {hint}"
-        ) from None
-    check_finite(doc, str(path), ModelError)
-    return doc
+    """Parse a JSON file (contend.infile: size and nesting limits, finite numbers);
+    ModelError naming the file on failure."""
+    return infile.load_json(path, hint, ModelError, finite=True)
 
 
 def check_header(doc, name: str, major: int, source, hint: str) -> None:

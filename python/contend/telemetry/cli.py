@@ -24,7 +24,9 @@ from pathlib import Path
 import pandas as pd
 
 from .. import outfile
-from ..argtypes import positive_float, positive_int
+from ..argtypes import count, positive_float
+from ..guard import guarded
+from ..limits import MAX_SAMPLES, MAX_TOP, clip_repr
 from . import derive, reader, sampler
 from . import stallrules as rules
 from .errors import TelemetryError
@@ -45,11 +47,11 @@ def parse_seconds(text: str) -> float:
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*", str(text))
     if not m or m.group(2) not in ("", *_UNITS):
         raise argparse.ArgumentTypeError(
-            f"expected a duration such as 1s, 200ms, 100us or 0.5 (seconds), got {text!r}"
+            f"expected a duration such as 1s, 200ms, 100us or 0.5 (seconds), got {clip_repr(text)}"
         )
     value = float(m.group(1)) * _UNITS.get(m.group(2), 1.0)
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive duration, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive duration, got {clip_repr(text)}")
     return value
 
 
@@ -59,7 +61,9 @@ def _bits(text: str) -> int:
     except ValueError:
         value = 0
     if not 8 <= value <= 64:
-        raise argparse.ArgumentTypeError(f"expected a counter width of 8..64 bits, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a counter width of 8..64 bits, got {clip_repr(text)}"
+        )
     return value
 
 
@@ -177,10 +181,15 @@ Examples:
         metavar="T",
         help="stop after this time, with unit or in s",
     )
-    stop.add_argument("--count", type=positive_int, metavar="N", help="stop after N samples")
+    stop.add_argument(
+        "--count",
+        type=count(MAX_SAMPLES),
+        metavar="N",
+        help=f"stop after N samples [count, at most {MAX_SAMPLES}]",
+    )
     stop.add_argument(
         "--until-pid",
-        type=positive_int,
+        type=count(2**31 - 1),
         metavar="PID",
         help="stop (after one last sample) when process PID exits",
     )
@@ -281,10 +290,10 @@ Examples:
     )
     t.add_argument(
         "--top",
-        type=positive_int,
+        type=count(MAX_TOP),
         default=10,
         metavar="N",
-        help="links and nodes in the printed tables [default 10]",
+        help=f"links and nodes in the printed tables [count, at most {MAX_TOP}; default 10]",
     )
     return p
 
@@ -319,6 +328,15 @@ def _read_params(args) -> dict:
     return params
 
 
+def _check_files(args, outputs) -> None:
+    """The output rule: no output is the counter file read, its header, or another output."""
+    inputs = []
+    if getattr(args, "file", None) is not None:
+        reader.check_input(args.file, args.source)
+        inputs = [("FILE", f) for f in reader.input_files(args.file, args.source)]
+    outfile.check_distinct(inputs, outputs, TelemetryError)
+
+
 def _read(args):
     path = reader.check_input(args.file, args.source)
     source = reader.detect_source(path) if args.source == "auto" else args.source
@@ -328,6 +346,7 @@ def _read(args):
 
 def _cmd_sample(args, log) -> int:
     out = check_output(args.output)
+    _check_files(args, [("-o", out)])
     devices = None
     if args.device:
         devices = [d for item in args.device for d in item.split(",") if d]
@@ -364,6 +383,7 @@ def _cmd_sample(args, log) -> int:
 
 def _cmd_replay(args, log) -> int:
     out = check_output(args.output)
+    _check_files(args, [("-o", out)])
     frame, source = _read(args)
     write_counters(frame, out)
     span = (frame["time_s"].min(), frame["time_s"].max()) if len(frame) else (0.0, 0.0)
@@ -377,6 +397,7 @@ def _cmd_replay(args, log) -> int:
 def _cmd_pts(args, log) -> int:
     out = check_output(args.output) if args.output else None
     inj_out = check_output(args.injection_csv, "injection") if args.injection_csv else None
+    _check_files(args, [("-o", out), ("--injection-csv", inj_out)])
     frame, _source = _read(args)
     events: list = []
     params = {
@@ -402,7 +423,7 @@ def _cmd_pts(args, log) -> int:
             f"{links['pts_percent'].max():.1f} %): check the tick or cycle length"
         )
     if links.empty:
-        log(f"contend counters: {args.file}: no stall counter found (see docs/telemetry.md)")
+        log(f"contend counters: {args.file}: {_why_no_intervals(frame)} (see docs/telemetry.md)")
     if out is not None:
         write_atomic(out, lambda fh: links.to_csv(fh, index=False, lineterminator="\n"))
         log(f"contend counters: {len(links)} link intervals -> {out}")
@@ -414,6 +435,22 @@ def _cmd_pts(args, log) -> int:
         print()
         print(format_nodes(nodes, args.top))
     return 0
+
+
+def _why_no_intervals(frame: pd.DataFrame) -> str:
+    """Why a counter frame gave no PTs interval: no rows, one sample time, or no
+    stall counter among its counters."""
+    if frame.empty:
+        return "no counter samples in the file"
+    times = frame.groupby(["component", "port", "counter"], observed=True)["time_s"].nunique()
+    if times.max() < 2:
+        distinct = frame["time_s"].nunique()
+        when = f"time_s {frame['time_s'].iloc[0]:.6g}" if distinct == 1 else f"{distinct} times"
+        return (
+            f"every counter is sampled at one time only ({when}): PTs needs two samples of "
+            "a counter (an interval)"
+        )
+    return "no stall counter found"
 
 
 def _log_events(events, log):
@@ -481,6 +518,7 @@ def format_nodes(nodes: pd.DataFrame, top: int) -> str:
     return "\n".join(lines)
 
 
+@guarded(PROG)
 def main(argv=None) -> int:
     def log(msg):
         print(msg, file=sys.stderr, flush=True)

@@ -9,6 +9,7 @@ skipped.  Fields are not expected to hold quoted line breaks.
 
 from __future__ import annotations
 
+import csv
 import re
 
 import numpy as np
@@ -21,23 +22,38 @@ NA_TEXT = ["", "nan", "NaN", "NA", "N/A", "null", "NULL", "None", "-nan", "-NaN"
 _FIELDS_RE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
+def _fields_of_line(path, number: int) -> int | None:
+    """Number of CSV fields on physical line ``number`` of ``path`` (None if absent)."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        for i, text in enumerate(fh, 1):
+            if i == number:
+                return len(next(csv.reader([text]), []))
+    return None
+
+
 class Table:
     """A parsed table and the file line of each row (``line[i]`` for row label i)."""
 
-    def __init__(self, path, frame: pd.DataFrame, first_line: int):
+    def __init__(self, path, frame: pd.DataFrame, first_line: int, names=()):
         self.path = path
         self.frame = frame
         self.first_line = first_line
+        self.names = list(names)
 
     def line(self, label) -> int:
         return int(label) + self.first_line
 
     def fail(self, mask, what: str):
-        """Raise ``file:line: what`` at the first row where ``mask`` holds (if any)."""
+        """Raise ``file:line: what`` at the first row where ``mask`` holds (if any);
+        a line with too few fields is reported as such (pandas fills them empty)."""
         mask = np.asarray(mask, dtype=bool)
         if mask.any():
             label = self.frame.index[int(np.argmax(mask))]
-            raise at(self.path, self.line(label), what)
+            line = self.line(label)
+            fields = _fields_of_line(self.path, line) if self.names else None
+            if fields is not None and fields < len(self.names):
+                what = f"{fields} fields, expected {len(self.names)} ({','.join(self.names)})"
+            raise at(self.path, line, what)
 
 
 def read_table(path, names, text_cols, num_cols, first_line: int, comment=None) -> Table:
@@ -80,7 +96,7 @@ def read_table(path, names, text_cols, num_cols, first_line: int, comment=None) 
         raise at(path, None, f"not a text file ({exc.reason})") from None
     for c in text_cols:
         frame[c] = frame[c].astype("category")
-    table = Table(path, frame, first_line)
+    table = Table(path, frame, first_line, names)
     if len(frame):
         blank = np.ones(len(frame), dtype=bool)
         for c in text_cols:

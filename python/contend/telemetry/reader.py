@@ -10,10 +10,13 @@ them apart by the first lines (or the directory layout).
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pandas as pd
 
+from .. import infile
+from ..limits import MAX_CSV_BYTES
 from .errors import TelemetryError, at
 from .samples import HEADER as COMMON_HEADER
 from .samples import read_common
@@ -62,7 +65,7 @@ def detect_source(path) -> str:
         return "sim"
     if cluster.sniff(first):
         return "cluster"
-    if ldms.sniff(first) or path.with_name(path.name + ".HEADER").is_file():
+    if ldms.sniff(first) or any(h.is_file() for h in ldms.header_candidates(path)):
         return "ldms"
     if ib_sysfs.sniff(lines):
         return "ib-snapshot"
@@ -81,18 +84,28 @@ def check_input(path, source: str = "auto") -> Path:
     if source not in SOURCES:
         raise TelemetryError(f"unknown source {source!r} (one of {', '.join(SOURCES)})")
     path = Path(path)
-    if not path.exists():
-        raise TelemetryError(f"{path}: no such file")
-    if path.is_dir():
+    st = infile.stat_input(path, None, TelemetryError, directory_ok=True)
+    if stat.S_ISDIR(st.st_mode):
         if source not in ("auto", "ib-snapshot", "cxi"):
             raise TelemetryError(f"{path}: is a directory (only ib-snapshot and cxi read trees)")
     else:
+        infile.check_size(path, MAX_CSV_BYTES, None, TelemetryError)
         try:
             with open(path, "rb") as fh:
                 fh.read(1)
         except OSError as exc:
             raise TelemetryError(f"{path}: cannot read: {exc.strerror}") from None
     return path
+
+
+def input_files(path, source: str = "auto") -> list:
+    """The files reading ``path`` as ``source`` opens: itself, and an LDMS
+    header beside it (for the output rule: no output may be one of them)."""
+    path = Path(path)
+    out = [path]
+    if source in ("auto", "ldms") and not path.is_dir():
+        out += [h for h in ldms.header_candidates(path) if h.is_file()]
+    return out
 
 
 def read_counters(path, source: str = "auto", **params) -> pd.DataFrame:

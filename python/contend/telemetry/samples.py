@@ -97,6 +97,11 @@ def read_common(path) -> pd.DataFrame:
             frame[c].astype(object).to_numpy() == "",
             f"field '{c}' is empty (a line needs 6 fields: {HEADER})",
         )
+    table.fail(
+        frame["value"].to_numpy() < 0,
+        "field 'value' is negative: a raw counter counts up from 0 (format A holds the "
+        "value as read, not a difference)",
+    )
     units = frame["unit"].cat.categories
     bad = [u for u in units if not UNIT_RE.fullmatch(str(u))]
     if bad:

@@ -76,17 +76,24 @@ def sniff(first_line: str) -> bool:
     return first_line.startswith(("#Time,", "#Time_msec,"))
 
 
+def header_candidates(path: Path) -> list:
+    """Where store_csv puts the header of a data file kept apart: FILE.HEADER,
+    or NAME.HEADER.N for a rolled-over NAME.N."""
+    path = Path(path)
+    candidates = [path.with_name(path.name + ".HEADER")]
+    m = re.fullmatch(r"(.+)\.(\d+)", path.name)
+    if m:
+        candidates.append(path.with_name(f"{m.group(1)}.HEADER.{m.group(2)}"))
+    return candidates
+
+
 def _header(path: Path):
     """(column names, line of the first data row) from the file or its .HEADER."""
     with open(path, encoding="utf-8", errors="replace") as fh:
         first = fh.readline().rstrip("\r\n")
     if sniff(first):
         return _split(first), 2
-    candidates = [path.with_name(path.name + ".HEADER")]
-    m = re.fullmatch(r"(.+)\.(\d+)", path.name)
-    if m:
-        candidates.append(path.with_name(f"{m.group(1)}.HEADER.{m.group(2)}"))
-    for header in candidates:
+    for header in header_candidates(path):
         if header.is_file():
             with open(header, encoding="utf-8", errors="replace") as fh:
                 line = fh.readline().rstrip("\r\n")
@@ -164,8 +171,15 @@ def read(path) -> pd.DataFrame:
     text_cols = [c for c in names if c not in num_cols]
     table = read_table(path, names, text_cols, num_cols, first_line, comment="#")
     frame = table.frame
-    if frame.empty or not metrics:
+    if frame.empty:
         return empty_frame()
+    if not metrics:
+        raise at(
+            path,
+            table.line(frame.index[0]),
+            "no metric column holds a number (every column but the metadata is text): "
+            "not the counters of an LDMS sampler",
+        )
     table.fail(
         frame["ProducerName"].astype(object).to_numpy() == "", "field 'ProducerName' is empty"
     )
