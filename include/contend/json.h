@@ -28,6 +28,10 @@ void contend_json_arr_end(contend_json *j);
 void contend_json_int(contend_json *j, const char *key, int64_t v);
 void contend_json_uint(contend_json *j, const char *key, uint64_t v);
 void contend_json_double(contend_json *j, const char *key, double v);
+/* A count kept in a double (bytes, messages, calls summed over ranks):
+ * written as a JSON integer when it is whole and below 2^53, else as
+ * contend_json_double writes it. */
+void contend_json_count(contend_json *j, const char *key, double v);
 void contend_json_bool(contend_json *j, const char *key, int v);
 void contend_json_str(contend_json *j, const char *key, const char *v); /* NULL -> null */
 void contend_json_null(contend_json *j, const char *key);

@@ -109,6 +109,15 @@ void contend_json_double(contend_json *j, const char *key, double v) {
   contend_sb_printf(j->out, "%s%s", buf, strpbrk(buf, ".e") ? "" : ".0");
 }
 
+void contend_json_count(contend_json *j, const char *key, double v) {
+  if (!(fabs(v) < 9007199254740992.0) || v != floor(v)) { /* NaN fails the first test */
+    contend_json_double(j, key, v);
+    return;
+  }
+  lead(j, key);
+  contend_sb_printf(j->out, "%.0f", v == 0 ? 0.0 : v); /* no "-0" */
+}
+
 void contend_json_bool(contend_json *j, const char *key, int v) {
   lead(j, key);
   contend_sb_printf(j->out, "%s", v ? "true" : "false");

@@ -437,8 +437,8 @@ static void json_pairs(contend_json *j, const char *key, const contend_flowmap *
     contend_json_arr_begin(j, NULL);
     contend_json_int(j, NULL, f[i].src);
     contend_json_int(j, NULL, f[i].dst);
-    contend_json_double(j, NULL, f[i].bytes);
-    contend_json_double(j, NULL, f[i].msgs);
+    contend_json_count(j, NULL, f[i].bytes);
+    contend_json_count(j, NULL, f[i].msgs);
     contend_json_arr_end(j);
   }
   contend_json_arr_end(j);
@@ -449,14 +449,14 @@ static void json_traffic(contend_json *j, const contend_traffic *t, int dry) {
   double bytes, msgs;
   contend_flows_total(&t->flows, &bytes, &msgs);
   contend_json_obj_begin(j, "traffic");
-  contend_json_double(j, "messages", msgs);
-  contend_json_double(j, "bytes", bytes);
+  contend_json_count(j, "messages", msgs);
+  contend_json_count(j, "bytes", bytes);
   json_pairs(j, "pairs", &t->flows);
   contend_json_obj_begin(j, "collectives");
   for (int q = 0; q < CONTEND_COLL_N; q++) {
     contend_json_obj_begin(j, contend_coll_names[q]);
-    contend_json_double(j, "calls", t->coll_calls[q]);
-    contend_json_double(j, "bytes", t->coll_bytes[q]);
+    contend_json_count(j, "calls", t->coll_calls[q]);
+    contend_json_count(j, "bytes", t->coll_bytes[q]);
     contend_json_obj_end(j);
   }
   contend_json_obj_end(j);
@@ -468,10 +468,10 @@ static void json_traffic(contend_json *j, const contend_traffic *t, int dry) {
   contend_json_double(j, "compute_s", t->compute_s);
   contend_json_obj_end(j);
   contend_json_obj_begin(j, "io");
-  contend_json_double(j, "bytes_written", t->io_write_bytes);
-  contend_json_double(j, "bytes_read", t->io_read_bytes);
-  contend_json_double(j, "write_ops", t->io_write_ops);
-  contend_json_double(j, "read_ops", t->io_read_ops);
+  contend_json_count(j, "bytes_written", t->io_write_bytes);
+  contend_json_count(j, "bytes_read", t->io_read_bytes);
+  contend_json_count(j, "write_ops", t->io_write_ops);
+  contend_json_count(j, "read_ops", t->io_read_ops);
   contend_json_obj_end(j);
 }
 
@@ -488,7 +488,7 @@ static void json_motif_pass(contend_json *j, const contend_jobs_run *r, int p, i
     json_summary(j, "latency_us", &m->iter_us, mi->divisor);
   else
     contend_json_null(j, "latency_us");
-  contend_json_double(j, "io_bytes", m->io_bytes);
+  contend_json_count(j, "io_bytes", m->io_bytes);
   contend_json_double(j, "io_bw_mib_s", io_bw_mib_s(m, R));
   if (is_bw_motif(r, g)) /* Gb/s per sampling rank and invocation */
     json_jstat(j, "bandwidth_gbps_per_rank", &m->net_gbps, 1.0);
@@ -512,8 +512,8 @@ static void json_motif_pass(contend_json *j, const contend_jobs_run *r, int p, i
     contend_json_null(j, "samples_s");
   }
   contend_json_obj_begin(j, "verify");
-  contend_json_double(j, "checked", m->verify_checked);
-  contend_json_double(j, "errors", m->verify_errors);
+  contend_json_count(j, "checked", m->verify_checked);
+  contend_json_count(j, "errors", m->verify_errors);
   contend_json_obj_end(j);
   contend_json_obj_end(j);
 }
@@ -634,7 +634,7 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
       contend_json_int(&j, "line", job->motifs[k].line);
       contend_params_json(&j, "params", &job->motifs[k].params, r->seed);
       contend_json_int(&j, "iterations_per_invocation", mi->iterations);
-      contend_json_double(&j, "message_bytes", mi->msg_bytes);
+      contend_json_count(&j, "message_bytes", mi->msg_bytes);
       contend_json_double(&j, "latency_divisor", mi->divisor);
       if (mi->nseries) {
         contend_json_str(&j, "series_key", mi->series_key ? mi->series_key : "series");
@@ -686,8 +686,8 @@ void contend_jobs_report_json(const contend_jobs_run *r, contend_strbuf *out) {
   contend_json_arr_end(&j);
   contend_json_obj_begin(&j, "verify");
   contend_json_bool(&j, "enabled", contend_param_bool(r->opts, "verify"));
-  contend_json_double(&j, "checked", vchk);
-  contend_json_double(&j, "errors", verr);
+  contend_json_count(&j, "checked", vchk);
+  contend_json_count(&j, "errors", verr);
   contend_json_obj_end(&j);
   contend_json_obj_end(&j);
 }

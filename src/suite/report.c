@@ -348,9 +348,9 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
     contend_json_str(&j, "metric", metric_key(m));
     contend_json_str(&j, "units", units(m));
     contend_json_bool(&j, "higher_is_better", hib);
-    contend_json_double(&j, "message_bytes", r->msg_bytes);
-    contend_json_double(&j, "ranks_sampled", r->ranks);
-    contend_json_double(&j, "measurements_done", r->measurements);
+    contend_json_count(&j, "message_bytes", r->msg_bytes);
+    contend_json_count(&j, "ranks_sampled", r->ranks);
+    contend_json_count(&j, "measurements_done", r->measurements);
     contend_json_bool(&j, "timed_out", r->timed_out > 0);
     contend_json_double(&j, "elapsed_s", r->elapsed_s);
     json_summary(&j, metric_key(m), &r->fine, hib);
@@ -360,8 +360,8 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
     json_hist(&j, &r->fine);
     contend_json_obj_begin(&j, "verify");
     contend_json_bool(&j, "enabled", contend_param_bool(&cfg->common, "verify"));
-    contend_json_double(&j, "checked", r->verify_checked);
-    contend_json_double(&j, "errors", r->verify_errors);
+    contend_json_count(&j, "checked", r->verify_checked);
+    contend_json_count(&j, "errors", r->verify_errors);
     contend_json_obj_end(&j);
     if (run->rings) /* ring tests: which rings the measurements used */
       contend_ring_log_json(&j, "rings", &run->rings[i]);

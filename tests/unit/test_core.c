@@ -243,18 +243,23 @@ static void test_hist(void) {
   CHECK(contend_hist_quantile(&one, 0.5) == 3.3 && contend_hist_quantile(&one, 0.999) == 3.3);
 }
 
-/* One double written alone: the text after "v": . */
-static void json_double_text(double v, char *out, size_t len) {
+/* One double written alone (as a double, or as a count): the text after "v": . */
+static void json_value_text(double v, int count, char *out, size_t len) {
   contend_strbuf b = {0};
   contend_json j;
   contend_json_init(&j, &b);
   contend_json_obj_begin(&j, NULL);
-  contend_json_double(&j, "v", v);
+  if (count)
+    contend_json_count(&j, "v", v);
+  else
+    contend_json_double(&j, "v", v);
   contend_json_obj_end(&j);
   const char *t = strstr(b.s, "\"v\": ") + 5;
   snprintf(out, len, "%.*s", (int)strcspn(t, "\n"), t);
   contend_sb_free(&b);
 }
+
+static void json_double_text(double v, char *out, size_t len) { json_value_text(v, 0, out, len); }
 
 /* Doubles always read back as doubles (a decimal point or an exponent:
  * a JSON reader takes "1" for an integer) and round-trip exactly. */
@@ -281,6 +286,22 @@ static void test_json_doubles(void) {
   CHECK(!strcmp(t, "1e+300"));
   json_double_text(0.1, t, sizeof t);
   CHECK(!strcmp(t, "0.1"));
+  /* counts kept in doubles: integers when whole and exact, else doubles */
+  const struct {
+    double v;
+    const char *text;
+  } counts[] = {{0.0, "0"},
+                {-0.0, "0"},
+                {1632.0, "1632"},
+                {4194304.0, "4194304"},
+                {9007199254740991.0, "9007199254740991"},
+                {9007199254740992.0, "9007199254740992.0"},
+                {2.5, "2.5"},
+                {NAN, "null"}};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+    json_value_text(counts[i].v, 1, t, sizeof t);
+    CHECK(!strcmp(t, counts[i].text));
+  }
 }
 
 static void test_json(void) {
