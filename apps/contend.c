@@ -261,8 +261,8 @@ static int dispatch(char **argv) {
   execvp(prog, argv + 1);
   if (errno == ENOENT)
     fprintf(stderr,
-            "contend: unknown command '%s' (no built-in command and no program %s)\n"
-            "Try 'contend help'.\n",
+            "contend: unknown command '%s' (no built-in command and no program %s; see contend "
+            "help)\n",
             prog + 8, prog);
   else
     fprintf(stderr, "contend: cannot run %s: %s\n", prog, strerror(errno));
@@ -313,7 +313,7 @@ int main(int argc, char **argv) {
       if (rc > 0)
         fputs(out.s, stdout);
       else
-        fprintf(stderr, "contend %s: error: %s\nTry 'contend %s --help'.\n", cmd, err, cmd);
+        fprintf(stderr, "contend %s: error: %s (see contend %s --help)\n", cmd, err, cmd);
     }
     contend_sb_free(&out);
     contend_config_free(&cfg);

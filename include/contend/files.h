@@ -48,12 +48,13 @@
 
 enum {
   CONTEND_FILE_POLLED = 1, /* contend_files_input: re-read during the run */
-  CONTEND_FILE_DATA = 2    /* contend_files_data: see there */
+  CONTEND_FILE_DATA = 2,   /* contend_files_data: see there */
+  CONTEND_FILE_PLANNED = 4 /* an output this run does not create: not checked for creatability */
 };
 enum { CONTEND_FILES_CREATE = 1 }; /* contend_files_check flag */
 
 typedef struct contend_file_entry {
-  char role[64];    /* the option that names it: "-o/--output", "the job file" */
+  char role[256];   /* the option that names it: "-o/--output", "the job file" */
   const char *path; /* borrowed: must outlive the checks */
   int output, flags;
 } contend_file_entry;
@@ -71,8 +72,11 @@ void contend_files_input(contend_files *fs, const char *role, const char *path, 
 void contend_files_output(contend_files *fs, const char *role, const char *path);
 /* Registers a data file the run writes (an I/O motif's): an output like
  * the others, except that data files may name one file among themselves
- * (a job writes a file, then reads it back). */
-void contend_files_data(contend_files *fs, const char *role, const char *path);
+ * (a job writes a file, then reads it back).  planned: the run only
+ * plans or counts it (a dry run, an in-process engine), so it is checked
+ * against the other files but not for creatability (its directory may
+ * exist only on the machine the job file is meant for). */
+void contend_files_data(contend_files *fs, const char *role, const char *path, int planned);
 /* Registers every row of p typed CONTEND_P_FILE_IN / CONTEND_P_FILE_OUT
  * whose value is not empty, under the row's option name (--key, and
  * -o/--output for the key output). */
@@ -96,7 +100,7 @@ const char *contend_path_show(const char *path, char *buf, size_t len);
 typedef struct contend_out {
   FILE *f;          /* the temporary, open for writing */
   char *path, *tmp; /* owned */
-  char role[64];
+  char role[256];
   int slot; /* in the list of temporaries removed on a failed exit */
 } contend_out;
 

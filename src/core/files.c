@@ -41,8 +41,8 @@ void contend_files_output(contend_files *fs, const char *role, const char *path)
   add(fs, role, path, 1, 0);
 }
 
-void contend_files_data(contend_files *fs, const char *role, const char *path) {
-  add(fs, role, path, 1, CONTEND_FILE_DATA);
+void contend_files_data(contend_files *fs, const char *role, const char *path, int planned) {
+  add(fs, role, path, 1, CONTEND_FILE_DATA | (planned ? CONTEND_FILE_PLANNED : 0));
 }
 
 void contend_files_from_params(contend_files *fs, const contend_params *p) {
@@ -276,7 +276,8 @@ int contend_files_check(const contend_files *fs, int flags, char *err, size_t er
       return -1;
     }
   for (int i = 0; i < fs->n; i++)
-    if (fs->e[i].output && !creatable(&fs->e[i], flags & CONTEND_FILES_CREATE, err, errlen))
+    if (fs->e[i].output && !(fs->e[i].flags & CONTEND_FILE_PLANNED) &&
+        !creatable(&fs->e[i], flags & CONTEND_FILES_CREATE, err, errlen))
       return -1;
   return 0;
 }

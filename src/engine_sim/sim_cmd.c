@@ -91,7 +91,7 @@ static int parse_sweep(const char *s, double **out, int *n, char *err, size_t er
 }
 
 static int usage_error(const char *msg) {
-  fprintf(stderr, "contend sim: error: %s\nTry 'contend sim --help'.\n", msg);
+  fprintf(stderr, "contend sim: error: %s (see contend sim --help)\n", msg);
   return CONTEND_EXIT_USAGE;
 }
 

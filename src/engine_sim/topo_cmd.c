@@ -70,7 +70,7 @@ static void help(const contend_params *p) {
 }
 
 static int usage_error(const char *msg) {
-  fprintf(stderr, "contend topology paths: error: %s\nTry 'contend topology paths --help'.\n", msg);
+  fprintf(stderr, "contend topology paths: error: %s (see contend topology paths --help)\n", msg);
   return CONTEND_EXIT_USAGE;
 }
 
@@ -497,8 +497,8 @@ static int show_main(int argc, char **argv) {
       spec = argv[++a];
     } else if (argv[a][0] == '-' && argv[a][1]) {
       fprintf(stderr,
-              "contend topology show: error: unknown option '%s'\nTry 'contend topology show "
-              "--help'.\n",
+              "contend topology show: error: unknown option '%s' (see contend topology show "
+              "--help)\n",
               argv[a]);
       return CONTEND_EXIT_USAGE;
     } else if (spec) {
@@ -510,8 +510,8 @@ static int show_main(int argc, char **argv) {
     }
   }
   if (!spec) {
-    fprintf(stderr, "contend topology show: error: missing FILE|SPEC\nTry 'contend topology "
-                    "show --help'.\n");
+    fprintf(stderr, "contend topology show: error: missing FILE|SPEC (see contend topology "
+                    "show --help)\n");
     return CONTEND_EXIT_USAGE;
   }
   char err[1024];

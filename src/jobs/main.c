@@ -10,6 +10,7 @@
 #include "../run/envelope.h"
 #include "../suite/suite.h"
 #include "contend/json.h"
+#include "contend/world.h"
 #include "jobs.h"
 #include "tree.h"
 
@@ -149,6 +150,10 @@ static int check_data_files(const contend_params *p, const contend_jobfile *jf, 
   contend_files fs;
   contend_files_init(&fs);
   contend_files_input(&fs, "the job file", jf->path, 0);
+  /* only an engine that runs on the real ranks opens the I/O motifs' data
+   * files; dry runs and in-process engines count their bytes */
+  const contend_engine *eng = contend_engine_find(contend_param_str(p, "engine"));
+  const int planned = !eng || eng->in_process || contend_param_bool(p, "dry_run");
   int np = 0;
   for (int j = 0; j < jf->njobs; j++)
     for (int k = 0; k < jf->jobs[j].nmotifs && np < DATA_FILES_MAX; k++) {
@@ -168,9 +173,11 @@ static int check_data_files(const contend_params *p, const contend_jobfile *jf, 
       out[o < sizeof paths[0] ? o : sizeof paths[0] - 1] = 0;
       if (!*out || strchr(out, '{'))
         continue;
-      char role[64];
-      snprintf(role, sizeof role, "%s path= (line %d)", jm->motif->name, jm->line);
-      contend_files_data(&fs, role, paths[np++]);
+      char role[256], show[96];
+      snprintf(role, sizeof role,
+               "%s:%d: motif '%s' path=", contend_path_show(jf->path, show, sizeof show), jm->line,
+               jm->motif->name);
+      contend_files_data(&fs, role, paths[np++], planned);
     }
   return contend_run_files_check(p, &fs, 0, err, errlen);
 }
@@ -224,7 +231,7 @@ int contend_jobs_main(int argc, char **argv, int print) {
       if (rc > 0)
         fputs(out.s ? out.s : "", stdout);
       else
-        fprintf(stderr, "contend jobs: error: %s\nTry 'contend jobs --help'.\n", err);
+        fprintf(stderr, "contend jobs: error: %s (see contend jobs --help)\n", err);
     }
     contend_sb_free(&out);
     contend_params_free(&p);

@@ -121,7 +121,7 @@ int contend_throttle_main(int argc, char **argv, int verbose) {
   }
   if (rc != 0) {
     if (verbose)
-      fprintf(stderr, "contend throttle: error: %s\nTry 'contend throttle --help'.\n", err);
+      fprintf(stderr, "contend throttle: error: %s (see contend throttle --help)\n", err);
     contend_params_free(&p);
     free(defs);
     return 2;

@@ -6,6 +6,7 @@ group (only processes these tests started)."""
 
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -32,9 +33,17 @@ def mpi_env() -> dict:
     return env
 
 
-def run_bounded(cmd, timeout=120, cwd=None, env=None):
+def _address_space_limit(nbytes):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+
+    return limit
+
+
+def run_bounded(cmd, timeout=120, cwd=None, env=None, memory=None):
     """Runs cmd in its own process group; on timeout kills that group and
-    fails the test.  Returns a CompletedProcess (text output)."""
+    fails the test.  With memory (bytes), the process's address space is
+    limited to it.  Returns a CompletedProcess (text output)."""
     proc = subprocess.Popen(
         [str(c) for c in cmd],
         stdout=subprocess.PIPE,
@@ -43,6 +52,7 @@ def run_bounded(cmd, timeout=120, cwd=None, env=None):
         cwd=cwd,
         env=env or mpi_env(),
         start_new_session=True,
+        preexec_fn=_address_space_limit(memory) if memory else None,  # noqa: PLW1509
     )
     try:
         out, err = proc.communicate(timeout=timeout)

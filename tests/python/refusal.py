@@ -1,20 +1,19 @@
-"""Reproducer harness of the refusal tests (test_py_outputs.py, test_py_limits.py,
-test_py_readers.py): a command run as the user runs it, in a subprocess with
-at most 1 GiB of address space and 10 s, must refuse its input with exit
-status 2 and one line on stderr, no traceback, its inputs byte-identical and
-no file added to or removed from its working directory."""
+"""Reproducer harness of the refusal tests (test_c_*.py, test_py_*.py,
+test_throttle_sources.py): a command run as the user runs it, in its own
+process group with at most 1 GiB of address space and 10 s, must refuse its
+input with exit status 2 and one line on stderr (naming the problem), no
+traceback, its inputs byte-identical and no file added to or removed from
+its working directory."""
 
 from __future__ import annotations
 
 import os
-import resource
-import signal
 import stat
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BUILD
+from conftest import BUILD, mpi_env, run_bounded
 
 MEMORY_LIMIT = 1 << 30
 TIME_LIMIT_S = 10
@@ -25,10 +24,6 @@ def contend_bin() -> Path:
     if not path.exists():
         pytest.fail(f"{path} not built: run `make build` (or set CONTEND_BUILD)")
     return path
-
-
-def _limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 def listing(d: Path) -> dict:
@@ -47,30 +42,42 @@ def listing(d: Path) -> dict:
     return out
 
 
+def run(argv, cwd=None, timeout=TIME_LIMIT_S, memory=MEMORY_LIMIT, env=None):
+    """`contend ARGV` (or ARGV itself when its first word is an absolute path)
+    in cwd, within ``timeout`` s and ``memory`` bytes of address space (None:
+    no limit, for MPI launchers); the process group is killed and the test
+    fails on timeout.  ``env`` replaces the environment (default: this one,
+    with Open MPI allowed as root and without CONTEND_TRACEBACK)."""
+    cmd = [str(a) for a in argv]
+    if not os.path.isabs(cmd[0]):
+        cmd = [str(contend_bin()), *cmd]
+    if env is None:
+        env = mpi_env()
+        env.pop("CONTEND_TRACEBACK", None)
+    return run_bounded(cmd, timeout=timeout, cwd=cwd, env=env, memory=memory)
+
+
 def run_limited(argv, cwd, timeout=TIME_LIMIT_S, env=None):
-    """Runs `contend ARGV` in cwd within the memory and time limits; the
-    process group is killed on timeout and the test fails."""
-    cmd = [str(contend_bin()), *map(str, argv)]
-    full_env = dict(os.environ)
-    full_env.pop("CONTEND_TRACEBACK", None)
-    full_env.update(env or {})
-    proc = subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=full_env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_limit_memory,  # noqa: PLW1509 - the tests start no threads
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail(f"did not finish in {timeout} s: contend {' '.join(map(str, argv))}")
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    """`contend ARGV` in cwd within the memory and time limits."""
+    return run(argv, cwd, timeout=timeout, env=env)
+
+
+def assert_refused(r: subprocess.CompletedProcess, *words, status=2, dirs=None, before=None):
+    """Exit ``status``, one stderr line holding every word, no traceback; with
+    ``dirs`` and ``before`` (their listings taken before the run), every
+    directory unchanged.  Returns the line."""
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == status, (r.args, r.returncode, r.stderr[-2000:])
+    assert "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert len(lines) == 1, r.stderr[-2000:]
+    for w in words:
+        assert str(w) in lines[0], (w, lines[0])
+    for d, b in zip(dirs or (), before or ()):
+        a = listing(d)
+        assert a.keys() == b.keys(), (d, sorted(set(a) ^ set(b)))
+        changed = [k for k in b if a[k] != b[k]]
+        assert not changed, (d, changed)
+    return lines[0]
 
 
 def refused(argv, cwd, needle: str, status: int = 2, extra_dirs=(), env=None) -> str:
@@ -79,15 +86,4 @@ def refused(argv, cwd, needle: str, status: int = 2, extra_dirs=(), env=None) ->
     byte-identical; returns the line."""
     dirs = [Path(cwd), *map(Path, extra_dirs)]
     before = [listing(d) for d in dirs]
-    r = run_limited(argv, cwd, env=env)
-    lines = r.stderr.strip().splitlines()
-    assert r.returncode == status, (argv, r.returncode, r.stderr[-2000:])
-    assert "Traceback" not in r.stderr, r.stderr[-2000:]
-    assert len(lines) == 1, r.stderr[-2000:]
-    assert needle in lines[0], lines[0]
-    after = [listing(d) for d in dirs]
-    for d, b, a in zip(dirs, before, after):
-        assert a.keys() == b.keys(), (d, sorted(set(a) ^ set(b)))
-        changed = [k for k in b if a[k] != b[k]]
-        assert not changed, (d, changed)
-    return lines[0]
+    return assert_refused(run(argv, cwd, env=env), needle, status=status, dirs=dirs, before=before)

@@ -2,7 +2,7 @@
 any work, exit 2, one line naming the problem."""
 
 import pytest
-from bounded import assert_refused, run, snapshot
+from refusal import assert_refused, listing, run
 
 
 @pytest.mark.parametrize(
@@ -21,10 +21,10 @@ from bounded import assert_refused, run, snapshot
 def test_sim_traffic_that_sends_nothing(tmp_path, traffic, why):
     """Such a component measured nothing: `contend sim` printed null (nan)
     latencies and exited 0."""
-    before = snapshot(tmp_path)
+    before = listing(tmp_path)
     args = ["sim", "--topology", "switch:nodes=4", "--traffic", traffic, "--measure-us", "1"]
     r = run([*args, "-o", "s.json"], cwd=tmp_path)
-    assert_refused(r, "--traffic", why, before=before, directory=tmp_path)
+    assert_refused(r, "--traffic", why, dirs=[tmp_path], before=[before])
 
 
 def test_sim_traffic_that_sends_is_accepted(tmp_path):

@@ -3,7 +3,7 @@ any work (exit 2, one line naming the limit), in little time and memory
 (each run here: at most 10 s and 1 GiB of address space)."""
 
 import pytest
-from bounded import assert_refused, run, snapshot
+from refusal import assert_refused, listing, run
 
 JOB_TAIL = "[JOB_NAME] a\n[NID_LIST] 0-1\n[MOTIF] wl_allreduce\n"
 
@@ -13,10 +13,10 @@ def test_doubling_variables_stop_at_the_line_limit(tmp_path):
     lines = ["[VAR] V0=xxxxxxxxxxxxxxxx"]
     lines += [f"[VAR] V{i}={{V{i - 1}}}{{V{i - 1}}}" for i in range(1, 40)]
     (tmp_path / "d.job").write_text("\n".join(lines) + "\n" + JOB_TAIL)
-    before = snapshot(tmp_path)
+    before = listing(tmp_path)
     r = run(["jobs", "d.job", "--dry-run", "--nodes", "2"], cwd=tmp_path)
     # 16 x 2^16 = 1 MiB: line 17 defines V16, the first value past the limit
-    assert_refused(r, "d.job:17:", "limit of 1048576 bytes", before=before, directory=tmp_path)
+    assert_refused(r, "d.job:17:", "limit of 1048576 bytes", dirs=[tmp_path], before=[before])
 
 
 def test_many_large_variables_stop_at_the_file_limit(tmp_path):

@@ -6,7 +6,7 @@ the watchdog's automatic limit stated in --help."""
 import json
 
 import pytest
-from bounded import run
+from refusal import run
 
 LINK_MIB_S = 100e9 / 8 / 2**20  # the simulator's default 100 Gbit/s node link
 

@@ -7,7 +7,7 @@ through temporaries, and a refused or failed run leaves nothing behind
 import os
 
 import pytest
-from bounded import assert_refused, run, snapshot
+from refusal import assert_refused, listing, run
 
 JOB = """[JOB_NAME] a
 [NID_LIST] 0-1
@@ -81,9 +81,9 @@ SAME_AS_INPUT = {
 @pytest.mark.parametrize("case", sorted(SAME_AS_INPUT))
 def test_output_that_is_an_input_is_refused(work, case):
     args, other = SAME_AS_INPUT[case]
-    before = snapshot(work)
+    before = listing(work)
     r = run(args, cwd=work)
-    line = assert_refused(r, "the same file", other, before=before, directory=work)
+    line = assert_refused(r, "the same file", other, dirs=[work], before=[before])
     assert "an output never overwrites an input" in line
 
 
@@ -92,9 +92,9 @@ def test_links_to_an_input_are_the_input(work):
     os.symlink("F.job", work / "soft.json")
     os.link(work / "F.job", work / "hard.json")
     for out in ("soft.json", "hard.json", str(work / "F.job")):
-        before = snapshot(work)
+        before = listing(work)
         r = run(["jobs", "F.job", "--dry-run", "--nodes", "2", "-o", out], cwd=work)
-        assert_refused(r, "-o/--output", out, "the job file", before=before, directory=work)
+        assert_refused(r, "-o/--output", out, "the job file", dirs=[work], before=[before])
 
 
 @pytest.mark.parametrize(
@@ -120,9 +120,9 @@ def test_links_to_an_input_are_the_input(work):
 )
 def test_two_outputs_on_one_file_are_refused(work, args):
     (work / "sub").mkdir()
-    before = snapshot(work)
+    before = listing(work)
     r = run(args, cwd=work)
-    assert_refused(r, "are the same file", before=before, directory=work)
+    assert_refused(r, "are the same file", dirs=[work], before=[before])
 
 
 @pytest.mark.parametrize("command", ["network", "jobs"])
@@ -131,10 +131,10 @@ def test_counters_not_left_when_the_output_is_refused(work, command):
     args = [command] + (["F.job"] if command == "jobs" else [])
     args += ["--engine", "sim", "--nodes", "4", "--topology", "switch:nodes=4"]
     args += ["--counters", "c.csv", "-o", "/nonexistent/x.json"]
-    before = snapshot(work)
+    before = listing(work)
     r = run(args, cwd=work)
     assert_refused(
-        r, "-o/--output", "/nonexistent/x.json", "does not exist", before=before, directory=work
+        r, "-o/--output", "/nonexistent/x.json", "does not exist", dirs=[work], before=[before]
     )
 
 
@@ -144,11 +144,11 @@ def test_failed_sim_run_leaves_no_counters_or_log(work):
     args = ["network", "--engine", "sim", "--topology", "switch:nodes=4", "--timeout", "0.001"]
     args += ["--counters", "c.csv", "--throttle", "dcqcn", "--throttle-log", "t.csv"]
     args += ["--watchdog", "1e-6", "-q"]
-    before = snapshot(work)
+    before = listing(work)
     r = run(args, cwd=work, timeout=30)
     assert r.returncode == 3, r.stderr
     assert "watchdog" in r.stderr and "contend: contend:" not in r.stderr, r.stderr
-    assert snapshot(work) == before
+    assert listing(work) == before
 
 
 def test_sim_outputs_are_written_whole(work):
@@ -185,10 +185,10 @@ def test_long_paths_are_bounded_and_never_cut(work):
 
 def test_symlink_loop_is_named(work):
     os.symlink("loop", work / "loop")
-    before = snapshot(work)
+    before = listing(work)
     r = run(["sim", *SIM, "-o", "loop"], cwd=work)
     assert_refused(
-        r, "-o/--output 'loop'", "too many levels of symbolic links", before=before, directory=work
+        r, "-o/--output 'loop'", "too many levels of symbolic links", dirs=[work], before=[before]
     )
     os.symlink("l2", work / "l1")
     os.symlink("l1", work / "l2")
@@ -232,14 +232,14 @@ def test_io_motif_data_files_are_outputs(work):
         "[MOTIF] io_read api=posix path=d.dat\n"
         "[JOB_NAME] b\n[NID_LIST] 2-3\n[MOTIF] io_write api=posix path={job}.json\n"
     )
-    before = snapshot(work)
+    before = listing(work)
     r = run(["jobs", "io.job", "--dry-run", "--nodes", "4", "-o", "b.json"], cwd=work)
     assert_refused(
-        r, "io_write path= (line 7) 'b.json'", "-o/--output", before=before, directory=work
+        r, "io.job:7: motif 'io_write' path= 'b.json'", "-o/--output", dirs=[work], before=[before]
     )
     r = run(["jobs", "io.job", "--dry-run", "--nodes", "4", "-o", "plan.json"], cwd=work)
     assert r.returncode == 0, r.stderr
     job.write_text("[JOB_NAME] a\n[NID_LIST] 0-1\n[MOTIF] io_write api=posix path=io.job\n")
-    before = snapshot(work)
+    before = listing(work)
     r = run(["jobs", "io.job", "--dry-run", "--nodes", "2"], cwd=work)
-    assert_refused(r, "the job file 'io.job'", before=before, directory=work)
+    assert_refused(r, "the job file 'io.job'", dirs=[work], before=[before])

@@ -8,7 +8,7 @@ import io
 import os
 
 import pytest
-from bounded import assert_refused, run
+from refusal import assert_refused, run
 from test_throttle_lib import ADAPTIVE, StallWriter, run_fault, warnings
 
 WINDOW_S = 0.1  # ADAPTIVE's CONTEND_THROTTLE_WINDOW_US
