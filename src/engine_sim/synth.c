@@ -131,6 +131,15 @@ static const char *sends_nothing(const component *c, const sim_topo *t) {
 }
 
 /* One component from text like "victim=flow:src=5,dst=9,load=0.2". */
+static void component_free(component *c) {
+  free(c->src_bytes);
+  free(c->src_index);
+  free(c->nodes);
+  free(c->perm);
+  contend_hist_free(&c->lat_ns);
+  c->src_bytes = NULL, c->src_index = NULL, c->nodes = NULL, c->perm = NULL;
+}
+
 static int parse_component(const char *text, const sim_topo *t, double dflt_load, component *c,
                            contend_rng *rng, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
@@ -268,17 +277,10 @@ static int parse_component(const char *text, const sim_topo *t, double dflt_load
   const char *why = sends_nothing(c, t);
   if (why) {
     snprintf(err, errlen, "--traffic %s: this component would send no packet: %s", text, why);
+    component_free(c);
     return -1;
   }
   return 0;
-}
-
-static void component_free(component *c) {
-  free(c->src_bytes);
-  free(c->src_index);
-  free(c->nodes);
-  free(c->perm);
-  contend_hist_free(&c->lat_ns);
 }
 
 int synth_parse(const char *spec, const sim_topo *t, double load, uint64_t seed, synth_spec *out,
