@@ -174,9 +174,9 @@ static int check_data_files(const contend_params *p, const contend_jobfile *jf, 
       if (!*out || strchr(out, '{'))
         continue;
       char role[256], show[96];
-      snprintf(role, sizeof role,
-               "%s:%d: motif '%s' path=", contend_path_show(jf->path, show, sizeof show), jm->line,
-               jm->motif->name);
+      snprintf(role, sizeof role, "%s:%d: motif '%s' of job '%s' path=",
+               contend_path_show(jf->path, show, sizeof show), jm->line, jm->motif->name,
+               jf->jobs[j].name);
       contend_files_data(&fs, role, paths[np++], planned);
     }
   return contend_run_files_check(p, &fs, 0, err, errlen);
