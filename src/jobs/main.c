@@ -240,27 +240,11 @@ int contend_jobs_main(int argc, char **argv, int print) {
     return rc > 0 ? CONTEND_EXIT_OK : CONTEND_EXIT_USAGE;
   }
   contend_jobfile jf;
-  if (contend_jobfile_load(&jf, file, defs, ndefs, err, sizeof err)) {
-    if (print)
-      fprintf(stderr, "contend jobs: error: %s\n", err);
-    contend_jobfile_free(&jf);
-    contend_params_free(&p);
-    free(optdefs);
-    free(defs);
-    return CONTEND_EXIT_USAGE;
-  }
-  if (check_data_files(&p, &jf, err, sizeof err)) {
-    if (print)
-      fprintf(stderr, "contend jobs: error: %s\n", err);
-    contend_jobfile_free(&jf);
-    contend_params_free(&p);
-    free(optdefs);
-    free(defs);
-    return CONTEND_EXIT_USAGE;
-  }
   contend_tree tree;
-  const int have_tree = load_tree(&p, &jf, &tree, err, sizeof err);
-  if (have_tree < 0) {
+  int have_tree = -1;
+  if (contend_jobfile_load(&jf, file, defs, ndefs, err, sizeof err) ||
+      check_data_files(&p, &jf, err, sizeof err) ||
+      (have_tree = load_tree(&p, &jf, &tree, err, sizeof err)) < 0) {
     if (print)
       fprintf(stderr, "contend jobs: error: %s\n", err);
     contend_jobfile_free(&jf);

@@ -235,7 +235,11 @@ def test_io_motif_data_files_are_outputs(work):
     before = listing(work)
     r = run(["jobs", "io.job", "--dry-run", "--nodes", "4", "-o", "b.json"], cwd=work)
     assert_refused(
-        r, "io.job:7: motif 'io_write' of job 'b' path= 'b.json'", "-o/--output", dirs=[work], before=[before]
+        r,
+        "io.job:7: motif 'io_write' of job 'b' path= 'b.json'",
+        "-o/--output",
+        dirs=[work],
+        before=[before],
     )
     r = run(["jobs", "io.job", "--dry-run", "--nodes", "4", "-o", "plan.json"], cwd=work)
     assert r.returncode == 0, r.stderr
