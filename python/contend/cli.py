@@ -541,7 +541,7 @@ def main(argv=None) -> int:
             args.parsed_groups = [_parse_group(spec) for spec in args.groups]
         output = getattr(args, "output", None)
         if output not in (None, "-"):
-            check_output(output, error=UsageError)  # before any work: exit 2 at once
+            check_output(output, "-o output", UsageError)  # before any work: exit 2 at once
         check_distinct(_inputs(args), [("-o", output)], UsageError)
         return args.func(args)
     except BrokenPipeError:  # e.g. `contend report R.json | head`

@@ -32,6 +32,11 @@ MAX_CHUNK = 100000  # sweep --chunk
 MAX_TOP = 100000  # counters pts --top
 MAX_SAMPLES = 10**8  # counters sample --count
 
+# ---- output paths: PATH_MAX 4096 and NAME_MAX 255 less room for the
+# temporary written beside an output (the C commands' limits, include/contend/files.h)
+MAX_PATH_CHARS = 4071
+MAX_NAME_CHARS = 231
+
 # ---- messages
 MAX_ECHO = 80  # characters of a user's string quoted in a message
 MAX_ECHO_PATH = 1024  # characters of a path named in a message (PATH_MAX is 4096)

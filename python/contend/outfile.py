@@ -31,7 +31,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from .limits import clip_path
+from .limits import MAX_NAME_CHARS, MAX_PATH_CHARS, clip, clip_path
 
 
 class OutputError(ValueError):
@@ -72,10 +72,36 @@ def target(path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
+PSEUDO_FILE_SYSTEMS = frozenset(
+    "proc sysfs devtmpfs devpts cgroup cgroup2 debugfs tracefs securityfs configfs bpf".split()
+)
+
+
+def file_system_type(directory) -> str | None:
+    """The type of the file system holding ``directory`` (the longest mount
+    point of /proc/self/mountinfo that contains it), None when unknown."""
+    real = os.path.realpath(directory)
+    best, kind = "", None
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                fields, _, rest = line.partition(" - ")
+                parts = fields.split()
+                if len(parts) < 5 or not rest:
+                    continue
+                mount = parts[4].replace("\\040", " ")
+                inside = real == mount or real.startswith(mount.rstrip("/") + "/")
+                if inside and len(mount) >= len(best):
+                    best, kind = mount, rest.split()[0]
+    except OSError:
+        return None
+    return kind
+
+
 def _probe(directory: Path, make_dir: bool = False) -> str | None:
     """Why no file (or, with make_dir, no directory) can be created in
     ``directory``, else None: os.access does not see read-only or pseudo file
-    systems (/proc).  What the probe creates is removed at once."""
+    systems (/proc, named as such).  What the probe creates is removed at once."""
     try:
         if make_dir:
             os.rmdir(tempfile.mkdtemp(prefix=".probe-", dir=directory))
@@ -84,13 +110,33 @@ def _probe(directory: Path, make_dir: bool = False) -> str | None:
             os.close(fd)
             os.unlink(tmp)
     except OSError as exc:
+        kind = file_system_type(directory)
+        if kind in PSEUDO_FILE_SYSTEMS:
+            return f"it is on the {kind} pseudo file system, which holds no files of yours"
         return exc.strerror or str(exc)
     return None
+
+
+def _check_length(path: Path, what: str, error) -> None:
+    """``error`` naming the limit when ``path`` or its last component is too long
+    for a file and the temporary written beside it (the C commands' limits)."""
+    text, name = str(path), path.name
+    if len(text) > MAX_PATH_CHARS:
+        raise error(
+            f"{clip(text)}: the {what}'s path has {len(text)} characters, more than the limit "
+            f"of {MAX_PATH_CHARS}"
+        )
+    if len(name) > MAX_NAME_CHARS:
+        raise error(
+            f"{clip(text)}: the {what}'s file name has {len(name)} characters, more than the "
+            f"limit of {MAX_NAME_CHARS}"
+        )
 
 
 def check_output(path, what: str = "output", error=OutputError) -> Path:
     """``path`` as a Path when a file can be written there, else ``error(message)``."""
     path = Path(path)
+    _check_length(path, what, error)
     st = _stat(path, what, error)
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise error(f"{clip_path(path)}: is a directory; give a file name for the {what}")
@@ -117,6 +163,7 @@ def check_output_dir(path, what: str = "output directory", error=OutputError) ->
     """``path`` as a Path when it is a directory files can be created in, or one
     that can be created (nothing is created here), else ``error(message)``."""
     path = Path(path)
+    _check_length(path, what, error)
     try:
         st = _stat(path, what, error)
     except error:

@@ -33,17 +33,24 @@ def mpi_env() -> dict:
     return env
 
 
-def _address_space_limit(nbytes):
+def _limits(memory, cpu_s):
+    if not memory and not cpu_s:
+        return None
+
     def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if cpu_s:  # SIGXCPU at the limit: a load-independent bound on the work done
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
 
     return limit
 
 
-def run_bounded(cmd, timeout=120, cwd=None, env=None, memory=None):
+def run_bounded(cmd, timeout=120, cwd=None, env=None, memory=None, cpu_s=None):
     """Runs cmd in its own process group; on timeout kills that group and
-    fails the test.  With memory (bytes), the process's address space is
-    limited to it.  Returns a CompletedProcess (text output)."""
+    fails the test.  With memory (bytes) and cpu_s (seconds), each process's
+    address space and CPU time are limited to them (a process over its CPU
+    time is killed by SIGXCPU).  Returns a CompletedProcess (text output)."""
     proc = subprocess.Popen(
         [str(c) for c in cmd],
         stdout=subprocess.PIPE,
@@ -52,7 +59,7 @@ def run_bounded(cmd, timeout=120, cwd=None, env=None, memory=None):
         cwd=cwd,
         env=env or mpi_env(),
         start_new_session=True,
-        preexec_fn=_address_space_limit(memory) if memory else None,  # noqa: PLW1509
+        preexec_fn=_limits(memory, cpu_s),  # noqa: PLW1509
     )
     try:
         out, err = proc.communicate(timeout=timeout)

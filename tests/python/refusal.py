@@ -1,9 +1,10 @@
 """Reproducer harness of the refusal tests (test_c_*.py, test_py_*.py,
-test_throttle_sources.py): a command run as the user runs it, in its own
-process group with at most 1 GiB of address space and 10 s, must refuse its
-input with exit status 2 and one line on stderr (naming the problem), no
-traceback, its inputs byte-identical and no file added to or removed from
-its working directory."""
+test_reproducers.py, test_throttle_sources.py): a command run as the user
+runs it, in its own process group with at most 1 GiB of address space and
+10 s of CPU time (a bound on the work that holds on a loaded host; 60 s of
+wall time catch a hang), must refuse its input with exit status 2 and one
+line on stderr (naming the problem), no traceback, its inputs byte-identical
+and no file added to or removed from its working directory."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 from conftest import BUILD, mpi_env, run_bounded
 
 MEMORY_LIMIT = 1 << 30
-TIME_LIMIT_S = 10
+CPU_LIMIT_S = 10
+TIME_LIMIT_S = 60
 
 
 def contend_bin() -> Path:
@@ -44,9 +46,9 @@ def listing(d: Path) -> dict:
 
 def run(argv, cwd=None, timeout=TIME_LIMIT_S, memory=MEMORY_LIMIT, env=None):
     """`contend ARGV` (or ARGV itself when its first word is an absolute path)
-    in cwd, within ``timeout`` s and ``memory`` bytes of address space (None:
-    no limit, for MPI launchers); the process group is killed and the test
-    fails on timeout.  ``env`` replaces the environment (default: this one,
+    in cwd, within ``timeout`` s of wall time, CPU_LIMIT_S of CPU time and
+    ``memory`` bytes of address space (None: no memory limit, for MPI
+    launchers); the process group is killed and the test fails on timeout.  ``env`` replaces the environment (default: this one,
     with Open MPI allowed as root and without CONTEND_TRACEBACK)."""
     cmd = [str(a) for a in argv]
     if not os.path.isabs(cmd[0]):
@@ -54,7 +56,7 @@ def run(argv, cwd=None, timeout=TIME_LIMIT_S, memory=MEMORY_LIMIT, env=None):
     if env is None:
         env = mpi_env()
         env.pop("CONTEND_TRACEBACK", None)
-    return run_bounded(cmd, timeout=timeout, cwd=cwd, env=env, memory=memory)
+    return run_bounded(cmd, timeout=timeout, cwd=cwd, env=env, memory=memory, cpu_s=CPU_LIMIT_S)
 
 
 def run_limited(argv, cwd, timeout=TIME_LIMIT_S, env=None):
@@ -67,7 +69,7 @@ def assert_refused(r: subprocess.CompletedProcess, *words, status=2, dirs=None, 
     ``dirs`` and ``before`` (their listings taken before the run), every
     directory unchanged.  Returns the line."""
     lines = r.stderr.strip().splitlines()
-    assert r.returncode == status, (r.args, r.returncode, r.stderr[-2000:])
+    assert r.returncode == status, (r.args, r.returncode, r.stderr[-2000:])  # -24: SIGXCPU
     assert "Traceback" not in r.stderr, r.stderr[-2000:]
     assert len(lines) == 1, r.stderr[-2000:]
     for w in words:

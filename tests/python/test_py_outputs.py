@@ -64,7 +64,7 @@ SAME_AS_INPUT = {
     ),
     "counters-replay": (["counters", "replay", "c.csv", "-o", "c.csv"], "input FILE c.csv"),
     "sensitivity-train": (
-        ["sensitivity-train", "mix.job", "--job", "proxy", "-o", "mix.job"],
+        ["sensitivity-train", "mix.job", "--job", "milc", "-o", "mix.job"],
         "input JOB_FILE mix.job",
     ),
     "mitigate": (["mitigate", "mix.job", "-o", "mix.job"], "input MIX mix.job"),
@@ -134,8 +134,12 @@ def test_a_pipe_is_not_an_output(work):
 
 
 def test_output_in_proc_is_refused_with_its_reason(work):
-    refused(["report", "in.json", "-o", "/proc/version"], work, "cannot create the output in /proc")
-    refused(["counters", "replay", "c.csv", "-o", "/proc/x.csv"], work, "cannot create the output")
+    refused(
+        ["report", "in.json", "-o", "/proc/version"],
+        work,
+        "cannot create the -o output in /proc: it is on the proc pseudo file system",
+    )
+    refused(["counters", "replay", "c.csv", "-o", "/proc/x.csv"], work, "proc pseudo file system")
 
 
 @pytest.mark.parametrize(

@@ -228,7 +228,7 @@ ROWS = [
     row("deep-toml-study", {"deep.toml": "a = " + "[" * 100000 + "]" * 100000 + "\n"},
         ["study", "deep.toml"], "deep.toml: TOML nested more than 64 levels"),
     row("mitigate-keep-runs-proc", {"F.job": MIX}, ["mitigate", "F.job", "--keep-runs", "/proc/x"],
-        "--keep-runs", "cannot create directory /proc/x"),
+        "--keep-runs", "cannot create directory /proc/x", "proc pseudo file system"),
     # -- bad input accepted
     row("sim-flow-to-itself", {}, [*SIM, "--traffic", "flow:src=0,dst=0"],
         "--traffic", "src and dst are the same node"),
@@ -256,15 +256,13 @@ ROWS = [
     row("c-o-proc-version", {}, [*SIM, "-o", "/proc/version"],
         "-o/--output", "'/proc", "proc pseudo file system"),
     row("py-o-proc-version", {"IN.json": RESULTS}, ["report", "IN.json", "-o", "/proc/version"],
-        "/proc/version", "cannot create the output in /proc"),
+        "/proc/version", "-o output in /proc", "proc pseudo file system"),
     row("c-o-6000-characters", {}, [*SIM, "-o", "a" * 6000],
         "-o/--output", "6000 characters", "limit of 4071", max_line=600),
     row("py-o-6000-characters", {"IN.json": RESULTS}, ["report", "IN.json", "-o", "a" * 6000],
-        "-o", "6000 characters", "limit", max_line=600,
-        xfail="the Python commands leave a long -o to the OS: 'NAME...(6000 characters): cannot "
-        "use as the output: File name too long', 1113 characters (1024 of the path), naming "
-        "neither -o nor a limit (outfile.check_output, limits.clip_path); the C commands name "
-        "-o/--output and the limit of 4071 in 287"),
+        "-o output", "6000 characters", "limit of 4071", max_line=600),
+    row("py-o-name-240-characters", {"IN.json": RESULTS}, ["report", "IN.json", "-o", "b" * 240],
+        "-o output", "file name has 240 characters", "limit of 231", max_line=600),
     row("common-csv-3-fields", {"c.csv": common_with_row("1.0,host1:mlx5_0,1")},
         ["counters", "pts", "c.csv"], "c.csv:4: 3 fields, expected 6 (time_s,"),
     row("study-name-1mb", {"s.toml": f'name = "{"x" * 1_000_000}"\nrepetitions = 1\n'},

@@ -400,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         status = _dispatch(argv)
     except (UsageError, ClusterError) as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         status = exc.exit_status
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

@@ -531,7 +531,7 @@ def main(argv=None) -> int:
             return _cmd_replay(args, log)
         return _cmd_pts(args, log)
     except TelemetryError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # pragma: no cover - output piped into head
         return 0
