@@ -73,7 +73,19 @@ def target(path) -> Path:
 
 
 PSEUDO_FILE_SYSTEMS = frozenset(
-    "proc sysfs devtmpfs devpts cgroup cgroup2 debugfs tracefs securityfs configfs bpf".split()
+    [
+        "proc",
+        "sysfs",
+        "devtmpfs",
+        "devpts",
+        "cgroup",
+        "cgroup2",
+        "debugfs",
+        "tracefs",
+        "securityfs",
+        "configfs",
+        "bpf",
+    ]
 )
 
 
