@@ -37,9 +37,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../fabric/route.h"
+#include "../fabric/topo.h"
 #include "des.h"
-#include "route.h"
-#include "topo.h"
 
 typedef enum { SIM_CC_NONE, SIM_CC_ECN, SIM_CC_PERFLOW } sim_cc_mode;
 

@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../fabric/tree.h"
 #include "../run/envelope.h"
 #include "../suite/suite.h"
 #include "contend/json.h"
 #include "contend/world.h"
 #include "jobs.h"
-#include "tree.h"
 
 /* The rows of `jobs` only; the run options shared with `network` and
  * `load` come first (src/run/options.c). */

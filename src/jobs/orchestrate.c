@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "../core/error.h"
+#include "../fabric/tree.h"
 #include "orch.h"
-#include "tree.h"
 
 static void on_sample(void *arg, int series, double s, long count) {
   contend_jobs_sink *k = arg;
