@@ -45,7 +45,8 @@ typedef struct contend_inproc_backend {
   void (*poll)(void);
   /* the scheduler's idle hook (coop_set_idle), or NULL */
   int (*idle)(void);
-  /* world ops results_json (NULL: none) */
+  /* world ops seed and results_json (NULL: none) */
+  void (*seed)(contend_group *world, uint64_t seed);
   void (*results_json)(contend_group *g, struct contend_json *j);
 } contend_inproc_backend;
 

@@ -127,6 +127,12 @@ typedef struct contend_world_ops {
   /* Peak resident memory of this process in MiB (the trace and simulated
    * engines report the process's, shared by all their ranks). */
   double (*peak_rss_mib)(contend_group *g);
+  /* Optional (NULL: nothing): the run's seed as the run envelope resolved
+   * it (given, or drawn from the clock; recorded in the results), called
+   * by every rank before any motif context opens.  An engine that makes
+   * random choices of its own (the simulator's routing) draws them from
+   * it, so that the recorded seed replays the run. */
+  void (*seed)(contend_group *world, uint64_t seed);
   /* Optional (NULL: nothing): writes the engine's own members into the
    * results object being written at rank 0 (the simulator: its fabric,
    * counters summary). */

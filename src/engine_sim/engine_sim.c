@@ -162,6 +162,14 @@ static void watchdog(double seconds, const char *msg) {
                 (uint32_t)E.watchdog_gen);
 }
 
+/* The run's seed (every rank, before any packet moves): the fabric's
+ * random routing choices follow it, so a run replays from its results. */
+static void seed(contend_group *world, uint64_t s) {
+  (void)world;
+  E.su.net.seed = s;
+  sim_net_seed(E.net, s);
+}
+
 static void results_json(contend_group *g, contend_json *j) {
   (void)g;
   const sim_setup *s = &E.su;
@@ -200,6 +208,7 @@ static const contend_inproc_backend sim_backend = {
     .watchdog = watchdog,
     .poll = poll_sleep,
     .idle = idle,
+    .seed = seed,
     .results_json = results_json,
 };
 
@@ -209,9 +218,9 @@ static int sim_check(contend_params *opts, char *err, size_t errlen) {
     sim_setup_free(&E.su);
     E.have_setup = 0;
   }
-  const contend_param_value *sv = &opts->v[contend_params_find(opts, "seed")];
-  const uint64_t seed = sv->is_time ? 0x5eed : (uint64_t)sv->i;
-  if (sim_setup_from_params(opts, seed, &E.su, err, errlen))
+  /* the fabric's seed: the given one, else 0 until the run envelope draws
+   * one from the clock (seed(), before any packet moves) */
+  if (sim_setup_from_params(opts, (uint64_t)contend_param_int(opts, "seed"), &E.su, err, errlen))
     return -1;
   E.have_setup = 1;
   const int nodes = (int)contend_param_int(opts, "nodes");

@@ -108,6 +108,8 @@ int contend_envelope_begin(contend_envelope *e, contend_group *world, const cont
   }
   contend_gbcast(world, &seed, sizeof seed);
   e->seed = seed;
+  if (world->ops->seed)
+    world->ops->seed(world, seed);
   world->ops->library(world, e->library, sizeof e->library, &e->lib_version, &e->lib_subversion);
   if (world->ops->describe)
     world->ops->describe(world, e->engine_note, sizeof e->engine_note);

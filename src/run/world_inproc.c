@@ -569,6 +569,7 @@ static contend_world_ops inproc_world_ops = {
     .ctx_close = w_ctx_close,
     .watchdog = w_watchdog,
     .peak_rss_mib = w_peak_rss_mib,
+    .seed = NULL,         /* the backend's, set at launch */
     .results_json = NULL, /* the backend's, set at launch */
 };
 
@@ -602,6 +603,7 @@ int contend_inproc_launch(const contend_inproc_backend *b, int nodes, int ppn, c
   }
   W.b = b;
   inproc_world_ops.engine = b->engine;
+  inproc_world_ops.seed = b->seed;
   inproc_world_ops.results_json = b->results_json;
   W.nodes = nodes;
   W.ppn = ppn;
