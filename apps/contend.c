@@ -139,7 +139,8 @@ static void usage(FILE *f) {
              "  mpirun -n 12 --oversubscribe contend load --virtual-nodes 1 --timeout 2\n");
   fprintf(f, "\nEngines (--engine NAME on network, load and jobs):\n");
   for (int i = 0; contend_engines[i]; i++)
-    fprintf(f, "  %-9s %s\n", contend_engines[i]->name, contend_engines[i]->help);
+    if (!contend_engines[i]->not_built)
+      fprintf(f, "  %-9s %s\n", contend_engines[i]->name, contend_engines[i]->help);
 }
 
 /* Rank in the job before MPI_Init, from the launcher's environment, so

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/fabric/tree.h"
 #include "../src/jobs/jobs.h"
-#include "../src/jobs/tree.h"
 #include "fuzz_util.h"
 
 #define MAX_DEFINES 8

@@ -1,5 +1,5 @@
 /* Topology helpers of the fuzz harnesses.  The size limits under fuzzing: scaled down from the
- * defaults (src/engine_sim/topo.h), so that the largest fabric an input may describe is handled in
+ * defaults (src/fabric/topo.h), so that the largest fabric an input may describe is handled in
  * well under the fuzzer's 1 s per input with the sanitizers on (10-20x slower than a plain build).
  * The code paths are the same; only the numbers in the limit checks change.  Parsing and building
  * the graph (topology harnesses) is linear in its size; the fabric an option set describes is also
@@ -10,8 +10,8 @@
 
 #include <stdlib.h>
 
-#include "../src/engine_sim/route.h"
-#include "../src/engine_sim/topo.h"
+#include "../src/fabric/route.h"
+#include "../src/fabric/topo.h"
 #include "fuzz_util.h"
 
 static inline void fuzz_scale_topology_limits(void) {

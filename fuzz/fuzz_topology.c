@@ -1,7 +1,7 @@
-/* Fuzz harness: the simulated fabric's topology specs (src/engine_sim/
+/* Fuzz harness: the simulated fabric's topology specs (src/fabric/
  * topo*.c: switch, xgft, fattree, dragonfly; slurm:FILE is fuzzed by
  * fuzz_topology_conf), the graph check every builder ends with, and the
- * routing tables the engine builds next (src/engine_sim/route.c).
+ * routing tables the engine builds next (src/fabric/route.c).
  * Input: the spec, one line.  Findings: a crash, a sanitizer report, a
  * leak, a failure without a one-line message, or a graph that parses but
  * does not validate. */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/engine_sim/topo.h"
+#include "../src/fabric/topo.h"
 #include "fuzz_topo.h"
 #include "fuzz_util.h"
 

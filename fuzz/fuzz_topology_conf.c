@@ -1,4 +1,4 @@
-/* Fuzz harness: the Slurm topology.conf reader (src/engine_sim/
+/* Fuzz harness: the Slurm topology.conf reader (src/fabric/
  * topo_slurm.c: SwitchName/Nodes/Switches lines, hostlist expressions,
  * the tree's shape checks), then the tree's routing tables as --engine
  * sim builds them.  Input: the file's text.  Findings: a crash, a
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/engine_sim/topo.h"
+#include "../src/fabric/topo.h"
 #include "fuzz_topo.h"
 #include "fuzz_util.h"
 

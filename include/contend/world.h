@@ -23,6 +23,12 @@
  *   not return error codes except where stated.
  * - The world group handed to a body is the engine's: the body never frees
  *   it.  Reductions of CONTEND_DT_BYTE are on unsigned 8-bit integers.
+ *
+ * Engines are registered by name (contend_engines, src/run/engines.c), as
+ * IOR registers its back ends.  Each carries its own run options and the
+ * capabilities the engine-neutral layers (src/run, src/suite, src/jobs)
+ * ask about instead of comparing engine names; those layers include no
+ * engine header (see contend/inproc.h for the direction of dependencies).
  */
 #ifndef CONTEND_WORLD_H
 #define CONTEND_WORLD_H
@@ -31,6 +37,8 @@
 #include <stdint.h>
 
 struct contend_json;
+struct contend_files;
+struct contend_engine;
 
 #include "contend/engine.h"
 #include "contend/motif.h"
@@ -62,7 +70,7 @@ typedef struct contend_nodes {
 } contend_nodes;
 
 typedef struct contend_world_ops {
-  const char *engine; /* "mpi", "trace", ... */
+  const struct contend_engine *engine; /* the registered engine these ops belong to */
   /* collective over g: the ranks with the same color >= 0 form a group,
    * ordered by key then by rank in g; color < 0 returns NULL */
   contend_group *(*split)(contend_group *g, int color, int key);
@@ -119,6 +127,12 @@ typedef struct contend_world_ops {
   /* Peak resident memory of this process in MiB (the trace and simulated
    * engines report the process's, shared by all their ranks). */
   double (*peak_rss_mib)(contend_group *g);
+  /* Optional (NULL: nothing): the run's seed as the run envelope resolved
+   * it (given, or drawn from the clock; recorded in the results), called
+   * by every rank before any motif context opens.  An engine that makes
+   * random choices of its own (the simulator's routing) draws them from
+   * it, so that the recorded seed replays the run. */
+  void (*seed)(contend_group *world, uint64_t seed);
   /* Optional (NULL: nothing): writes the engine's own members into the
    * results object being written at rank 0 (the simulator: its fabric,
    * counters summary). */
@@ -140,11 +154,58 @@ typedef struct contend_launch {
  * the rank's exit status (the run's status is rank 0's). */
 typedef int (*contend_body)(contend_group *world, void *arg);
 
+/* A group of an engine's own run options: rows (each declared once, by
+ * the engine or the module it drives) that apply with that engine only.
+ * Every measuring command lists them; another engine refuses them with
+ * "--KEY WHAT: it needs --engine NAME". */
+typedef struct contend_engine_options {
+  const contend_param_def *rows; /* CONTEND_PARAM_END-terminated; NULL ends the list */
+  const char *what;              /* what the rows do, completing the refusal above */
+} contend_engine_options;
+
 /* An engine, registered by name (src/run/engines.c). */
 typedef struct contend_engine {
   const char *name;
   const char *help; /* one line, for --help */
-  int in_process;   /* 1: plays every rank in this process */
+  /* NULL: built.  Else why this build has no such engine (one line, for
+   * --engine NAME); a registered engine that is not built keeps its
+   * options (they are listed and refused as with the built one) and
+   * nothing else. */
+  const char *not_built;
+  /* Its own run options, groups ended by a NULL rows (NULL: none). */
+  const contend_engine_options *options;
+
+  /* Capabilities (1/0), asked instead of the engine's name: */
+  /* plays every rank in this process (fibers): --nodes/--ranks-per-node
+   * apply, outputs are created once before the launch, and the I/O
+   * motifs' data files are counted, not opened; 0: real ranks on real
+   * hosts, started by a launcher (mpirun, srun), whose host names match
+   * a topology.conf */
+  int in_process;
+  /* records a plan and measures nothing (--dry-run selects it): no clock
+   * seed (seed 0 unless given), no wall time, no progress lines */
+  int dry_run;
+  /* its clock is simulated time: a default timeout is long to simulate */
+  int simulated_time;
+
+  /* Words of its own (NULL: none): */
+  /* environment.node_discovery in the results; NULL: the nodes are
+   * discovered ("virtual" with --virtual-nodes, else "shared_memory") */
+  const char *node_discovery;
+  /* how to give a run more nodes, for a refusal that lacks them */
+  const char *more_nodes;
+  /* the run option (key) that describes the machine, topology included:
+   * the job-file tree placements read the tree from it, and
+   * --topology-conf is refused in its favour */
+  const char *machine_option;
+  /* a note for the reports of a run that did file I/O (lines joined by
+   * '\n') */
+  const char *file_io_note;
+
+  /* Hooks.  Optional (NULL: nothing): adds the files its run options name
+   * beyond their CONTEND_P_FILE_* rows to fs, for the run's file checks
+   * (the simulator: --topology slurm:FILE). */
+  void (*files)(const contend_params *opts, struct contend_files *fs);
   /* Optional: validates the engine's own run options before anything
    * runs; returns 0, or -1 with one line in err (exit status 2). */
   int (*check)(contend_params *opts, char *err, size_t errlen);
@@ -154,8 +215,14 @@ typedef struct contend_engine {
   int (*launch)(const contend_launch *l, contend_body body, void *arg);
 } contend_engine;
 
-extern const contend_engine *const contend_engines[]; /* NULL-terminated */
+/* Every registered engine, built or not, NULL-terminated. */
+extern const contend_engine *const contend_engines[];
+/* The built engine of that name, or NULL (unknown, or not built). */
 const contend_engine *contend_engine_find(const char *name);
+/* The registered engine of that name, built or not, or NULL. */
+const contend_engine *contend_engine_registered(const char *name);
+/* The engine --dry-run runs on (the built one that is a dry run). */
+const contend_engine *contend_engine_for_dry_run(void);
 
 /* Wrappers: what the run layer uses. */
 static inline double contend_now(const contend_group *g) { return g->now(); }

@@ -1,7 +1,8 @@
 /* How the MPI engine makes RMA windows and completes RMA epochs: the
  * --rma-window and --rma-flush run options (declared once here) and, for
  * "auto", a table of MPI libraries known to be wrong on the fast path.
- * Internal to src/engine_mpi; the run layer joins the option rows. */
+ * Internal to src/engine_mpi; the engine registers the option rows as its
+ * own (contend_engine.options). */
 #ifndef CONTEND_ENGINE_MPI_RMA_POLICY_H
 #define CONTEND_ENGINE_MPI_RMA_POLICY_H
 

@@ -30,6 +30,7 @@ struct contend_signal {
 };
 
 static const contend_world_ops world_ops;
+extern const contend_engine contend_engine_mpi;
 
 static MPI_Comm ctl_of(const contend_group *g) { return ((const mpi_group *)g->impl)->ctl; }
 
@@ -334,7 +335,7 @@ static void w_describe(contend_group *g, char *buf, size_t len) {
 }
 
 static const contend_world_ops world_ops = {
-    .engine = "mpi",
+    .engine = &contend_engine_mpi,
     .split = w_split,
     .group_free = w_group_free,
     .barrier = w_barrier,
@@ -412,10 +413,15 @@ static int check(contend_params *opts, char *err, size_t errlen) {
   return contend_mpi_rma_check(opts, err, errlen);
 }
 
+static const contend_engine_options mpi_options[] = {
+    {contend_mpi_param_defs, "applies to real MPI"}, {NULL, NULL}};
+
 const contend_engine contend_engine_mpi = {
     .name = "mpi",
     .help = "real MPI: run under mpirun or srun (the default)",
+    .options = mpi_options,
     .in_process = 0,
+    .more_nodes = "on one host, --virtual-nodes K makes N ranks into N/K nodes",
     .check = check,
     .launch = launch,
 };

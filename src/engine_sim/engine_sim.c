@@ -1,5 +1,5 @@
 /* The simulated engine (--engine sim): every rank a fiber of this process
- * on the in-process control plane (src/run/inproc.h), motif contexts that
+ * on the in-process control plane (contend/inproc.h), motif contexts that
  * perform MPI semantics on the simulated fabric (sim_mpi.c), and a clock
  * that is the fabric's simulated time.
  *
@@ -17,6 +17,7 @@
 #include "../coop/fiber.h"
 #include "../coop/sched.h"
 #include "../core/error.h"
+#include "../throttle/params.h"
 #include "contend/json.h"
 #include "counters.h"
 #include "netparams.h"
@@ -24,6 +25,8 @@
 #include "throttle_sim.h"
 
 #define POLL_PS 1000000ull /* signal_test on an incomplete signal: 1 us */
+
+extern const contend_engine contend_engine_sim;
 
 static struct {
   sim_setup su;
@@ -159,6 +162,14 @@ static void watchdog(double seconds, const char *msg) {
                 (uint32_t)E.watchdog_gen);
 }
 
+/* The run's seed (every rank, before any packet moves): the fabric's
+ * random routing choices follow it, so a run replays from its results. */
+static void seed(contend_group *world, uint64_t s) {
+  (void)world;
+  E.su.net.seed = s;
+  sim_net_seed(E.net, s);
+}
+
 static void results_json(contend_group *g, contend_json *j) {
   (void)g;
   const sim_setup *s = &E.su;
@@ -189,7 +200,7 @@ static void results_json(contend_group *g, contend_json *j) {
 }
 
 static const contend_inproc_backend sim_backend = {
-    .engine = "sim",
+    .engine = &contend_engine_sim,
     .library = "contend simulated fabric",
     .now = sim_now,
     .ctx_open = sim_mpi_ctx_open,
@@ -197,6 +208,7 @@ static const contend_inproc_backend sim_backend = {
     .watchdog = watchdog,
     .poll = poll_sleep,
     .idle = idle,
+    .seed = seed,
     .results_json = results_json,
 };
 
@@ -206,9 +218,9 @@ static int sim_check(contend_params *opts, char *err, size_t errlen) {
     sim_setup_free(&E.su);
     E.have_setup = 0;
   }
-  const contend_param_value *sv = &opts->v[contend_params_find(opts, "seed")];
-  const uint64_t seed = sv->is_time ? 0x5eed : (uint64_t)sv->i;
-  if (sim_setup_from_params(opts, seed, &E.su, err, errlen))
+  /* the fabric's seed: the given one, else 0 until the run envelope draws
+   * one from the clock (seed(), before any packet moves) */
+  if (sim_setup_from_params(opts, (uint64_t)contend_param_int(opts, "seed"), &E.su, err, errlen))
     return -1;
   E.have_setup = 1;
   const int nodes = (int)contend_param_int(opts, "nodes");
@@ -290,11 +302,30 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
   return rc;
 }
 
+/* The files the fabric's options name (topology.conf), for the run's checks. */
+static void sim_files(const contend_params *opts, contend_files *fs) {
+  if (contend_params_find(opts, "topology") >= 0)
+    sim_params_files(opts, fs);
+}
+
+static const contend_engine_options sim_options[] = {
+    {sim_param_defs, "describes the simulated fabric"},
+    {ct_param_defs, CT_PARAM_WHAT},
+    {NULL, NULL}};
+
 const contend_engine contend_engine_sim = {
     .name = "sim",
     .help = "every rank a user-level context on a simulated credit-based fabric (--topology, "
             "--network, --routing, --cc; simulated time)",
+    .options = sim_options,
     .in_process = 1,
+    .simulated_time = 1,
+    .node_discovery = "simulated",
+    .more_nodes = "--topology with more nodes, or --nodes N",
+    .machine_option = "topology",
+    .file_io_note = "The simulated fabric has no file system: file I/O is counted but takes no "
+                    "time\nand holds no data (its checks are skipped).",
+    .files = sim_files,
     .check = sim_check,
     .launch = sim_launch,
 };

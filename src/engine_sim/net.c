@@ -668,13 +668,15 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   }
   n->free_pkt = n->free_msg = n->free_cred = SIM_NIL;
   sim_des_init(&n->des);
-  contend_rng_init(&n->rng, cfg->seed, 0x5111, 0, 0, 0);
+  sim_net_seed(n, cfg->seed);
   if (cfg->cc != SIM_CC_NONE && sim_cc_init(n, err, errlen)) {
     sim_net_free(n);
     return NULL;
   }
   return n;
 }
+
+void sim_net_seed(sim_net *n, uint64_t seed) { contend_rng_init(&n->rng, seed, 0x5111, 0, 0, 0); }
 
 void sim_net_free(sim_net *n) {
   if (!n)

@@ -37,9 +37,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../fabric/route.h"
+#include "../fabric/topo.h"
 #include "des.h"
-#include "route.h"
-#include "topo.h"
 
 typedef enum { SIM_CC_NONE, SIM_CC_ECN, SIM_CC_PERFLOW } sim_cc_mode;
 
@@ -57,7 +57,7 @@ typedef struct sim_net_config {
   double ecn_threshold; /* fraction of a VC buffer: mark above it */
   sim_time cc_period;   /* rate-increase period of ecn / hold time of perflow */
   double cc_gain;       /* DCQCN g */
-  uint64_t seed;
+  uint64_t seed;        /* of the random routing choices (random, valiant, ugal) */
 } sim_net_config;
 
 /* Called back from inside sim_net_run (never re-entered).  msg ids are
@@ -105,6 +105,10 @@ int sim_net_config_check(const sim_net_config *cfg, char *err, size_t errlen);
 sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char *err,
                      size_t errlen);
 void sim_net_free(sim_net *n);
+/* Restarts the random stream of the routing choices from seed, as
+ * sim_net_new does from cfg->seed (before any packet moves: the run's
+ * seed, once the run envelope has resolved it). */
+void sim_net_seed(sim_net *n, uint64_t seed);
 
 sim_time sim_net_now(const sim_net *n);
 /* A new message (not yet sent): payload bytes from node src to node dst. */

@@ -3,7 +3,7 @@
 #ifndef CONTEND_SIM_ENGINE_H
 #define CONTEND_SIM_ENGINE_H
 
-#include "../run/inproc.h"
+#include "contend/inproc.h"
 #include "net.h"
 
 typedef struct sim_ctx sim_ctx;

@@ -2,7 +2,7 @@
  * give between chosen node pairs, as JSON (schema contend-paths/1.0), named
  * the way the simulator's counter CSV names ports (options: the fabric's
  * own, netparams.c, plus the pair selection below); `show`, the machine as
- * the tree the job-file placements see (src/jobs/tree.h). */
+ * the tree the job-file placements see (src/fabric/tree.h). */
 #include "topo_cmd.h"
 
 #include <stdio.h>
@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "../core/error.h"
-#include "../jobs/tree.h"
+#include "../fabric/paths.h"
+#include "../fabric/tree.h"
 #include "contend/files.h"
 #include "contend/intlist.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
 #include "netparams.h"
-#include "paths.h"
 
 #define DEFAULT_ALL_PAIRS_MAX 100000L /* ordered pairs written without a selection */
 #define PAIRS_MAX 10000000L           /* ordered pairs a run may select at all */

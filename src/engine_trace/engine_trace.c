@@ -1,11 +1,13 @@
-/* The trace engine: the in-process control plane (src/run/inproc.h) with
+/* The trace engine: the in-process control plane (contend/inproc.h) with
  * contexts that record traffic (trace_ops.c) and no time at all. */
 #include <stdio.h>
 
 #include "../coop/sched.h"
 #include "../core/error.h"
-#include "../run/inproc.h"
+#include "contend/inproc.h"
 #include "trace.h"
+
+extern const contend_engine contend_engine_trace;
 
 static double no_time(void) { return 0.0; }
 
@@ -17,7 +19,7 @@ static int open_ctx(contend_ctx *c, const contend_motif *m, const contend_params
 }
 
 static const contend_inproc_backend trace_backend = {
-    .engine = "trace",
+    .engine = &contend_engine_trace,
     .library = "contend trace engine",
     .now = no_time,
     .ctx_open = open_ctx,
@@ -44,6 +46,9 @@ const contend_engine contend_engine_trace = {
     .help = "every rank a user-level context in this process, recording who sends what to "
             "whom (dry runs; needs --nodes)",
     .in_process = 1,
+    .dry_run = 1,
+    .node_discovery = "dry_run",
+    .more_nodes = "--nodes N plays more nodes",
     .check = trace_check,
     .launch = trace_launch,
 };

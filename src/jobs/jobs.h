@@ -42,7 +42,7 @@ typedef enum {
   CONTEND_NODES_LINEAR,      /* [PLACEMENT] linear */
   CONTEND_NODES_INTERLEAVED, /* [PLACEMENT] interleaved */
   CONTEND_NODES_RANDOM,      /* [PLACEMENT] random */
-  /* the tree placements (need the machine's tree, src/jobs/tree.h): */
+  /* the tree placements (need the machine's tree, src/fabric/tree.h): */
   CONTEND_NODES_COMPACT,    /* [PLACEMENT] compact: one pod, per_leaf nodes per leaf */
   CONTEND_NODES_SPREAD,     /* [PLACEMENT] spread: pods=K pods, per_leaf nodes per leaf */
   CONTEND_NODES_EVERY_LEAF, /* [PLACEMENT] every_leaf: per_leaf nodes on every leaf */

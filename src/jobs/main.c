@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../fabric/tree.h"
 #include "../run/envelope.h"
 #include "../suite/suite.h"
 #include "contend/json.h"
 #include "contend/world.h"
 #include "jobs.h"
-#include "tree.h"
 
 /* The rows of `jobs` only; the run options shared with `network` and
  * `load` come first (src/run/options.c). */
@@ -152,8 +152,8 @@ static int check_data_files(const contend_params *p, const contend_jobfile *jf, 
   contend_files_input(&fs, "the job file", jf->path, 0);
   /* only an engine that runs on the real ranks opens the I/O motifs' data
    * files; dry runs and in-process engines count their bytes */
-  const contend_engine *eng = contend_engine_find(contend_param_str(p, "engine"));
-  const int planned = !eng || eng->in_process || contend_param_bool(p, "dry_run");
+  const contend_engine *eng = contend_run_engine_selected(p);
+  const int planned = !eng || eng->in_process;
   int np = 0;
   for (int j = 0; j < jf->njobs; j++)
     for (int k = 0; k < jf->jobs[j].nmotifs && np < DATA_FILES_MAX; k++) {
@@ -182,18 +182,20 @@ static int check_data_files(const contend_params *p, const contend_jobfile *jf, 
   return contend_run_files_check(p, &fs, 0, err, errlen);
 }
 
-/* The machine's tree: --topology-conf FILE, else --engine sim's
- * --topology.  Returns 1 (loaded into *t), 0 (none), or -1 with err (a
- * bad file, or a tree placement without a tree). */
+/* The machine's tree: --topology-conf FILE, else the engine's machine
+ * option (--engine sim's --topology).  Returns 1 (loaded into *t), 0
+ * (none), or -1 with err (a bad file, or a tree placement without a
+ * tree). */
 static int load_tree(const contend_params *p, const contend_jobfile *jf, contend_tree *t, char *err,
                      size_t errlen) {
   const char *conf = contend_param_str(p, "topology_conf");
+  const contend_engine *eng = contend_run_engine_selected(p);
+  const char *machine = eng ? eng->machine_option : NULL;
   const char *spec = NULL;
   if (*conf)
     spec = conf;
-  else if (!strcmp(contend_param_str(p, "engine"), "sim") && !contend_param_bool(p, "dry_run") &&
-           contend_params_find(p, "topology") >= 0)
-    spec = contend_param_str(p, "topology");
+  else if (machine && contend_params_find(p, machine) >= 0)
+    spec = contend_param_str(p, machine);
   if (!spec) {
     const int line = contend_jobfile_tree_line(jf);
     if (!line)
@@ -207,7 +209,9 @@ static int load_tree(const contend_params *p, const contend_jobfile *jf, contend
   }
   char why[1024];
   if (contend_tree_load(spec, t, why, sizeof why)) {
-    snprintf(err, errlen, "%s: %s", *conf ? "--topology-conf" : "--topology", why);
+    char opt[64];
+    contend_option_name(*conf ? "topology_conf" : machine, opt, sizeof opt);
+    snprintf(err, errlen, "%s: %s", opt, why);
     return -1;
   }
   return 1;

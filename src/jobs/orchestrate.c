@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "../core/error.h"
+#include "../fabric/tree.h"
 #include "orch.h"
-#include "tree.h"
 
 static void on_sample(void *arg, int series, double s, long count) {
   contend_jobs_sink *k = arg;
@@ -202,7 +202,7 @@ static void cleanup(contend_jobs_rank *x) {
 static int tree_by_host_name(contend_jobs_rank *x, const contend_tree *tree, int **tnode, char *err,
                              size_t errlen) {
   const contend_envelope *env = x->env;
-  if (strcmp(env->engine, "mpi") || env->virtual_nodes)
+  if (env->engine->in_process || env->virtual_nodes)
     return 0;
   const int nn = env->nodes.nnodes;
   int *map = malloc(sizeof(int) * (size_t)(nn ? nn : 1));

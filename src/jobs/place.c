@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fabric/tree.h"
 #include "contend/rng.h"
 #include "jobs.h"
 #include "place_tree.h"
-#include "tree.h"
 
 enum { STREAM_PLACEMENT = 0x706c6163 };
 

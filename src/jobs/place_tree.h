@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
+#include "../fabric/tree.h"
 #include "jobs.h"
-#include "tree.h"
 
 /* The run's nodes seen through the tree: leaf of each run node, and the
  * run nodes of each leaf (ascending).  Leaves without run nodes (a dry run

@@ -395,9 +395,12 @@ void contend_jobs_report_table(const contend_jobs_run *r, contend_strbuf *o) {
     double io = 0;
     for (int g = 0; g < r->nm; g++)
       io += r->mi[g].traffic.io_write_bytes + r->mi[g].traffic.io_read_bytes;
-    if (io > 0 && r->env && !strcmp(r->env->engine, "sim"))
-      contend_sb_printf(o, "  The simulated fabric has no file system: file I/O is counted but "
-                           "takes no time\n  and holds no data (its checks are skipped).\n");
+    const char *note = io > 0 && r->env ? r->env->engine->file_io_note : NULL;
+    while (note && *note) { /* the engine's note on file I/O, each line indented */
+      const int n = (int)strcspn(note, "\n");
+      contend_sb_printf(o, "  %.*s\n", n, note);
+      note += n + (note[n] == '\n');
+    }
     contend_sb_printf(o, "  Wall time %.1f s\n", r->wall_s);
   }
 }

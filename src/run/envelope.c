@@ -71,7 +71,7 @@ int contend_envelope_begin(contend_envelope *e, contend_group *world, const cont
   e->command = command;
   e->engine = world->ops->engine;
   e->world = world;
-  e->dry_run = !strcmp(e->engine, "trace");
+  e->dry_run = e->engine->dry_run;
   e->argc = argc;
   e->argv = argv;
   /* a dry run prints its plan, nothing else */
@@ -108,6 +108,8 @@ int contend_envelope_begin(contend_envelope *e, contend_group *world, const cont
   }
   contend_gbcast(world, &seed, sizeof seed);
   e->seed = seed;
+  if (world->ops->seed)
+    world->ops->seed(world, seed);
   world->ops->library(world, e->library, sizeof e->library, &e->lib_version, &e->lib_subversion);
   if (world->ops->describe)
     world->ops->describe(world, e->engine_note, sizeof e->engine_note);
@@ -186,7 +188,7 @@ void contend_envelope_json_head(contend_json *j, const contend_envelope *e, cons
   for (int i = 0; i < e->argc; i++)
     contend_json_str(j, NULL, e->argv[i]);
   contend_json_arr_end(j);
-  contend_json_str(j, "engine", e->engine);
+  contend_json_str(j, "engine", e->engine->name);
   if (e->dry_run) {
     contend_json_null(j, "started_utc");
     contend_json_null(j, "finished_utc");
@@ -219,10 +221,9 @@ void contend_envelope_json_environment(contend_json *j, const contend_envelope *
     contend_json_double(j, "peak_rss_mib_mean", e->peak_rss_mib_mean);
   }
   contend_json_str(j, "node_discovery",
-                   e->dry_run                  ? "dry_run"
-                   : !strcmp(e->engine, "sim") ? "simulated"
-                   : e->virtual_nodes          ? "virtual"
-                                               : "shared_memory");
+                   e->engine->node_discovery ? e->engine->node_discovery
+                   : e->virtual_nodes        ? "virtual"
+                                             : "shared_memory");
   if (e->virtual_nodes && !e->dry_run)
     contend_json_int(j, "virtual_nodes", e->virtual_nodes);
   else

@@ -17,9 +17,9 @@
 #include "contend/world.h"
 
 typedef struct contend_envelope {
-  const char *command; /* "network", "load", "jobs" */
-  const char *engine;  /* engine name */
-  int dry_run;         /* in-process trace engine: a plan, not measurements */
+  const char *command;          /* "network", "load", "jobs" */
+  const contend_engine *engine; /* the run's (world->ops->engine) */
+  int dry_run;                  /* engine->dry_run: a plan, not measurements */
   uint64_t seed;
   int seed_from_time;
   contend_nodes nodes;
@@ -78,10 +78,18 @@ void contend_envelope_json_head(contend_json *j, const contend_envelope *e, cons
 void contend_envelope_json_environment(contend_json *j, const contend_envelope *e);
 
 /* The shared run options (src/run/options.c): one row each, for every
- * measuring command.  contend_run_defs_with returns them followed by the
- * command's own rows, malloc'd (the caller frees it after the params that
- * use it).  NULL extra: the run options alone. */
+ * measuring command.  contend_run_defs_with returns them, then every
+ * registered engine's own (contend_engine.options, in the registry's
+ * order), then the command's own rows, malloc'd (the caller frees it after
+ * the params that use it).  NULL extra: the run options alone. */
 contend_param_def *contend_run_defs_with(const contend_param_def *extra);
+
+/* The engine that --engine and --dry-run select, or NULL when they select
+ * none (contend_run_engine says why); nothing else is checked. */
+const contend_engine *contend_run_engine_selected(const contend_params *opts);
+
+/* "--key-name" of a parameter key (underscores as dashes), for messages. */
+void contend_option_name(const char *key, char *buf, size_t len);
 
 /* Validates --engine/--dry-run/--nodes/--ranks-per-node together, checks
  * every file of the run (contend_run_files_check: conflicts everywhere,
@@ -93,8 +101,9 @@ const contend_engine *contend_run_engine(const contend_params *opts, const conte
                                          char *err, size_t errlen);
 
 /* contend_files_check (flags) of the files of a run: those in extra (or
- * NULL), every CONTEND_P_FILE_* row of opts, the simulated fabric's
- * topology.conf (--topology slurm:FILE).  0, or -1 with one line. */
+ * NULL), every CONTEND_P_FILE_* row of opts, and those the engines' own
+ * options name (contend_engine.files: the simulated fabric's --topology
+ * slurm:FILE).  0, or -1 with one line. */
 int contend_run_files_check(const contend_params *opts, const contend_files *extra, int flags,
                             char *err, size_t errlen);
 

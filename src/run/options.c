@@ -1,14 +1,13 @@
 /* The run options shared by `network`, `load` and `jobs`: declared once
- * here (key, type, default, unit, help), and their joint validation. */
+ * here (key, type, default, unit, help), followed by each registered
+ * engine's own (contend_engine.options), and their joint validation:
+ * which engine runs, which options it refuses, the files of the run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../coop/fiber.h"
 #include "../core/error.h"
-#include "../engine_mpi/rma_policy.h"
-#include "../engine_sim/netparams.h"
-#include "../throttle/params.h"
 #include "envelope.h"
 
 static const contend_param_def contend_run_option_defs[] = {
@@ -53,14 +52,6 @@ static const contend_param_def contend_run_option_defs[] = {
      1, 0},
     CONTEND_PARAM_END};
 
-/* The simulated fabric's options, none in a build without the simulator
- * (-DCONTEND_WITH_SIM=OFF). */
-#ifdef CONTEND_NO_SIM
-static const contend_param_def sim_defs[] = {CONTEND_PARAM_END};
-#else
-#define sim_defs sim_param_defs
-#endif
-
 static size_t count_defs(const contend_param_def *d) {
   size_t n = 0;
   while (d && d[n].key)
@@ -68,40 +59,56 @@ static size_t count_defs(const contend_param_def *d) {
   return n;
 }
 
-/* The run options, the MPI engine's and the simulated fabric's (each used
- * with its engine) and the command's own. */
+/* Copies the rows of d to out + n (out NULL: counts only); returns the new n. */
+static size_t put_defs(contend_param_def *out, size_t n, const contend_param_def *d) {
+  const size_t c = count_defs(d);
+  if (out && c)
+    memcpy(out + n, d, sizeof *d * c);
+  return n + c;
+}
+
+/* The run options, each registered engine's own (in the registry's order)
+ * and the command's: counted (out NULL), or copied into out. */
+static size_t run_defs(contend_param_def *out, const contend_param_def *extra) {
+  size_t n = put_defs(out, 0, contend_run_option_defs);
+  for (int i = 0; contend_engines[i]; i++)
+    for (const contend_engine_options *o = contend_engines[i]->options; o && o->rows; o++)
+      n = put_defs(out, n, o->rows);
+  return put_defs(out, n, extra);
+}
+
 contend_param_def *contend_run_defs_with(const contend_param_def *extra) {
-  const contend_param_def *parts[] = {contend_run_option_defs, contend_mpi_param_defs, sim_defs,
-                                      ct_param_defs, extra};
-  size_t n = 0;
-  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
-    n += count_defs(parts[k]);
+  const size_t n = run_defs(NULL, extra);
   contend_param_def *d = malloc(sizeof *d * (n + 1));
   if (!d)
     contend_fail("out of memory");
-  n = 0;
-  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
-    const size_t c = count_defs(parts[k]);
-    if (c)
-      memcpy(d + n, parts[k], sizeof *d * c);
-    n += c;
-  }
+  run_defs(d, extra);
   d[n] = (contend_param_def)CONTEND_PARAM_END;
   return d;
 }
 
-/* Refuses rows of an engine's own table given to another engine. */
-static int engine_rows(const contend_params *opts, const contend_param_def *rows, const char *owner,
-                       const char *what, const char *engine, char *err, size_t errlen) {
-  for (int i = 0; rows[i].key && strcmp(engine, owner); i++)
-    if (contend_param_is_set(opts, rows[i].key)) {
-      char opt[64];
-      snprintf(opt, sizeof opt, "%s", rows[i].key);
-      for (char *p = opt; *p; p++)
-        *p = *p == '_' ? '-' : *p;
-      snprintf(err, errlen, "--%s %s: it needs --engine %s", opt, what, owner);
-      return -1;
-    }
+void contend_option_name(const char *key, char *buf, size_t len) {
+  snprintf(buf, len, "--%s", key);
+  for (char *p = buf + 2; *p; p++)
+    *p = *p == '_' ? '-' : *p;
+}
+
+/* Refuses the options of every engine but e that were given. */
+static int other_engines_options(const contend_params *opts, const contend_engine *e, char *err,
+                                 size_t errlen) {
+  for (int i = 0; contend_engines[i]; i++) {
+    const contend_engine *owner = contend_engines[i];
+    if (owner == e)
+      continue;
+    for (const contend_engine_options *o = owner->options; o && o->rows; o++)
+      for (int r = 0; o->rows[r].key; r++)
+        if (contend_param_is_set(opts, o->rows[r].key)) {
+          char opt[64];
+          contend_option_name(o->rows[r].key, opt, sizeof opt);
+          snprintf(err, errlen, "%s %s: it needs --engine %s", opt, o->what, owner->name);
+          return -1;
+        }
+  }
   return 0;
 }
 
@@ -111,53 +118,63 @@ int contend_run_files_check(const contend_params *opts, const contend_files *ext
   contend_files_init(&fs);
   if (extra)
     contend_files_add(&fs, extra);
-#ifndef CONTEND_NO_SIM
-  if (contend_params_find(opts, "topology") >= 0)
-    sim_params_files(opts, &fs);
-#endif
+  for (int i = 0; contend_engines[i]; i++)
+    if (contend_engines[i]->files)
+      contend_engines[i]->files(opts, &fs);
   return contend_files_check_params(opts, &fs, flags, err, errlen);
+}
+
+/* The engine --engine and --dry-run select (the one parse of --engine),
+ * or NULL with one line in err (unknown, not built, or both given and
+ * different). */
+static const contend_engine *selected_engine(const contend_params *opts, char *err, size_t errlen) {
+  const char *name = contend_param_str(opts, "engine");
+  if (contend_param_bool(opts, "dry_run")) {
+    const contend_engine *dry = contend_engine_for_dry_run();
+    if (contend_param_is_set(opts, "engine") && contend_engine_find(name) != dry) {
+      snprintf(err, errlen, "--dry-run runs on the %s engine: drop --engine %s", dry->name, name);
+      return NULL;
+    }
+    return dry;
+  }
+  const contend_engine *e = contend_engine_registered(name);
+  if (e && e->not_built) {
+    snprintf(err, errlen, "--engine %s: %s", name, e->not_built);
+    return NULL;
+  }
+  if (!e) {
+    int n = snprintf(err, errlen, "--engine: unknown engine '%s'; valid:", name);
+    for (int i = 0, k = 0; contend_engines[i] && n > 0 && (size_t)n < errlen; i++)
+      if (!contend_engines[i]->not_built)
+        n += snprintf(err + n, errlen - (size_t)n, "%s %s", k++ ? "," : "",
+                      contend_engines[i]->name);
+  }
+  return e;
+}
+
+const contend_engine *contend_run_engine_selected(const contend_params *opts) {
+  char err[256];
+  return selected_engine(opts, err, sizeof err);
 }
 
 const contend_engine *contend_run_engine(const contend_params *opts, const contend_files *files,
                                          char *err, size_t errlen) {
-  const char *name = contend_param_str(opts, "engine");
-  const int dry = contend_param_bool(opts, "dry_run");
-  if (dry) {
-    if (contend_param_is_set(opts, "engine") && strcmp(name, "trace")) {
-      snprintf(err, errlen, "--dry-run runs on the trace engine: drop --engine %s", name);
-      return NULL;
-    }
-    name = "trace";
-  }
-  const contend_engine *e = contend_engine_find(name);
-#ifdef CONTEND_NO_SIM
-  if (!e && !strcmp(name, "sim")) {
-    snprintf(err, errlen,
-             "--engine sim: the simulator is not built (configured with -DCONTEND_WITH_SIM=OFF)");
+  const contend_engine *e = selected_engine(opts, err, errlen);
+  if (!e)
     return NULL;
-  }
-#endif
-  if (!e) {
-    int n = snprintf(err, errlen, "--engine: unknown engine '%s'; valid:", name);
-    for (int i = 0; contend_engines[i] && n > 0 && (size_t)n < errlen; i++)
-      n += snprintf(err + n, errlen - (size_t)n, "%s %s", i ? "," : "", contend_engines[i]->name);
-    return NULL;
-  }
   if (!e->in_process && contend_param_is_set(opts, "nodes")) {
     snprintf(err, errlen,
              "--nodes only applies with --dry-run (a real run takes its nodes from MPI)");
     return NULL;
   }
-  if (engine_rows(opts, sim_defs, "sim", "describes the simulated fabric", e->name, err, errlen) ||
-      engine_rows(opts, ct_param_defs, "sim",
-                  "throttles the simulated NICs (on real MPI: contend throttle -- APP)", e->name,
-                  err, errlen) ||
-      engine_rows(opts, contend_mpi_param_defs, "mpi", "applies to real MPI", e->name, err, errlen))
+  if (other_engines_options(opts, e, err, errlen))
     return NULL;
-  if (!strcmp(e->name, "sim") && *contend_param_str(opts, "topology_conf")) {
+  if (e->machine_option && *contend_param_str(opts, "topology_conf")) {
+    char opt[64];
+    contend_option_name(e->machine_option, opt, sizeof opt);
     snprintf(err, errlen,
-             "--topology-conf: --engine sim takes the machine from --topology (use --topology "
-             "slurm:FILE)");
+             "--topology-conf: --engine %s takes the machine from %s (use %s slurm:FILE)", e->name,
+             opt, opt);
     return NULL;
   }
   if (contend_param_is_set(opts, "output") && !*contend_param_str(opts, "output")) {

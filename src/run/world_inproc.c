@@ -1,7 +1,7 @@
-/* The trace engine's control plane (contend_world_ops): every rank of
+/* The in-process engines' control plane (contend/inproc.h): every rank of
  * nodes x ranks_per_node is a fiber of this process (src/coop/), rank r on
- * node r / ranks_per_node, and motif contexts record traffic instead of
- * sending it (trace_ops.c).  This is what dry runs use.
+ * node r / ranks_per_node; the backend's motif contexts record traffic
+ * (the trace engine, dry runs) or move it on the simulated fabric.
  *
  * Control collectives are rendezvous on an object shared by the members
  * of a group: each member deposits a pointer to its arguments (they live
@@ -30,9 +30,9 @@
 #include "../coop/sched.h"
 #include "../core/error.h"
 #include "../core/proc.h"
+#include "contend/inproc.h"
 #include "contend/traffic.h"
 #include "contend/world.h"
-#include "inproc.h"
 
 /* ---- groups ---- */
 
@@ -478,7 +478,7 @@ static void w_signal_free(contend_group *g, contend_signal *x) {
 static int my_world_rank(void) {
   const int r = coop_self();
   if (r < 0)
-    contend_fail("internal error: %s engine call outside its ranks", W.b->engine);
+    contend_fail("internal error: %s engine call outside its ranks", W.b->engine->name);
   return r;
 }
 
@@ -548,7 +548,7 @@ static double w_peak_rss_mib(contend_group *g) {
 }
 
 static contend_world_ops inproc_world_ops = {
-    .engine = "",
+    .engine = NULL, /* the backend's, set at launch */
     .split = w_split,
     .group_free = w_group_free,
     .barrier = w_barrier,
@@ -569,6 +569,7 @@ static contend_world_ops inproc_world_ops = {
     .ctx_close = w_ctx_close,
     .watchdog = w_watchdog,
     .peak_rss_mib = w_peak_rss_mib,
+    .seed = NULL,         /* the backend's, set at launch */
     .results_json = NULL, /* the backend's, set at launch */
 };
 
@@ -597,11 +598,12 @@ int contend_inproc_launch(const contend_inproc_backend *b, int nodes, int ppn, c
     fprintf(stderr,
             "contend: the %s engine plays nodes x ranks per node in this process: needs "
             "--nodes N >= 1 and --ranks-per-node P >= 1 (got %d x %d)\n",
-            b->engine, nodes, ppn);
+            b->engine->name, nodes, ppn);
     return CONTEND_EXIT_USAGE;
   }
   W.b = b;
   inproc_world_ops.engine = b->engine;
+  inproc_world_ops.seed = b->seed;
   inproc_world_ops.results_json = b->results_json;
   W.nodes = nodes;
   W.ppn = ppn;

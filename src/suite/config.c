@@ -288,7 +288,7 @@ int contend_config_parse(contend_config *cfg, contend_command cmd, int argc, cha
   cfg->engine = contend_run_engine(&cfg->common, NULL, err, errlen);
   if (!cfg->engine)
     return -1;
-  if (contend_param_bool(&cfg->common, "show_rings") && strcmp(cfg->engine->name, "trace")) {
+  if (contend_param_bool(&cfg->common, "show_rings") && !cfg->engine->dry_run) {
     snprintf(err, errlen,
              "--show-rings prints the rings of a dry run (--dry-run); a real run "
              "records a digest per measurement, and the rings whole with "

@@ -99,7 +99,7 @@ void contend_report_plan(const contend_run *run, contend_strbuf *o, contend_strb
   contend_json_str(&j, "schema", "contend-plan");
   contend_json_str(&j, "schema_version", CONTEND_SCHEMA_VERSION);
   contend_json_str(&j, "command", load ? "load" : "network");
-  contend_json_str(&j, "engine", env->engine);
+  contend_json_str(&j, "engine", env->engine->name);
   contend_json_uint(&j, "seed", env->seed);
   contend_json_int(&j, "nodes", nn);
   contend_json_int(&j, "ranks_per_node", ppn);

@@ -248,11 +248,8 @@ int contend_suite_body(contend_group *world, void *arg) {
   if (contend_plan_make(cfg, env.nodes.nnodes, env.seed, &run.plan, err, sizeof err)) {
     /* how to get more nodes depends on the engine */
     const size_t len = strlen(err);
-    snprintf(err + len, sizeof err - len, " (%s)",
-             !strcmp(env.engine, "sim")   ? "--topology with more nodes, or --nodes N"
-             : !strcmp(env.engine, "mpi") ? "on one host, --virtual-nodes K makes N ranks into "
-                                            "N/K nodes"
-                                          : "--nodes N plays more nodes");
+    if (env.engine->more_nodes)
+      snprintf(err + len, sizeof err - len, " (%s)", env.engine->more_nodes);
     contend_envelope_error(&env, world, err);
     contend_envelope_free(&env);
     return CONTEND_EXIT_USAGE;
@@ -300,7 +297,7 @@ int contend_suite_body(contend_group *world, void *arg) {
                    env.dry_run ? " (dry run, trace engine)" : "", world->size, env.nodes.nnodes,
                    (unsigned long long)env.seed);
 
-  if (!strcmp(env.engine, "sim") && !contend_param_is_set(&cfg->common, "timeout"))
+  if (env.engine->simulated_time && !contend_param_is_set(&cfg->common, "timeout"))
     contend_progress(&env, world,
                      "the timeout is %g s of simulated time per test (GPCNeT's): a long "
                      "simulation; --timeout 0.001 gives a first look in seconds",

@@ -14,6 +14,10 @@
 
 extern const contend_param_def ct_param_defs[];
 
+/* What the rows do as run options of the simulated engine, for the
+ * refusal with another engine (contend_engine_options.what). */
+#define CT_PARAM_WHAT "throttles the simulated NICs (on real MPI: contend throttle -- APP)"
+
 /* Fills c from the rows of ct_param_defs found in p (mode, window, gain,
  * increase, floor, threshold, line rate; c_a when one number is given,
  * else ca_per_job and each job's from ct_ca_for).

@@ -78,6 +78,105 @@ def test_the_scan_finds_mpi_where_it_is(tmp_path):
     assert found == ["src/run/bad.c:3: MPI call: return MPI_Barrier(c);"]
 
 
+# The engine-neutral layers ask an engine's capabilities, never its name:
+# engine names are compared in the registry only, and the layers include
+# no engine header (DESIGN section 9; contend/inproc.h states the direction).
+REGISTRY = "src/run/engines.c"
+ENGINE_DIRS = "src/engine_"
+NEUTRAL_DIRS = ("src/run/", "src/suite/", "src/jobs/", "src/fabric/")
+ENGINE_DEF = re.compile(r"const contend_engine contend_engine_\w+ = \{\s*\.name = \"([^\"]+)\"")
+COMPARE = re.compile(r"\bstr(?:n|case|ncase)?cmp\s*\(")
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
+
+
+def c_files(root):
+    for path in sorted((root / "src").rglob("*")):
+        if path.suffix in (".c", ".h"):
+            yield path.relative_to(root).as_posix(), path.read_text(errors="replace")
+
+
+def without_comments(text):
+    """C comments blanked (line numbers kept), string literals kept."""
+    pattern = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\])*\"", re.DOTALL)
+    return pattern.sub(
+        lambda m: m.group(0) if m.group(0).startswith('"') else "\n" * m.group(0).count("\n"), text
+    )
+
+
+def engine_name_compares(root):
+    """file:line of every string compare with an engine's name as a literal
+    outside the engine folders and the registry."""
+    names = {n for _, text in c_files(root) for n in ENGINE_DEF.findall(text)}
+    assert names, "no engine definitions found"
+    found = []
+    for rel, text in c_files(root):
+        if rel.startswith(ENGINE_DIRS) or rel == REGISTRY:
+            continue
+        text = without_comments(text)
+        for m in COMPARE.finditer(text):
+            depth, end = 1, m.end()
+            while depth and end < len(text):
+                depth += {"(": 1, ")": -1}.get(text[end], 0)
+                end += 1
+            args = text[m.end() : end]
+            if any(f'"{n}"' in args for n in names):
+                found.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}")
+    return found
+
+
+def layer_includes(root):
+    """file: include of every include that goes against the layers."""
+    found = []
+    for rel, text in c_files(root):
+        for inc in INCLUDE.findall(text):
+            if rel.startswith(NEUTRAL_DIRS) and "engine_" in inc:
+                found.append(f"{rel}: {inc}")
+            if rel.startswith(ENGINE_DIRS) and inc.startswith(("../run/", "../suite/", "../jobs/")):
+                found.append(f"{rel}: {inc}")
+            if (
+                rel.startswith("src/fabric/")
+                and inc.startswith("../")
+                and not inc.startswith("../core/")
+            ):
+                found.append(f"{rel}: {inc}")
+    return found
+
+
+def test_engine_names_are_compared_in_the_registry_only():
+    found = engine_name_compares(ROOT)
+    assert not found, "engine names compared outside the registry:\n" + "\n".join(found)
+
+
+def test_run_layers_include_no_engine_header():
+    found = layer_includes(ROOT)
+    assert not found, "includes against the layers:\n" + "\n".join(found)
+
+
+def test_the_layer_scans_find_what_they_look_for(tmp_path):
+    """The scans themselves: a name compare and an engine include in a
+    run-layer file are reported; the same in a comment, in the engine's own
+    folder or as a plain string are not."""
+    for d in ("src/run", "src/jobs", "src/engine_x", "src/fabric"):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "src/engine_x/x.c").write_text(
+        'const contend_engine contend_engine_x = {\n    .name = "x",\n};\n'
+        'int f(const char *e) { return !strcmp(e, "x"); }\n#include "../run/envelope.h"\n'
+    )
+    (tmp_path / "src/run/bad.c").write_text(
+        '/* strcmp(e, "x") */\nconst char *d = "x";\nint g(const char *e) {\n'
+        '  return e && !strcmp(e,\n                  "x");\n}\n#include "../engine_x/x.h"\n'
+    )
+    (tmp_path / "src/fabric/t.c").write_text(
+        '#include "../core/error.h"\n#include "../jobs/jobs.h"\n'
+    )
+    assert engine_name_compares(tmp_path) == ["src/run/bad.c:4"]
+    assert layer_includes(tmp_path) == [
+        "src/engine_x/x.c: ../run/envelope.h",
+        "src/fabric/t.c: ../jobs/jobs.h",
+        "src/run/bad.c: ../engine_x/x.h",
+    ]
+
+
 def counts(directory):
     """{(communicator, call): total over ranks}"""
     total = defaultdict(int)

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/engine_sim/route.h"
-#include "../../src/engine_sim/topo.h"
+#include "../../src/fabric/route.h"
+#include "../../src/fabric/topo.h"
 #include "check.h"
 
 static double now_s(void) {

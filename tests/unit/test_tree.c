@@ -1,4 +1,4 @@
-/* Unit tests of the tree view (src/jobs/tree.c) and the tree placements
+/* Unit tests of the tree view (src/fabric/tree.c) and the tree placements
  * (src/jobs/place_tree.c) on a Quartz-like machine: 2,688 nodes, 32 per
  * leaf, pods of 8 leaves (256 nodes; the 11th pod has 4 leaves), one top
  * switch.  Checks counts per leaf and pod, disjointness, seeded
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/fabric/tree.h"
 #include "../../src/jobs/jobs.h"
-#include "../../src/jobs/tree.h"
 #include "contend/strbuf.h"
 
 #include "check.h"

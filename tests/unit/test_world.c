@@ -395,7 +395,7 @@ static void test_nodes(T *t, contend_nodes *nd) {
   w->ops->library(w, lib, sizeof lib, &ver, &sub);
   CHECK(t, lib[0] && ver >= 0 && sub >= 0);
   CHECK(t, w->ops->peak_rss_mib(w) > 0);
-  CHECK(t, w->ops->engine && !strcmp(w->ops->engine, t->o->engine));
+  CHECK(t, w->ops->engine && !strcmp(w->ops->engine->name, t->o->engine));
 }
 
 /* ---- motif contexts ---- */

@@ -1,6 +1,12 @@
-/* The simulated fabric's graph: routers, their ports, the links between
- * them and where each node's NIC attaches (src/engine_sim/topo*.c build it
- * from a topology spec; route.c routes on it; net.c moves packets on it).
+/* The fabric layer (src/fabric/): a machine's network as a graph, its
+ * routings, the paths they give and the tree view of it.  The simulator
+ * (src/engine_sim/), the job-file placements (src/jobs/) and `contend
+ * topology` use it; it depends on src/core only, never on an engine (its
+ * names keep the simulator's sim_ prefix, where it was born).
+ *
+ * This header: routers, their ports, the links between them and where
+ * each node's NIC attaches (topo*.c build it from a topology spec;
+ * route.c routes on it; the simulator's net.c moves packets on it).
  *
  * Numbering:
  * - nodes 0 .. nnodes-1 (a node = one NIC = the unit contend calls a node);

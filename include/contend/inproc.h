@@ -1,11 +1,18 @@
-/* The control plane of the in-process engines (world_inproc.c): every
- * rank of nodes x ranks_per_node is a fiber of this process (src/coop/),
- * rank r on node r / ranks_per_node; control collectives are rendezvous
- * in memory.  An engine plugs in its clock, its motif contexts (data
- * plane), its watchdog and what an idle scheduler does: the trace engine
- * (no time, dry runs) and the simulated fabric (simulated time). */
-#ifndef CONTEND_RUN_INPROC_H
-#define CONTEND_RUN_INPROC_H
+/* contend: the in-process control plane, the run layer's side meant for
+ * engines (implemented in src/run/world_inproc.c).
+ *
+ * Every rank of nodes x ranks_per_node is a fiber of this process
+ * (src/coop/), rank r on node r / ranks_per_node; control collectives are
+ * rendezvous in memory.  An engine plugs in its clock, its motif contexts
+ * (data plane), its watchdog and what an idle scheduler does: the trace
+ * engine (no time, dry runs) and the simulated fabric (simulated time).
+ *
+ * Direction of dependencies: engines (src/engine_*) include this header
+ * and the other public ones (world.h, engine.h), never a header of
+ * src/run; src/run, src/suite and src/jobs include no engine header and
+ * reach engines only through the registry (world.h: contend_engines). */
+#ifndef CONTEND_INPROC_H
+#define CONTEND_INPROC_H
 
 #include "contend/world.h"
 
@@ -22,8 +29,8 @@ typedef struct contend_inproc_comm {
 void contend_inproc_comm_release(void *comm);
 
 typedef struct contend_inproc_backend {
-  const char *engine;  /* world ops name: "trace", "sim" */
-  const char *library; /* what `library` reports */
+  const struct contend_engine *engine; /* the registered engine (world ops engine) */
+  const char *library;                 /* what `library` reports */
   double (*now)(void);
   /* Opens c as group rank `rank` of comm (every member's node, wrank and
    * ctx are filled) and runs the motif's setup; returns its status.  The
@@ -38,7 +45,8 @@ typedef struct contend_inproc_backend {
   void (*poll)(void);
   /* the scheduler's idle hook (coop_set_idle), or NULL */
   int (*idle)(void);
-  /* world ops results_json (NULL: none) */
+  /* world ops seed and results_json (NULL: none) */
+  void (*seed)(contend_group *world, uint64_t seed);
   void (*results_json)(contend_group *g, struct contend_json *j);
 } contend_inproc_backend;
 

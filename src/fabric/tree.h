@@ -1,7 +1,7 @@
 /* The tree view of a machine: nodes -> leaf switch -> pod -> top, for the
  * topology-aware placements of job files and `contend topology show`.
  *
- * Built from a simulator topology (src/engine_sim/topo.h): a Slurm
+ * Built from a fabric topology (topo.h): a Slurm
  * topology.conf ("slurm:FILE", or a plain path), a fat-tree or XGFT spec
  * (fattree:..., xgft:..., switch:...), or a dragonfly (leaf = router, pod =
  * group).  The emulated cluster (python/contend/cluster/) writes a
@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#include "../engine_sim/topo.h"
+#include "topo.h"
 
 typedef struct contend_tree {
   char source[300]; /* the topology's canonical spec */
