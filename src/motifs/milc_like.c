@@ -25,10 +25,8 @@ static const contend_param_def params[] = {
     {"ly", CONTEND_P_INT, "4", "sites", "local lattice per rank, y", 1, 1e6},
     {"lz", CONTEND_P_INT, "4", "sites", "local lattice per rank, z", 1, 1e6},
     {"lt", CONTEND_P_INT, "4", "sites", "local lattice per rank, t", 1, 1e6},
-    {"px", CONTEND_P_INT, "0", "ranks", "process grid, x (0: chosen, the most even grid)", 0, 1e7},
-    {"py", CONTEND_P_INT, "0", "ranks", "process grid, y (0: chosen)", 0, 1e7},
-    {"pz", CONTEND_P_INT, "0", "ranks", "process grid, z (0: chosen)", 0, 1e7},
-    {"pt", CONTEND_P_INT, "0", "ranks", "process grid, t (0: chosen)", 0, 1e7},
+    HALO_PROXY_PGRID,
+    WL_PGRID("pt", "t", ""),
     {"site_bytes", CONTEND_P_INT, "48", "B",
      "bytes per face site (48: an SU(3) vector, 3 complex doubles)", 1, 1 << 20},
     {"reduce_count", CONTEND_P_INT, "1", "count",
@@ -37,24 +35,16 @@ static const contend_param_def params[] = {
      "compute per local site and iteration (125 ns x 4^4 sites = 32 us per iteration)", 0, 1},
     CONTEND_PARAM_END};
 
-static const char *const pnames[4] = {"px", "py", "pz", "pt"};
 static const char *const lnames[4] = {"lx", "ly", "lz", "lt"};
 
-static int grid(const contend_params *p, int nranks, int *dims, char *err, size_t errlen) {
-  for (int d = 0; d < 4; d++)
-    dims[d] = (int)contend_param_int(p, pnames[d]);
-  return halo_grid(nranks, 4, dims, err, errlen);
-}
-
 static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
-  int dims[4];
-  return nranks > 0 ? grid(p, nranks, dims, err, errlen) : 0;
+  return halo_grid_validate(p, nranks, 4, err, errlen);
 }
 
 static int setup(contend_ctx *c) {
   state *s = c->state;
   int dims[4];
-  if (grid(c->params, c->size, dims, c->error, sizeof c->error))
+  if (halo_grid_of(c->params, c->size, 4, dims, c->error, sizeof c->error))
     return -1;
   halo_place(&s->h, 4, dims, c->rank);
   long sites = 1;

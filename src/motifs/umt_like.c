@@ -22,31 +22,20 @@ typedef struct {
 static const contend_param_def params[] = {
     WL_ITERS(10),
     {"face_bytes", CONTEND_P_INT, "53000", "B", "bytes per face message (UMT: ~53 kB)", 1, 1 << 30},
-    {"px", CONTEND_P_INT, "0", "ranks", "process grid, x (0: chosen, the most even grid)", 0, 1e7},
-    {"py", CONTEND_P_INT, "0", "ranks", "process grid, y (0: chosen)", 0, 1e7},
-    {"pz", CONTEND_P_INT, "0", "ranks", "process grid, z (0: chosen)", 0, 1e7},
+    HALO_PROXY_PGRID,
     {"compute_time", CONTEND_P_DOUBLE, "1e-3", "s", "compute phase per iteration", 0, 3600},
     {"reduce_count", CONTEND_P_INT, "1", "count",
      "doubles in the allreduce per iteration (0: no allreduce)", 0, 1 << 20},
     CONTEND_PARAM_END};
 
-static const char *const pnames[3] = {"px", "py", "pz"};
-
-static int grid(const contend_params *p, int nranks, int *dims, char *err, size_t errlen) {
-  for (int d = 0; d < 3; d++)
-    dims[d] = (int)contend_param_int(p, pnames[d]);
-  return halo_grid(nranks, 3, dims, err, errlen);
-}
-
 static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
-  int dims[3];
-  return nranks > 0 ? grid(p, nranks, dims, err, errlen) : 0;
+  return halo_grid_validate(p, nranks, 3, err, errlen);
 }
 
 static int setup(contend_ctx *c) {
   state *s = c->state;
   int dims[3];
-  if (grid(c->params, c->size, dims, c->error, sizeof c->error))
+  if (halo_grid_of(c->params, c->size, 3, dims, c->error, sizeof c->error))
     return -1;
   halo_place(&s->h, 3, dims, c->rank);
   size_t bytes[6];

@@ -12,6 +12,17 @@
         "iterations per invocation (one invocation per repeat)", 1, 1e9                            \
   }
 
+/* A process-grid row: the ranks along one axis (key px, py, pz or pt),
+ * 0 for the motif to choose; note completes the help text, e.g.
+ * WL_PGRID("px", "x", " with py") is "process grid, x (0: chosen with py)". */
+#define WL_PGRID(key, axis, note)                                                                  \
+  { key, CONTEND_P_INT, "0", "ranks", "process grid, " axis " (0: chosen" note ")", 0, 1e7 }
+/* The process grid of a 2-D domain split (halo2d, sweep3d). */
+#define WL_PGRID_XY WL_PGRID("px", "x", " with py"), WL_PGRID("py", "y", " with px")
+/* A global-domain row: cells along one axis (key nx, ny or nz). */
+#define WL_DOMAIN(key, def, help)                                                                  \
+  { key, CONTEND_P_INT, def, "cells", help, 1, 1e9 }
+
 /* Random streams of workload motifs: contend_rng_init(seed, WL_STREAM_*, ...). */
 enum { WL_STREAM_COMPUTE = 0x636f6d70, WL_STREAM_GRAPH = 0x67726168, WL_STREAM_SIZE = 0x73697a65 };
 
@@ -33,6 +44,19 @@ void wl_split(long n, int p, int i, long *start, long *len);
  * to minimise the halo surface per rank.  Returns 0, or -1 with err when no
  * grid fits (product != nranks, or more parts than cells). */
 int wl_grid(int nranks, int ndims, const long *ext, int *dims, char *err, size_t errlen);
+
+/* The keys of the process-grid rows, axis 0 first: px, py, pz, pt. */
+extern const char *const wl_pgrid_keys[4];
+/* Reads the process-grid rows of the first ndims (<= 4) axes into dims. */
+void wl_read_dims(const contend_params *p, int ndims, int *dims);
+/* The process grid of a motif that splits a global domain (halo2d,
+ * halo3d, sweep3d): reads nx, ny (, nz) into ext and the process-grid rows
+ * into dims for ndims (2 or 3) axes, then, when nranks > 0 (the group size
+ * is known), chooses the grid with wl_grid.  Returns 0, or -1 with err. */
+int wl_domain_grid(const contend_params *p, int nranks, int ndims, long *ext, int *dims, char *err,
+                   size_t errlen);
+/* validate hook helper: wl_domain_grid's refusal, if any. */
+int wl_domain_validate(const contend_params *p, int nranks, int ndims, char *err, size_t errlen);
 
 /* The value of SEED parameter key, or fallback (the run seed) when it is
  * "time" (its default). */
