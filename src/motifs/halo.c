@@ -186,3 +186,36 @@ size_t halo_biggest(const halo_state *s) {
 void halo_prepare(contend_ctx *c) { halo_fill(c, c->state); }
 void halo_iterate(contend_ctx *c) { halo_exchange(c, c->state); }
 void halo_check(contend_ctx *c) { halo_verify(c, c->state); }
+
+int halo_proxy_place(contend_ctx *c, int ndims) {
+  halo_proxy *s = c->state;
+  int dims[HALO_MAXD];
+  if (halo_grid_of(c->params, c->size, ndims, dims, c->error, sizeof c->error))
+    return -1;
+  halo_place(&s->h, ndims, dims, c->rank);
+  return 0;
+}
+
+void halo_proxy_finish(contend_ctx *c, int reduce, double compute_s) {
+  halo_proxy *s = c->state;
+  s->reduce = reduce;
+  if (reduce > 0)
+    contend_allreduce_kernel_setup(c, &s->red, reduce, CONTEND_OP_SUM);
+  s->compute_s = compute_s;
+  c->msg_bytes = halo_biggest(&s->h);
+  c->metric_scale = 1.0;
+}
+
+void halo_proxy_prepare(contend_ctx *c) {
+  halo_proxy *s = c->state;
+  halo_fill(c, &s->h);
+  if (s->reduce > 0)
+    contend_allreduce_kernel_prepare(c, &s->red);
+}
+
+void halo_proxy_check(contend_ctx *c) {
+  halo_proxy *s = c->state;
+  halo_verify(c, &s->h);
+  if (s->reduce > 0 && c->ops->colls_compute)
+    contend_allreduce_kernel_check(c, &s->red);
+}

@@ -10,10 +10,12 @@
  *   halo_place the rank's coordinates, halo_connect the neighbours at a
  *   given grid distance and the face bytes the caller computed.  A proxy
  *   may hold several halo_state (levels, forward and reverse exchanges),
- *   told apart by their tag base. */
+ *   told apart by their tag base; milc_like and umt_like, one halo, a
+ *   compute phase and an allreduce per iteration, share halo_proxy. */
 #ifndef CONTEND_MOTIFS_HALO_H
 #define CONTEND_MOTIFS_HALO_H
 
+#include "allreduce_kernel.h"
 #include "workload.h"
 
 #define HALO_MAXD 4
@@ -72,6 +74,25 @@ void halo_place(halo_state *s, int ndims, const int *dims, int rank);
  * engine, message tags tag0 + dir. */
 void halo_connect(contend_ctx *c, halo_state *s, int periodic, int dist, const size_t *bytes,
                   int tag0);
+/* The state of a proxy of one halo, a compute phase and an allreduce per
+ * iteration (milc_like, umt_like; c->state): */
+typedef struct halo_proxy {
+  halo_state h;
+  contend_allreduce_kernel red; /* `reduce` doubles; none when 0 */
+  int reduce;
+  double compute_s; /* compute per iteration */
+} halo_proxy;
+/* setup, first: the process grid of the rows (halo_grid_of) and the
+ * rank's place on it in h; returns 0, or -1 with c->error.  The proxy then
+ * sizes h.loc and connects h. */
+int halo_proxy_place(contend_ctx *c, int ndims);
+/* setup, last: the allreduce, the compute, c->msg_bytes and metric_scale. */
+void halo_proxy_finish(contend_ctx *c, int reduce, double compute_s);
+/* prepare and check hooks: h's faces, and the allreduce (its check only
+ * where the engine computes collectives). */
+void halo_proxy_prepare(contend_ctx *c);
+void halo_proxy_check(contend_ctx *c);
+
 /* Messages of one state: posting all receives and sends of every
  * direction (halo_post, no wait), of one axis and waiting (halo_axis), of
  * every direction and waiting (halo_exchange). */

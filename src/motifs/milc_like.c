@@ -8,16 +8,7 @@
  * local work (site_time per local site); the CG dot product, an allreduce of
  * reduce_count doubles.  Messages are small (3 KiB faces on 4^4 sites) and
  * every iteration synchronises the job: runtime follows network latency. */
-#include <stdio.h>
-
-#include "allreduce_kernel.h"
 #include "halo.h"
-
-typedef struct {
-  halo_state h;
-  contend_allreduce_kernel red;
-  double compute_s;
-} state;
 
 static const contend_param_def params[] = {
     WL_ITERS(200),
@@ -42,11 +33,9 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
 }
 
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  int dims[4];
-  if (halo_grid_of(c->params, c->size, 4, dims, c->error, sizeof c->error))
+  halo_proxy *s = c->state;
+  if (halo_proxy_place(c, 4))
     return -1;
-  halo_place(&s->h, 4, dims, c->rank);
   long sites = 1;
   for (int d = 0; d < 4; d++) {
     s->h.loc[d] = (long)contend_param_int(c->params, lnames[d]);
@@ -60,33 +49,17 @@ static int setup(contend_ctx *c) {
         bytes[dir] *= (size_t)s->h.loc[e];
   }
   halo_connect(c, &s->h, 1, 1, bytes, 0);
-  contend_allreduce_kernel_setup(c, &s->red, (int)contend_param_int(c->params, "reduce_count"),
-                                 CONTEND_OP_SUM);
-  s->compute_s = contend_param_double(c->params, "site_time") * (double)sites;
-  c->msg_bytes = halo_biggest(&s->h);
-  c->metric_scale = 1.0;
+  halo_proxy_finish(c, (int)contend_param_int(c->params, "reduce_count"),
+                    contend_param_double(c->params, "site_time") * (double)sites);
   return 0;
 }
 
-static void prepare(contend_ctx *c) {
-  state *s = c->state;
-  halo_fill(c, &s->h);
-  contend_allreduce_kernel_prepare(c, &s->red);
-}
-
 static void iterate(contend_ctx *c) {
-  state *s = c->state;
+  halo_proxy *s = c->state;
   halo_exchange(c, &s->h); /* Dslash gathers from the 8 neighbours */
   if (s->compute_s > 0)
     contend_compute(c, s->compute_s);
   contend_allreduce_kernel_iterate(c, &s->red); /* CG dot product */
-}
-
-static void check(contend_ctx *c) {
-  state *s = c->state;
-  halo_verify(c, &s->h);
-  if (c->ops->colls_compute)
-    contend_allreduce_kernel_check(c, &s->red);
 }
 
 const contend_motif contend_motif_milc_like = {
@@ -97,10 +70,10 @@ const contend_motif contend_motif_milc_like = {
     .role = CONTEND_ROLE_WORKLOAD,
     .metric = CONTEND_METRIC_LAT_US,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(halo_proxy),
     .setup = setup,
-    .prepare = prepare,
+    .prepare = halo_proxy_prepare,
     .iterate = iterate,
-    .check = check,
+    .check = halo_proxy_check,
     .validate = validate,
 };
