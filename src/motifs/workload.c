@@ -152,6 +152,17 @@ int wl_pair(const char *mode, int rank, int size, int *peer, int *initiator) {
   return 0;
 }
 
+void wl_pair_setup(contend_ctx *c, wl_pair_state *ps, size_t bytes) {
+  ps->active = wl_pair(contend_param_str(c->params, "pairs"), c->rank, c->size, &ps->peer,
+                       &ps->initiator) == 1;
+  if (ps->active) {
+    ps->s = contend_alloc(c, bytes);
+    ps->r = contend_alloc(c, bytes);
+  }
+  c->msg_bytes = bytes;
+  c->metric_scale = ps->active && ps->initiator ? 2.0 : 0.0;
+}
+
 void wl_pingpong(contend_ctx *c, void *sbuf, void *rbuf, size_t bytes, int peer, int initiator,
                  long times) {
   /* {buf, bytes, peer, tag, send}: pings carry tag 0, replies tag 1 */

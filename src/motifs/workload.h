@@ -67,8 +67,21 @@ uint64_t wl_seed(const contend_params *p, const char *key, uint64_t fallback);
  * idles).  Returns 1 if rank takes part (peer and whether it starts each
  * round trip set), 0 if it idles, -1 if mode is not one|all. */
 int wl_pair(const char *mode, int rank, int size, int *peer, int *initiator);
+/* The pairs row (pingpong, pingpong_sweep). */
+#define WL_PAIRS_PARAM                                                                             \
+  { "pairs", CONTEND_P_STRING, "one", "", "one: ranks 0 and size/2; all: i and i + size/2", 1, 0 }
 /* validate helper for the pairs parameter and a group of >= 2 ranks */
 int wl_pair_validate(const contend_params *p, int nranks, char *err, size_t errlen);
+/* A ping-pong rank: whether it takes part, its peer and role, its send
+ * and receive buffers. */
+typedef struct wl_pair_state {
+  unsigned char *s, *r; /* engine memory; NULL when not active */
+  int active, peer, initiator;
+} wl_pair_state;
+/* setup helper: places c->rank by the pairs parameter, allocates buffers
+ * of `bytes` when it takes part, sets c->msg_bytes = bytes and
+ * c->metric_scale (2: latency = round trip / 2, on initiators only). */
+void wl_pair_setup(contend_ctx *c, wl_pair_state *ps, size_t bytes);
 /* `times` round trips of `bytes` with peer, in one engine call
  * (contend_repeat): the initiator posts the receive of the reply (tag 1),
  * sends from sbuf (tag 0) and waits for both; the responder receives into
