@@ -3,8 +3,10 @@
 
 #include <stdio.h>
 
-int contend_allreduce_bytes_validate(const contend_params *p, const char *key, char *err,
-                                     size_t errlen) {
+int contend_allreduce_msg_bytes_validate(const contend_params *p, int nranks, char *err,
+                                         size_t errlen) {
+  (void)nranks;
+  const char *const key = "msg_bytes";
   const long long b = (long long)contend_param_int(p, key), e = (long long)sizeof(double);
   if (b % e == 0)
     return 0;
@@ -14,6 +16,12 @@ int contend_allreduce_bytes_validate(const contend_params *p, const char *key, c
            "%lld or %lld",
            key, b, e, e, below, below + e);
   return -1;
+}
+
+int contend_allreduce_msg_bytes_setup(contend_ctx *c) {
+  contend_allreduce_kernel_setup(c, c->state, (int)(contend_param_int(c->params, "msg_bytes") / 8),
+                                 CONTEND_OP_SUM);
+  return 0;
 }
 
 void contend_allreduce_kernel_setup(contend_ctx *c, contend_allreduce_kernel *k, int count,
@@ -60,3 +68,11 @@ void contend_allreduce_kernel_check(contend_ctx *c, contend_allreduce_kernel *k)
   c->verify_checked++;
   c->verify_errors += (uint64_t)bad;
 }
+
+void contend_allreduce_state_prepare(contend_ctx *c) {
+  contend_allreduce_kernel_prepare(c, c->state);
+}
+void contend_allreduce_state_iterate(contend_ctx *c) {
+  contend_allreduce_kernel_iterate(c, c->state);
+}
+void contend_allreduce_state_check(contend_ctx *c) { contend_allreduce_kernel_check(c, c->state); }

@@ -51,9 +51,7 @@ static const contend_param_def params[] = {
      "multigrid levels (0: down to one point per axis, floor(log2 n) + 1)", 0, MAX_LEVELS},
     {"sweeps", CONTEND_P_INT, "1", "count",
      "relaxation sweeps per level on the way down and again on the way up", 1, 1000},
-    {"px", CONTEND_P_INT, "0", "ranks", "process grid, x (0: chosen, the most even grid)", 0, 1e7},
-    {"py", CONTEND_P_INT, "0", "ranks", "process grid, y (0: chosen)", 0, 1e7},
-    {"pz", CONTEND_P_INT, "0", "ranks", "process grid, z (0: chosen)", 0, 1e7},
+    HALO_PROXY_PGRID,
     {"elem_bytes", CONTEND_P_INT, "8", "B", "bytes per face point", 1, 1024},
     {"point_time", CONTEND_P_DOUBLE, "200e-9", "s",
      "relaxation compute per point and sweep, restriction and interpolation included (200 ns x "
@@ -65,20 +63,12 @@ static const contend_param_def params[] = {
      "7: face neighbours only; 27: also the edge and corner neighbours", 7, 27},
     CONTEND_PARAM_END};
 
-static const char *const pnames[3] = {"px", "py", "pz"};
-
 /* Levels down to one point per axis. */
 static int max_levels(long n) {
   int l = 1;
   while ((n >> l) >= 1)
     l++;
   return l;
-}
-
-static int grid(const contend_params *p, int nranks, int *dims, char *err, size_t errlen) {
-  for (int d = 0; d < 3; d++)
-    dims[d] = (int)contend_param_int(p, pnames[d]);
-  return halo_grid(nranks, 3, dims, err, errlen);
 }
 
 static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
@@ -95,8 +85,7 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
     snprintf(err, errlen, "stencil=%lld is not valid: expected 7 or 27", st);
     return -1;
   }
-  int dims[3];
-  return nranks > 0 ? grid(p, nranks, dims, err, errlen) : 0;
+  return halo_grid_validate(p, nranks, 3, err, errlen);
 }
 
 /* The diagonal directions (two or three non-zero offsets), in a fixed
@@ -147,7 +136,7 @@ static int setup(contend_ctx *c) {
   state *s = c->state;
   const contend_params *p = c->params;
   int dims[3];
-  if (grid(p, c->size, dims, c->error, sizeof c->error))
+  if (halo_grid_of(p, c->size, 3, dims, c->error, sizeof c->error))
     return -1;
   const long n = (long)contend_param_int(p, "n");
   s->levels = (int)contend_param_int(p, "levels");

@@ -14,20 +14,10 @@
  * iteration over the iteration time, the poster's Gb/s per receiver. */
 #include <stdio.h>
 
-#include "workload.h"
-
-typedef struct {
-  contend_xfer *x;
-  int nx;
-  unsigned char *buf;
-  size_t bytes;
-  int window, receivers;
-} state;
+#include "bully.h"
 
 static const contend_param_def params[] = {
-    WL_ITERS(4),
-    {"msg_bytes", CONTEND_P_INT, "1048576", "B", "bytes per message", 1, 1LL << 30},
-    {"window", CONTEND_P_INT, "8", "count", "messages in flight per sender and iteration", 1, 4096},
+    BULLY_PARAMS("messages in flight per sender and iteration"),
     {"receivers", CONTEND_P_INT, "1", "ranks",
      "receiving ranks: the job's first ones; the others send to receiver (rank - receivers) mod "
      "receivers",
@@ -43,67 +33,48 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
              r, 2 * r, nranks);
     return -1;
   }
-  const double total = (double)contend_param_int(p, "msg_bytes") * contend_param_int(p, "window");
-  if (total > (double)(1LL << 32)) {
-    snprintf(err, errlen, "window x msg_bytes = %.0f B is more than 4 GiB per sender", total);
-    return -1;
-  }
-  return 0;
+  return bully_window_validate(p, "sender", err, errlen);
 }
 
 /* Senders of receiver r (< R) among n ranks: R + r, 2R + r, ... */
 static int senders_of(int r, int R, int n) { return (n - R - r + R - 1) / R; }
 
 static int setup(contend_ctx *c) {
-  state *s = c->state;
   if (validate(c->params, c->size, c->error, sizeof c->error))
     return -1;
-  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
-  s->window = (int)contend_param_int(c->params, "window");
+  bully_state *s = bully_setup(c);
   s->receivers = (int)contend_param_int(c->params, "receivers");
   const int R = s->receivers;
   const size_t per_peer = s->bytes * (size_t)s->window;
   if (c->rank < R) {
     const int ns = senders_of(c->rank, R, c->size);
     s->nx = ns * s->window;
-    s->buf = contend_alloc(c, per_peer * (size_t)ns);
+    s->rbuf = contend_alloc(c, per_peer * (size_t)ns);
     s->x = contend_alloc(c, sizeof(contend_xfer) * (size_t)s->nx);
     for (int k = 0; k < ns; k++)
       for (int w = 0; w < s->window; w++)
         s->x[k * s->window + w] =
-            (contend_xfer){s->buf + (size_t)k * per_peer + (size_t)w * s->bytes, s->bytes,
+            (contend_xfer){s->rbuf + (size_t)k * per_peer + (size_t)w * s->bytes, s->bytes,
                            R * (k + 1) + c->rank, w, 0};
     c->metric_scale = (double)per_peer * ns / 1048576.0; /* MiB received per iteration */
   } else {
     s->nx = s->window;
-    s->buf = contend_alloc(c, per_peer);
+    s->sbuf = contend_alloc(c, per_peer);
     s->x = contend_alloc(c, sizeof(contend_xfer) * (size_t)s->nx);
     for (int w = 0; w < s->window; w++)
-      s->x[w] = (contend_xfer){s->buf + (size_t)w * s->bytes, s->bytes, (c->rank - R) % R, w, 1};
+      s->x[w] = (contend_xfer){s->sbuf + (size_t)w * s->bytes, s->bytes, (c->rank - R) % R, w, 1};
     c->metric_scale = 0; /* senders take no samples */
   }
-  c->msg_bytes = s->bytes;
   return 0;
 }
 
-static void prepare(contend_ctx *c) {
-  state *s = c->state;
-  if (c->rank >= s->receivers)
-    contend_pattern_fill(s->buf, s->bytes * (size_t)s->window, c->rank, c->iter, 0);
-}
-
-static void iterate(contend_ctx *c) {
-  state *s = c->state;
-  contend_exchange(c, s->x, s->nx);
-}
-
 static void check(contend_ctx *c) {
-  state *s = c->state;
+  bully_state *s = c->state;
   if (c->rank >= s->receivers)
     return;
   const size_t per_peer = s->bytes * (size_t)s->window;
   for (int k = 0; k < s->nx / s->window; k++)
-    contend_pattern_check(c, s->buf + (size_t)k * per_peer, per_peer,
+    contend_pattern_check(c, s->rbuf + (size_t)k * per_peer, per_peer,
                           s->receivers * (k + 1) + c->rank, c->iter, 0);
 }
 
@@ -115,10 +86,10 @@ const contend_motif contend_motif_bully_incast = {
     .role = CONTEND_ROLE_WORKLOAD,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(bully_state),
     .setup = setup,
-    .prepare = prepare,
-    .iterate = iterate,
+    .prepare = bully_prepare,
+    .iterate = bully_iterate,
     .check = check,
     .validate = validate,
 };

@@ -19,19 +19,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "workload.h"
-
-typedef struct {
-  contend_xfer *x; /* window receives, then window sends */
-  unsigned char *s, *r;
-  size_t bytes;
-  int window, peer;
-} state;
+#include "bully.h"
 
 static const contend_param_def params[] = {
-    WL_ITERS(4),
-    {"msg_bytes", CONTEND_P_INT, "1048576", "B", "bytes per message", 1, 1LL << 30},
-    {"window", CONTEND_P_INT, "8", "count", "messages in flight each way per iteration", 1, 4096},
+    BULLY_PARAMS("messages in flight each way per iteration"),
     {"pairing", CONTEND_P_STRING, "ranks", "",
      "ranks: rank 2i with 2i+1; nodes: the k-th rank of node 2j with the k-th of node 2j+1", 0, 0},
     CONTEND_PARAM_END};
@@ -46,12 +37,7 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
     snprintf(err, errlen, "needs an even number of ranks (rank pairs); the job has %d", nranks);
     return -1;
   }
-  const double total = (double)contend_param_int(p, "msg_bytes") * contend_param_int(p, "window");
-  if (total > (double)(1LL << 32)) {
-    snprintf(err, errlen, "window x msg_bytes = %.0f B is more than 4 GiB per direction", total);
-    return -1;
-  }
-  return 0;
+  return bully_window_validate(p, "direction", err, errlen);
 }
 
 /* The partner of c->rank with pairing=nodes, or -1 with c->error set.
@@ -88,8 +74,9 @@ static int node_partner(contend_ctx *c) {
   return want_start + my_k;
 }
 
+/* The transfers: window receives, then window sends. */
 static int setup(contend_ctx *c) {
-  state *s = c->state;
+  bully_state *s = c->state;
   if (validate(c->params, c->size, c->error, sizeof c->error))
     return -1;
   if (!strcmp(contend_param_str(c->params, "pairing"), "nodes")) {
@@ -99,35 +86,24 @@ static int setup(contend_ctx *c) {
   } else {
     s->peer = c->rank ^ 1;
   }
-  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
-  s->window = (int)contend_param_int(c->params, "window");
+  bully_setup(c);
   const size_t all = s->bytes * (size_t)s->window;
-  s->s = contend_alloc(c, all);
-  s->r = contend_alloc(c, all);
-  s->x = contend_alloc(c, sizeof(contend_xfer) * 2 * (size_t)s->window);
+  s->sbuf = contend_alloc(c, all);
+  s->rbuf = contend_alloc(c, all);
+  s->nx = 2 * s->window;
+  s->x = contend_alloc(c, sizeof(contend_xfer) * (size_t)s->nx);
   for (int w = 0; w < s->window; w++) {
     const size_t off = (size_t)w * s->bytes;
-    s->x[w] = (contend_xfer){s->r + off, s->bytes, s->peer, w, 0};
-    s->x[s->window + w] = (contend_xfer){s->s + off, s->bytes, s->peer, w, 1};
+    s->x[w] = (contend_xfer){s->rbuf + off, s->bytes, s->peer, w, 0};
+    s->x[s->window + w] = (contend_xfer){s->sbuf + off, s->bytes, s->peer, w, 1};
   }
-  c->msg_bytes = s->bytes;
   c->metric_scale = (double)all / 1048576.0; /* MiB sent per iteration */
   return 0;
 }
 
-static void prepare(contend_ctx *c) {
-  state *s = c->state;
-  contend_pattern_fill(s->s, s->bytes * (size_t)s->window, c->rank, c->iter, 0);
-}
-
-static void iterate(contend_ctx *c) {
-  state *s = c->state;
-  contend_exchange(c, s->x, 2 * s->window);
-}
-
 static void check(contend_ctx *c) {
-  state *s = c->state;
-  contend_pattern_check(c, s->r, s->bytes * (size_t)s->window, s->peer, c->iter, 0);
+  bully_state *s = c->state;
+  contend_pattern_check(c, s->rbuf, s->bytes * (size_t)s->window, s->peer, c->iter, 0);
 }
 
 const contend_motif contend_motif_bully_pairs = {
@@ -138,10 +114,10 @@ const contend_motif contend_motif_bully_pairs = {
     .role = CONTEND_ROLE_WORKLOAD,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(bully_state),
     .setup = setup,
-    .prepare = prepare,
-    .iterate = iterate,
+    .prepare = bully_prepare,
+    .iterate = bully_iterate,
     .check = check,
     .validate = validate,
 };

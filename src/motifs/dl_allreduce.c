@@ -2,44 +2,24 @@
  * gradient reductions of deep-learning training. */
 #include "allreduce_kernel.h"
 
-typedef struct {
-  double *s, *r;
-  int count;
-} state;
-
 static const contend_param_def params[] = {CONTEND_LOOP_PARAMS(256, 1, 16, 1),
-                                           {"msg_bytes", CONTEND_P_INT, "4194304", "B",
-                                            "reduction size (multiple of 8: doubles)", 8, 1 << 30},
-                                           CONTEND_PARAM_END};
-
-static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
-  (void)nranks;
-  return contend_allreduce_bytes_validate(p, "msg_bytes", err, errlen);
-}
+                                           ALLREDUCE_MSG_BYTES("4194304"), CONTEND_PARAM_END};
 
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  s->count = (int)(contend_param_int(c->params, "msg_bytes") / 8);
-  s->s = contend_alloc(c, sizeof(double) * (size_t)s->count);
-  s->r = contend_alloc(c, sizeof(double) * (size_t)s->count);
-  c->msg_bytes = sizeof(double) * (size_t)s->count;
+  contend_allreduce_msg_bytes_setup(c);
   c->metric_scale = (double)c->msg_bytes / 1048576.0;
   return 0;
 }
 
+/* Its own contributions (not the kernel's): rank + (i mod 16). */
 static void prepare(contend_ctx *c) {
-  state *s = c->state;
+  contend_allreduce_kernel *s = c->state;
   for (int i = 0; i < s->count; i++)
     s->s[i] = (double)(c->rank + (i & 15));
 }
 
-static void iterate(contend_ctx *c) {
-  state *s = c->state;
-  contend_allreduce(c, s->s, s->r, s->count, CONTEND_DT_DOUBLE, CONTEND_OP_SUM);
-}
-
 static void check(contend_ctx *c) {
-  state *s = c->state;
+  contend_allreduce_kernel *s = c->state;
   double ranks = (double)c->size * (c->size - 1) / 2.0;
   int bad = 0;
   if (c->verify_inject > 0 && (c->verify_checked + 1) % (uint64_t)c->verify_inject == 0)
@@ -57,11 +37,11 @@ const contend_motif contend_motif_dl_allreduce = {
     .role = CONTEND_ROLE_CONGESTOR,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(contend_allreduce_kernel),
     .setup = setup,
     .prepare = prepare,
-    .iterate = iterate,
+    .iterate = contend_allreduce_state_iterate,
     .check = check,
-    .validate = validate,
+    .validate = contend_allreduce_msg_bytes_validate,
     .flags = CONTEND_MOTIF_COLL_DATA,
 };

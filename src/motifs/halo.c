@@ -4,25 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const axis_n[3] = {"nx", "ny", "nz"};
-static const char *const axis_p[3] = {"px", "py", "pz"};
-
-static void read_grid(const contend_params *p, int ndims, long *ext, int *dims) {
-  for (int d = 0; d < ndims; d++) {
-    ext[d] = (long)contend_param_int(p, axis_n[d]);
-    dims[d] = (int)contend_param_int(p, axis_p[d]);
-  }
-}
-
-int halo_validate(const contend_params *p, int nranks, int ndims, char *err, size_t errlen) {
-  long ext[3];
-  int dims[3] = {0, 0, 0};
-  read_grid(p, ndims, ext, dims);
-  if (nranks <= 0)
-    return 0;
-  return wl_grid(nranks, ndims, ext, dims, err, errlen);
-}
-
 /* Group rank at grid coordinates q, or -1 outside a non-periodic grid or
  * when the neighbour would be the rank itself (a local copy, no message). */
 static int rank_at(const halo_state *s, int *q, int periodic, int self) {
@@ -69,8 +50,7 @@ void halo_connect(contend_ctx *c, halo_state *s, int periodic, int dist, const s
 int halo_setup(contend_ctx *c, int ndims) {
   halo_state *s = c->state;
   int dims[3] = {0, 0, 0};
-  read_grid(c->params, ndims, s->ext, dims);
-  if (wl_grid(c->size, ndims, s->ext, dims, c->error, sizeof c->error))
+  if (wl_domain_grid(c->params, c->size, ndims, s->ext, dims, c->error, sizeof c->error))
     return -1;
   const int periodic = contend_param_bool(c->params, "periodic");
   const size_t cell = (size_t)contend_param_int(c->params, "depth") *
@@ -126,15 +106,14 @@ static void grid_search(int ndims, int d, int left, const int *want, int *cand, 
 }
 
 int halo_grid(int nranks, int ndims, int *dims, char *err, size_t errlen) {
-  static const char *const names[HALO_MAXD] = {"px", "py", "pz", "pt"};
   int cand[HALO_MAXD], best[HALO_MAXD] = {0, 0, 0, 0}, found = 0;
   grid_search(ndims, 0, nranks, dims, cand, best, &found);
   if (!found) {
     char given[128] = "";
     size_t n = 0;
     for (int d = 0; d < ndims; d++)
-      n +=
-          (size_t)snprintf(given + n, sizeof given - n, "%s%s=%d", d ? " " : "", names[d], dims[d]);
+      n += (size_t)snprintf(given + n, sizeof given - n, "%s%s=%d", d ? " " : "", wl_pgrid_keys[d],
+                            dims[d]);
     snprintf(err, errlen,
              "%s (0: chosen) give no process grid of %d ranks: the grid's product must equal the "
              "rank count",
@@ -143,6 +122,17 @@ int halo_grid(int nranks, int ndims, int *dims, char *err, size_t errlen) {
   }
   memcpy(dims, best, sizeof(int) * (size_t)ndims);
   return 0;
+}
+
+int halo_grid_of(const contend_params *p, int nranks, int ndims, int *dims, char *err,
+                 size_t errlen) {
+  wl_read_dims(p, ndims, dims);
+  return halo_grid(nranks, ndims, dims, err, errlen);
+}
+
+int halo_grid_validate(const contend_params *p, int nranks, int ndims, char *err, size_t errlen) {
+  int dims[HALO_MAXD];
+  return nranks > 0 ? halo_grid_of(p, nranks, ndims, dims, err, errlen) : 0;
 }
 
 static size_t first_word(const halo_state *s, int dir) { return (size_t)(s->tag0 + dir) << 40; }
@@ -196,3 +186,36 @@ size_t halo_biggest(const halo_state *s) {
 void halo_prepare(contend_ctx *c) { halo_fill(c, c->state); }
 void halo_iterate(contend_ctx *c) { halo_exchange(c, c->state); }
 void halo_check(contend_ctx *c) { halo_verify(c, c->state); }
+
+int halo_proxy_place(contend_ctx *c, int ndims) {
+  halo_proxy *s = c->state;
+  int dims[HALO_MAXD];
+  if (halo_grid_of(c->params, c->size, ndims, dims, c->error, sizeof c->error))
+    return -1;
+  halo_place(&s->h, ndims, dims, c->rank);
+  return 0;
+}
+
+void halo_proxy_finish(contend_ctx *c, int reduce, double compute_s) {
+  halo_proxy *s = c->state;
+  s->reduce = reduce;
+  if (reduce > 0)
+    contend_allreduce_kernel_setup(c, &s->red, reduce, CONTEND_OP_SUM);
+  s->compute_s = compute_s;
+  c->msg_bytes = halo_biggest(&s->h);
+  c->metric_scale = 1.0;
+}
+
+void halo_proxy_prepare(contend_ctx *c) {
+  halo_proxy *s = c->state;
+  halo_fill(c, &s->h);
+  if (s->reduce > 0)
+    contend_allreduce_kernel_prepare(c, &s->red);
+}
+
+void halo_proxy_check(contend_ctx *c) {
+  halo_proxy *s = c->state;
+  halo_verify(c, &s->h);
+  if (s->reduce > 0 && c->ops->colls_compute)
+    contend_allreduce_kernel_check(c, &s->red);
+}

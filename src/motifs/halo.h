@@ -10,10 +10,12 @@
  *   halo_place the rank's coordinates, halo_connect the neighbours at a
  *   given grid distance and the face bytes the caller computed.  A proxy
  *   may hold several halo_state (levels, forward and reverse exchanges),
- *   told apart by their tag base. */
+ *   told apart by their tag base; milc_like and umt_like, one halo, a
+ *   compute phase and an allreduce per iteration, share halo_proxy. */
 #ifndef CONTEND_MOTIFS_HALO_H
 #define CONTEND_MOTIFS_HALO_H
 
+#include "allreduce_kernel.h"
 #include "workload.h"
 
 #define HALO_MAXD 4
@@ -30,12 +32,25 @@ typedef struct halo_state {
   unsigned char *sbuf[2 * HALO_MAXD], *rbuf[2 * HALO_MAXD];
 } halo_state;
 
-/* halo2d / halo3d (c->state is the halo_state) */
-int halo_validate(const contend_params *p, int nranks, int ndims, char *err, size_t errlen);
+/* halo2d / halo3d (c->state is the halo_state; validate with
+ * wl_domain_validate) */
 int halo_setup(contend_ctx *c, int ndims);
 void halo_prepare(contend_ctx *c);
 void halo_iterate(contend_ctx *c);
 void halo_check(contend_ctx *c);
+/* Their rows after the domain and the process grid: the face sizes and the
+ * boundary. */
+#define HALO_FACE_PARAMS                                                                           \
+  {"depth", CONTEND_P_INT, "1", "cells", "halo depth", 1, 64},                                     \
+      {"fields", CONTEND_P_INT, "1", "count", "fields exchanged together", 1, 1024},               \
+      {"elem_bytes", CONTEND_P_INT, "8", "B", "bytes per cell and field", 1, 1024}, {              \
+    "periodic", CONTEND_P_BOOL, "0", "", "wrap around the domain edges", 1, 0                      \
+  }
+/* Their hooks but setup and validate (designated initializers). */
+#define HALO_MOTIF_HOOKS                                                                           \
+  .role = CONTEND_ROLE_WORKLOAD, .metric = CONTEND_METRIC_LAT_US,                                  \
+  .state_size = sizeof(halo_state), .prepare = halo_prepare, .iterate = halo_iterate,              \
+  .check = halo_check
 
 /* The most even process grid of nranks over ndims (<= HALO_MAXD)
  * dimensions for a fixed local block per rank: dims[d] > 0 are fixed by the
@@ -43,6 +58,14 @@ void halo_check(contend_ctx *c);
  * the first in enumeration order, which puts larger counts on later axes).
  * Returns 0, or -1 with err naming the given dims when no grid fits. */
 int halo_grid(int nranks, int ndims, int *dims, char *err, size_t errlen);
+/* halo_grid of the motif's process-grid rows (wl_read_dims). */
+int halo_grid_of(const contend_params *p, int nranks, int ndims, int *dims, char *err,
+                 size_t errlen);
+/* validate hook helper: halo_grid_of's refusal once the group size is known. */
+int halo_grid_validate(const contend_params *p, int nranks, int ndims, char *err, size_t errlen);
+/* The process-grid rows of the 3-D proxies (milc_like adds pt). */
+#define HALO_PROXY_PGRID                                                                           \
+  WL_PGRID("px", "x", ", the most even grid"), WL_PGRID("py", "y", ""), WL_PGRID("pz", "z", "")
 /* Sets s->ndims, s->dims and the coordinates of `rank` (axis 0 fastest). */
 void halo_place(halo_state *s, int ndims, const int *dims, int rank);
 /* Neighbours at grid distance dist along each axis (periodic: wrapping;
@@ -51,6 +74,25 @@ void halo_place(halo_state *s, int ndims, const int *dims, int rank);
  * engine, message tags tag0 + dir. */
 void halo_connect(contend_ctx *c, halo_state *s, int periodic, int dist, const size_t *bytes,
                   int tag0);
+/* The state of a proxy of one halo, a compute phase and an allreduce per
+ * iteration (milc_like, umt_like; c->state): */
+typedef struct halo_proxy {
+  halo_state h;
+  contend_allreduce_kernel red; /* `reduce` doubles; none when 0 */
+  int reduce;
+  double compute_s; /* compute per iteration */
+} halo_proxy;
+/* setup, first: the process grid of the rows (halo_grid_of) and the
+ * rank's place on it in h; returns 0, or -1 with c->error.  The proxy then
+ * sizes h.loc and connects h. */
+int halo_proxy_place(contend_ctx *c, int ndims);
+/* setup, last: the allreduce, the compute, c->msg_bytes and metric_scale. */
+void halo_proxy_finish(contend_ctx *c, int reduce, double compute_s);
+/* prepare and check hooks: h's faces, and the allreduce (its check only
+ * where the engine computes collectives). */
+void halo_proxy_prepare(contend_ctx *c);
+void halo_proxy_check(contend_ctx *c);
+
 /* Messages of one state: posting all receives and sends of every
  * direction (halo_post, no wait), of one axis and waiting (halo_axis), of
  * every direction and waiting (halo_exchange). */

@@ -26,17 +26,15 @@ static const contend_param_def params[] = {
      "message sizes are uniform in msg_bytes x [1 - variation, 1 + variation]", 0, 1},
     {"density", CONTEND_P_DOUBLE, "0.5", "fraction",
      "probability that two adjacent ranks (of 26) exchange a halo", 0, 1},
-    {"px", CONTEND_P_INT, "0", "ranks", "process grid, x (0: chosen)", 0, 1e7},
-    {"py", CONTEND_P_INT, "0", "ranks", "process grid, y (0: chosen)", 0, 1e7},
-    {"pz", CONTEND_P_INT, "0", "ranks", "process grid, z (0: chosen)", 0, 1e7},
+    WL_PGRID("px", "x", ""),
+    WL_PGRID("py", "y", ""),
+    WL_PGRID("pz", "z", ""),
     {"seed", CONTEND_P_SEED, "time", "", "seed of the graph ('time': the run's --seed)", 1, 0},
     CONTEND_PARAM_END};
 
 static int grid(const contend_params *p, int nranks, int *dims, char *err, size_t errlen) {
   const long ext[3] = {1L << 20, 1L << 20, 1L << 20}; /* a cube: balanced grid */
-  dims[0] = (int)contend_param_int(p, "px");
-  dims[1] = (int)contend_param_int(p, "py");
-  dims[2] = (int)contend_param_int(p, "pz");
+  wl_read_dims(p, 3, dims);
   return wl_grid(nranks, 3, ext, dims, err, errlen);
 }
 

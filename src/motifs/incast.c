@@ -3,13 +3,8 @@
  * p2p_incast is the same kernel with the benchmark's loop counts). */
 #include <stdio.h>
 
+#include "msgbuf.h"
 #include "workload.h"
-
-typedef struct {
-  unsigned char *s, *r;
-  size_t bytes;
-  int root;
-} state;
 
 static const contend_param_def params[] = {
     WL_ITERS(1),
@@ -27,40 +22,9 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
 }
 
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
-  s->root = (int)contend_param_int(c->params, "root");
-  s->s = contend_alloc(c, s->bytes);
-  if (c->rank == s->root)
-    s->r = contend_alloc(c, s->bytes * (size_t)c->size);
-  c->msg_bytes = s->bytes;
+  msgbuf_incast_setup(c, (int)contend_param_int(c->params, "root"));
   c->metric_scale = 1.0;
   return 0;
-}
-
-static void prepare(contend_ctx *c) {
-  state *s = c->state;
-  contend_pattern_fill(s->s, s->bytes, c->rank, c->iter, 0);
-}
-
-static void iterate(contend_ctx *c) {
-  state *s = c->state;
-  if (c->rank == s->root) {
-    for (int j = 0; j < c->size; j++)
-      if (j != s->root)
-        contend_irecv(c, s->r + (size_t)j * s->bytes, s->bytes, j, 0);
-  } else {
-    contend_isend(c, s->s, s->bytes, s->root, 0);
-  }
-  contend_waitall(c);
-}
-
-static void check(contend_ctx *c) {
-  state *s = c->state;
-  if (c->rank == s->root)
-    for (int j = 0; j < c->size; j++)
-      if (j != s->root)
-        contend_pattern_check(c, s->r + (size_t)j * s->bytes, s->bytes, j, c->iter, 0);
 }
 
 const contend_motif contend_motif_incast = {
@@ -70,10 +34,10 @@ const contend_motif contend_motif_incast = {
     .role = CONTEND_ROLE_WORKLOAD,
     .metric = CONTEND_METRIC_LAT_US,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(msgbuf_state),
     .setup = setup,
-    .prepare = prepare,
-    .iterate = iterate,
-    .check = check,
+    .prepare = msgbuf_prepare,
+    .iterate = msgbuf_incast_iterate,
+    .check = msgbuf_incast_check,
     .validate = validate,
 };

@@ -40,9 +40,7 @@ static const contend_param_def params[] = {
      "bytes per ghost atom and message (24: 3 doubles, position or force)", 1, 1 << 20},
     {"newton", CONTEND_P_BOOL, "1", "",
      "reverse communication of ghost forces after the force step", 1, 0},
-    {"px", CONTEND_P_INT, "0", "ranks", "process grid, x (0: chosen, the most even grid)", 0, 1e7},
-    {"py", CONTEND_P_INT, "0", "ranks", "process grid, y (0: chosen)", 0, 1e7},
-    {"pz", CONTEND_P_INT, "0", "ranks", "process grid, z (0: chosen)", 0, 1e7},
+    HALO_PROXY_PGRID,
     {"atom_time", CONTEND_P_DOUBLE, "200e-9", "s",
      "force compute per owned atom and step (200 ns x 32000 atoms = 6.4 ms per step)", 0, 1},
     {"thermo_every", CONTEND_P_INT, "2", "steps",
@@ -50,16 +48,8 @@ static const contend_param_def params[] = {
     {"thermo_count", CONTEND_P_INT, "4", "count", "doubles in the thermo allreduce", 1, 1 << 20},
     CONTEND_PARAM_END};
 
-static const char *const pnames[3] = {"px", "py", "pz"};
-
 static double side(const contend_params *p) {
   return cbrt((double)contend_param_int(p, "atoms") / contend_param_double(p, "density"));
-}
-
-static int grid(const contend_params *p, int nranks, int *dims, char *err, size_t errlen) {
-  for (int d = 0; d < 3; d++)
-    dims[d] = (int)contend_param_int(p, pnames[d]);
-  return halo_grid(nranks, 3, dims, err, errlen);
 }
 
 static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
@@ -71,15 +61,14 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
              rc, l, (long long)contend_param_int(p, "atoms"), contend_param_double(p, "density"));
     return -1;
   }
-  int dims[3];
-  return nranks > 0 ? grid(p, nranks, dims, err, errlen) : 0;
+  return halo_grid_validate(p, nranks, 3, err, errlen);
 }
 
 static int setup(contend_ctx *c) {
   state *s = c->state;
   const contend_params *p = c->params;
   int dims[3];
-  if (grid(p, c->size, dims, c->error, sizeof c->error))
+  if (halo_grid_of(p, c->size, 3, dims, c->error, sizeof c->error))
     return -1;
   const double l = side(p), rc = contend_param_double(p, "cutoff"),
                rho = contend_param_double(p, "density");

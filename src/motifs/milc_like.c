@@ -8,16 +8,7 @@
  * local work (site_time per local site); the CG dot product, an allreduce of
  * reduce_count doubles.  Messages are small (3 KiB faces on 4^4 sites) and
  * every iteration synchronises the job: runtime follows network latency. */
-#include <stdio.h>
-
-#include "allreduce_kernel.h"
 #include "halo.h"
-
-typedef struct {
-  halo_state h;
-  contend_allreduce_kernel red;
-  double compute_s;
-} state;
 
 static const contend_param_def params[] = {
     WL_ITERS(200),
@@ -25,10 +16,8 @@ static const contend_param_def params[] = {
     {"ly", CONTEND_P_INT, "4", "sites", "local lattice per rank, y", 1, 1e6},
     {"lz", CONTEND_P_INT, "4", "sites", "local lattice per rank, z", 1, 1e6},
     {"lt", CONTEND_P_INT, "4", "sites", "local lattice per rank, t", 1, 1e6},
-    {"px", CONTEND_P_INT, "0", "ranks", "process grid, x (0: chosen, the most even grid)", 0, 1e7},
-    {"py", CONTEND_P_INT, "0", "ranks", "process grid, y (0: chosen)", 0, 1e7},
-    {"pz", CONTEND_P_INT, "0", "ranks", "process grid, z (0: chosen)", 0, 1e7},
-    {"pt", CONTEND_P_INT, "0", "ranks", "process grid, t (0: chosen)", 0, 1e7},
+    HALO_PROXY_PGRID,
+    WL_PGRID("pt", "t", ""),
     {"site_bytes", CONTEND_P_INT, "48", "B",
      "bytes per face site (48: an SU(3) vector, 3 complex doubles)", 1, 1 << 20},
     {"reduce_count", CONTEND_P_INT, "1", "count",
@@ -37,26 +26,16 @@ static const contend_param_def params[] = {
      "compute per local site and iteration (125 ns x 4^4 sites = 32 us per iteration)", 0, 1},
     CONTEND_PARAM_END};
 
-static const char *const pnames[4] = {"px", "py", "pz", "pt"};
 static const char *const lnames[4] = {"lx", "ly", "lz", "lt"};
 
-static int grid(const contend_params *p, int nranks, int *dims, char *err, size_t errlen) {
-  for (int d = 0; d < 4; d++)
-    dims[d] = (int)contend_param_int(p, pnames[d]);
-  return halo_grid(nranks, 4, dims, err, errlen);
-}
-
 static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
-  int dims[4];
-  return nranks > 0 ? grid(p, nranks, dims, err, errlen) : 0;
+  return halo_grid_validate(p, nranks, 4, err, errlen);
 }
 
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  int dims[4];
-  if (grid(c->params, c->size, dims, c->error, sizeof c->error))
+  halo_proxy *s = c->state;
+  if (halo_proxy_place(c, 4))
     return -1;
-  halo_place(&s->h, 4, dims, c->rank);
   long sites = 1;
   for (int d = 0; d < 4; d++) {
     s->h.loc[d] = (long)contend_param_int(c->params, lnames[d]);
@@ -70,33 +49,17 @@ static int setup(contend_ctx *c) {
         bytes[dir] *= (size_t)s->h.loc[e];
   }
   halo_connect(c, &s->h, 1, 1, bytes, 0);
-  contend_allreduce_kernel_setup(c, &s->red, (int)contend_param_int(c->params, "reduce_count"),
-                                 CONTEND_OP_SUM);
-  s->compute_s = contend_param_double(c->params, "site_time") * (double)sites;
-  c->msg_bytes = halo_biggest(&s->h);
-  c->metric_scale = 1.0;
+  halo_proxy_finish(c, (int)contend_param_int(c->params, "reduce_count"),
+                    contend_param_double(c->params, "site_time") * (double)sites);
   return 0;
 }
 
-static void prepare(contend_ctx *c) {
-  state *s = c->state;
-  halo_fill(c, &s->h);
-  contend_allreduce_kernel_prepare(c, &s->red);
-}
-
 static void iterate(contend_ctx *c) {
-  state *s = c->state;
+  halo_proxy *s = c->state;
   halo_exchange(c, &s->h); /* Dslash gathers from the 8 neighbours */
   if (s->compute_s > 0)
     contend_compute(c, s->compute_s);
   contend_allreduce_kernel_iterate(c, &s->red); /* CG dot product */
-}
-
-static void check(contend_ctx *c) {
-  state *s = c->state;
-  halo_verify(c, &s->h);
-  if (c->ops->colls_compute)
-    contend_allreduce_kernel_check(c, &s->red);
 }
 
 const contend_motif contend_motif_milc_like = {
@@ -107,10 +70,10 @@ const contend_motif contend_motif_milc_like = {
     .role = CONTEND_ROLE_WORKLOAD,
     .metric = CONTEND_METRIC_LAT_US,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(halo_proxy),
     .setup = setup,
-    .prepare = prepare,
+    .prepare = halo_proxy_prepare,
     .iterate = iterate,
-    .check = check,
+    .check = halo_proxy_check,
     .validate = validate,
 };

@@ -1,36 +1,26 @@
 /* p2p_bcast congestor (optional): rank 0 Isends one message to every other
  * rank (a naive point-to-point broadcast).  Only the receivers take
  * samples (MiB/s received): the root's Isends complete eagerly. */
-#include "contend/motif.h"
+#include "msgbuf.h"
 
-typedef struct {
-  unsigned char *s, *r;
-  size_t bytes;
-} state;
-
-static const contend_param_def params[] = {
-    CONTEND_LOOP_PARAMS(256, 1, 512, 1),
-    {"msg_bytes", CONTEND_P_INT, "4096", "B", "bytes the root sends to each rank", 1, 1 << 26},
-    CONTEND_PARAM_END};
+static const contend_param_def params[] =
+    MSGBUF_PARAMS(256, 1, 512, 1, "bytes the root sends to each rank");
 
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
-  s->s = contend_alloc(c, s->bytes);
+  msgbuf_state *s = msgbuf_setup(c, 1);
   s->r = contend_alloc(c, s->bytes);
-  c->msg_bytes = s->bytes;
-  c->metric_scale = c->rank == 0 ? 0.0 : (double)s->bytes / 1048576.0;
+  c->metric_scale = c->rank == 0 ? 0.0 : msgbuf_mib(s, 1);
   return 0;
 }
 
 static void prepare(contend_ctx *c) {
-  state *s = c->state;
+  msgbuf_state *s = c->state;
   if (c->rank == 0)
     contend_pattern_fill(s->s, s->bytes, 0, c->iter, 0);
 }
 
 static void iterate(contend_ctx *c) {
-  state *s = c->state;
+  msgbuf_state *s = c->state;
   if (c->rank == 0)
     for (int j = 1; j < c->size; j++)
       contend_isend(c, s->s, s->bytes, j, 0);
@@ -40,7 +30,7 @@ static void iterate(contend_ctx *c) {
 }
 
 static void check(contend_ctx *c) {
-  state *s = c->state;
+  msgbuf_state *s = c->state;
   if (c->rank != 0)
     contend_pattern_check(c, s->r, s->bytes, 0, c->iter, 0);
 }
@@ -52,7 +42,7 @@ const contend_motif contend_motif_p2p_bcast = {
     .role = CONTEND_ROLE_CONGESTOR,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(msgbuf_state),
     .setup = setup,
     .prepare = prepare,
     .iterate = iterate,

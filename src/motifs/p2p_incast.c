@@ -6,49 +6,15 @@
  * ahead of it, their eager messages arrive before the receives that take
  * them are posted, and per-iteration rates counted that data in too short
  * a time (above the root's link rate). */
-#include "contend/motif.h"
+#include "msgbuf.h"
 
-typedef struct {
-  unsigned char *s, *r;
-  size_t bytes;
-} state;
-
-static const contend_param_def params[] = {
-    CONTEND_LOOP_PARAMS(256, 1, 512, 1),
-    {"msg_bytes", CONTEND_P_INT, "4096", "B", "bytes each sender sends per iteration", 1, 1 << 26},
-    CONTEND_PARAM_END};
+static const contend_param_def params[] =
+    MSGBUF_PARAMS(256, 1, 512, 1, "bytes each sender sends per iteration");
 
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
-  s->s = contend_alloc(c, s->bytes);
-  if (c->rank == 0)
-    s->r = contend_alloc(c, s->bytes * (size_t)c->size);
-  c->msg_bytes = s->bytes;
-  c->metric_scale = c->rank == 0 ? (double)(c->size - 1) * (double)s->bytes / 1048576.0 : 0.0;
+  msgbuf_state *s = msgbuf_incast_setup(c, 0);
+  c->metric_scale = c->rank == 0 ? msgbuf_mib(s, c->size - 1) : 0.0;
   return 0;
-}
-
-static void prepare(contend_ctx *c) {
-  state *s = c->state;
-  contend_pattern_fill(s->s, s->bytes, c->rank, c->iter, 0);
-}
-
-static void iterate(contend_ctx *c) {
-  state *s = c->state;
-  if (c->rank == 0)
-    for (int j = 1; j < c->size; j++)
-      contend_irecv(c, s->r + (size_t)j * s->bytes, s->bytes, j, 0);
-  else
-    contend_isend(c, s->s, s->bytes, 0, 0);
-  contend_waitall(c);
-}
-
-static void check(contend_ctx *c) {
-  state *s = c->state;
-  if (c->rank == 0)
-    for (int j = 1; j < c->size; j++)
-      contend_pattern_check(c, s->r + (size_t)j * s->bytes, s->bytes, j, c->iter, 0);
 }
 
 const contend_motif contend_motif_p2p_incast = {
@@ -60,9 +26,9 @@ const contend_motif contend_motif_p2p_incast = {
     .metric = CONTEND_METRIC_BW_MIB_S,
     .flags = CONTEND_MOTIF_ROUND_TIMING,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(msgbuf_state),
     .setup = setup,
-    .prepare = prepare,
-    .iterate = iterate,
-    .check = check,
+    .prepare = msgbuf_prepare,
+    .iterate = msgbuf_incast_iterate,
+    .check = msgbuf_incast_check,
 };

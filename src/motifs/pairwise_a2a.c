@@ -1,35 +1,19 @@
 /* pairwise_a2a congestor: all-to-all by pairwise exchange (step s: send to
  * rank+s, receive from rank-s), more uniform across MPI libraries than a
  * tuned MPI_Alltoall (GPCNeT section 3.2.2). */
-#include "contend/motif.h"
+#include "msgbuf.h"
 
-typedef struct {
-  unsigned char *s, *r;
-  size_t bytes;
-} state;
-
-static const contend_param_def params[] = {
-    CONTEND_LOOP_PARAMS(256, 1, 512, 1),
-    {"msg_bytes", CONTEND_P_INT, "4096", "B", "bytes to each peer", 1, 1 << 26},
-    CONTEND_PARAM_END};
+static const contend_param_def params[] = MSGBUF_PARAMS(256, 1, 512, 1, "bytes to each peer");
 
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
-  s->s = contend_alloc(c, s->bytes);
+  msgbuf_state *s = msgbuf_setup(c, 1);
   s->r = contend_alloc(c, s->bytes * (size_t)c->size);
-  c->msg_bytes = s->bytes;
-  c->metric_scale = (double)(c->size - 1) * (double)s->bytes / (1024.0 * 1024.0);
+  c->metric_scale = msgbuf_mib(s, c->size - 1);
   return 0;
 }
 
-static void prepare(contend_ctx *c) {
-  state *s = c->state;
-  contend_pattern_fill(s->s, s->bytes, c->rank, c->iter, 0);
-}
-
 static void iterate(contend_ctx *c) {
-  state *s = c->state;
+  msgbuf_state *s = c->state;
   for (int step = 1; step < c->size; step++) {
     int to = (c->rank + step) % c->size, from = (c->rank - step + c->size) % c->size;
     contend_irecv(c, s->r + (size_t)from * s->bytes, s->bytes, from, 0);
@@ -39,7 +23,7 @@ static void iterate(contend_ctx *c) {
 }
 
 static void check(contend_ctx *c) {
-  state *s = c->state;
+  msgbuf_state *s = c->state;
   for (int j = 0; j < c->size; j++)
     if (j != c->rank)
       contend_pattern_check(c, s->r + (size_t)j * s->bytes, s->bytes, j, c->iter, 0);
@@ -52,9 +36,9 @@ const contend_motif contend_motif_pairwise_a2a = {
     .role = CONTEND_ROLE_CONGESTOR,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(msgbuf_state),
     .setup = setup,
-    .prepare = prepare,
+    .prepare = msgbuf_prepare,
     .iterate = iterate,
     .check = check,
 };

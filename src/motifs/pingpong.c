@@ -7,16 +7,15 @@
 #include "workload.h"
 
 typedef struct {
-  unsigned char *s, *r;
+  wl_pair_state pp;
   size_t bytes;
-  int active, peer, initiator;
 } state;
 
 static const contend_param_def params[] = {
     {"iters", CONTEND_P_INT, "1000", "count", "timed round trips per invocation", 1, 1e9},
     {"warmup", CONTEND_P_INT, "10", "count", "untimed round trips before them", 0, 1e9},
     {"msg_bytes", CONTEND_P_INT, "8", "B", "message size", 0, 1 << 30},
-    {"pairs", CONTEND_P_STRING, "one", "", "one: ranks 0 and size/2; all: i and i + size/2", 1, 0},
+    WL_PAIRS_PARAM,
     CONTEND_PARAM_END};
 
 static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
@@ -26,35 +25,28 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
 static int setup(contend_ctx *c) {
   state *s = c->state;
   s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
-  s->active = wl_pair(contend_param_str(c->params, "pairs"), c->rank, c->size, &s->peer,
-                      &s->initiator) == 1;
-  if (s->active) {
-    s->s = contend_alloc(c, s->bytes);
-    s->r = contend_alloc(c, s->bytes);
-  }
-  c->msg_bytes = s->bytes;
-  c->metric_scale = s->active && s->initiator ? 2.0 : 0.0;
+  wl_pair_setup(c, &s->pp, s->bytes);
   return 0;
 }
 
 static void prepare(contend_ctx *c) {
   state *s = c->state;
-  if (s->active)
-    contend_pattern_fill(s->s, s->bytes, c->rank, c->iter, 0);
+  if (s->pp.active)
+    contend_pattern_fill(s->pp.s, s->bytes, c->rank, c->iter, 0);
 }
 
 static void iterate_block(contend_ctx *c, long n) {
   state *s = c->state;
-  if (s->active)
-    wl_pingpong(c, s->s, s->r, s->bytes, s->peer, s->initiator, n);
+  if (s->pp.active)
+    wl_pingpong(c, s->pp.s, s->pp.r, s->bytes, s->pp.peer, s->pp.initiator, n);
 }
 
 static void iterate(contend_ctx *c) { iterate_block(c, 1); }
 
 static void check(contend_ctx *c) {
   state *s = c->state;
-  if (s->active)
-    contend_pattern_check(c, s->r, s->bytes, s->peer, c->iter, 0);
+  if (s->pp.active)
+    contend_pattern_check(c, s->pp.r, s->bytes, s->pp.peer, c->iter, 0);
 }
 
 const contend_motif contend_motif_pingpong = {

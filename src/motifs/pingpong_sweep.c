@@ -10,8 +10,7 @@
 enum { MAXSIZES = 40 };
 
 typedef struct {
-  unsigned char *s, *r;
-  int active, peer, initiator;
+  wl_pair_state pp;
   int nsizes;
   double *size;             /* series values (engine memory) */
   long first[MAXSIZES + 1]; /* first iteration of each size; first[nsizes] = total */
@@ -28,7 +27,7 @@ static const contend_param_def params[] = {
      1e9},
     {"large_bytes", CONTEND_P_INT, "8192", "B", "sizes above this use reps_large", 0, 1 << 30},
     {"skip", CONTEND_P_INT, "10", "count", "untimed round trips before each size", 0, 1e9},
-    {"pairs", CONTEND_P_STRING, "one", "", "one: ranks 0 and size/2; all: i and i + size/2", 1, 0},
+    WL_PAIRS_PARAM,
     CONTEND_PARAM_END};
 
 /* The sizes of the sweep; returns their number. */
@@ -71,18 +70,10 @@ static int setup(contend_ctx *c) {
     it += s->skip + (v[k] > (double)large ? reps_large : reps);
   }
   s->first[s->nsizes] = it;
-  s->active = wl_pair(contend_param_str(c->params, "pairs"), c->rank, c->size, &s->peer,
-                      &s->initiator) == 1;
-  const size_t maxb = (size_t)v[s->nsizes - 1];
-  if (s->active) {
-    s->s = contend_alloc(c, maxb);
-    s->r = contend_alloc(c, maxb);
-  }
+  wl_pair_setup(c, &s->pp, (size_t)v[s->nsizes - 1]);
   c->iterations = it;
   c->nseries = s->nsizes;
   c->series_value = s->size;
-  c->msg_bytes = maxb;
-  c->metric_scale = s->active && s->initiator ? 2.0 : 0.0;
   return 0;
 }
 
@@ -109,24 +100,25 @@ static int series_of(const contend_ctx *c, long *same) {
 
 static void prepare(contend_ctx *c) {
   state *s = c->state;
-  if (s->active)
-    contend_pattern_fill(s->s, (size_t)s->size[size_of(s, c->iter)], c->rank, c->iter, 0);
+  if (s->pp.active)
+    contend_pattern_fill(s->pp.s, (size_t)s->size[size_of(s, c->iter)], c->rank, c->iter, 0);
 }
 
 /* All n iterations from c->iter on have the size of c->iter (one series
  * run, or a single iteration). */
 static void iterate_block(contend_ctx *c, long n) {
   state *s = c->state;
-  if (s->active)
-    wl_pingpong(c, s->s, s->r, (size_t)s->size[size_of(s, c->iter)], s->peer, s->initiator, n);
+  if (s->pp.active)
+    wl_pingpong(c, s->pp.s, s->pp.r, (size_t)s->size[size_of(s, c->iter)], s->pp.peer,
+                s->pp.initiator, n);
 }
 
 static void iterate(contend_ctx *c) { iterate_block(c, 1); }
 
 static void check(contend_ctx *c) {
   state *s = c->state;
-  if (s->active)
-    contend_pattern_check(c, s->r, (size_t)s->size[size_of(s, c->iter)], s->peer, c->iter, 0);
+  if (s->pp.active)
+    contend_pattern_check(c, s->pp.r, (size_t)s->size[size_of(s, c->iter)], s->pp.peer, c->iter, 0);
 }
 
 const contend_motif contend_motif_pingpong_sweep = {

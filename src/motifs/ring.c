@@ -1,3 +1,4 @@
+/* Random-ring kernels of the ring canaries (see ring.h). */
 #include "ring.h"
 
 #include <string.h>

@@ -38,6 +38,13 @@ typedef struct ring_state {
         CONTEND_PARAM_END                                                                          \
   }
 
+/* The hooks every ring canary shares (designated initializers); each
+ * adds its own name, metric, parameters, setup and, for the RMA rings,
+ * .epoch_of = ring_epoch. */
+#define RING_MOTIF_HOOKS                                                                           \
+  .role = CONTEND_ROLE_CANARY, .state_size = sizeof(ring_state), .round = ring_round,              \
+  .ring_of = ring_order, .prepare = ring_prepare, .iterate = ring_iterate, .check = ring_check
+
 /* Reads msg_bytes and messages (if the motif declares it), allocates
  * buffers, sets the metric scale.  lat_divisor > 0 makes it a latency
  * motif (time / divisor), otherwise a bandwidth motif. */

@@ -2,33 +2,25 @@
  * MPI_Gets one message from rank 0's window, then flushes (GPCNeT section
  * 3.2.5): the requests form an incast at the root.  The root takes no
  * samples. */
-#include "contend/motif.h"
+#include "msgbuf.h"
 
-typedef struct {
-  unsigned char *r, *win;
-  size_t bytes;
-} state;
+static const contend_param_def params[] =
+    MSGBUF_PARAMS(256, 1, 512, 1, "bytes each rank gets per iteration");
 
-static const contend_param_def params[] = {
-    CONTEND_LOOP_PARAMS(256, 1, 512, 1),
-    {"msg_bytes", CONTEND_P_INT, "4096", "B", "bytes each rank gets per iteration", 1, 1 << 26},
-    CONTEND_PARAM_END};
-
+/* s: the window, the root's message */
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
+  msgbuf_state *s = msgbuf_setup(c, 0);
   s->r = contend_alloc(c, s->bytes);
-  s->win = contend_win_alloc(c, c->rank == 0 ? s->bytes : 0);
+  s->s = contend_win_alloc(c, c->rank == 0 ? s->bytes : 0);
   if (c->rank == 0)
-    contend_pattern_fill(s->win, s->bytes, 0, 0, 0);
+    contend_pattern_fill(s->s, s->bytes, 0, 0, 0);
   contend_barrier(c);
-  c->msg_bytes = s->bytes;
-  c->metric_scale = c->rank == 0 ? 0.0 : (double)s->bytes / 1048576.0;
+  c->metric_scale = c->rank == 0 ? 0.0 : msgbuf_mib(s, 1);
   return 0;
 }
 
 static void iterate(contend_ctx *c) {
-  state *s = c->state;
+  msgbuf_state *s = c->state;
   if (c->rank != 0) {
     contend_get(c, s->r, s->bytes, 0, 0);
     contend_flush_all(c);
@@ -36,7 +28,7 @@ static void iterate(contend_ctx *c) {
 }
 
 static void check(contend_ctx *c) {
-  state *s = c->state;
+  msgbuf_state *s = c->state;
   if (c->rank != 0)
     contend_pattern_check(c, s->r, s->bytes, 0, 0, 0);
 }
@@ -48,7 +40,7 @@ const contend_motif contend_motif_rma_get_bcast = {
     .role = CONTEND_ROLE_CONGESTOR,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(msgbuf_state),
     .setup = setup,
     .iterate = iterate,
     .check = check,

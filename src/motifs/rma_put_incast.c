@@ -1,35 +1,21 @@
 /* rma_put_incast congestor: every rank MPI_Puts one message into its own
  * slot of rank 0's window, then flushes (GPCNeT section 3.2.4).  The root
  * is a passive target: it takes no samples. */
-#include "contend/motif.h"
+#include "msgbuf.h"
 
-typedef struct {
-  unsigned char *s, *win;
-  size_t bytes;
-} state;
+static const contend_param_def params[] =
+    MSGBUF_PARAMS(256, 1, 512, 1, "bytes each rank puts per iteration");
 
-static const contend_param_def params[] = {
-    CONTEND_LOOP_PARAMS(256, 1, 512, 1),
-    {"msg_bytes", CONTEND_P_INT, "4096", "B", "bytes each rank puts per iteration", 1, 1 << 26},
-    CONTEND_PARAM_END};
-
+/* r: the window, a slot per rank at the root */
 static int setup(contend_ctx *c) {
-  state *s = c->state;
-  s->bytes = (size_t)contend_param_int(c->params, "msg_bytes");
-  s->s = contend_alloc(c, s->bytes);
-  s->win = contend_win_alloc(c, c->rank == 0 ? s->bytes * (size_t)c->size : 0);
-  c->msg_bytes = s->bytes;
-  c->metric_scale = c->rank == 0 ? 0.0 : (double)s->bytes / 1048576.0;
+  msgbuf_state *s = msgbuf_setup(c, 1);
+  s->r = contend_win_alloc(c, c->rank == 0 ? s->bytes * (size_t)c->size : 0);
+  c->metric_scale = c->rank == 0 ? 0.0 : msgbuf_mib(s, 1);
   return 0;
 }
 
-static void prepare(contend_ctx *c) {
-  state *s = c->state;
-  contend_pattern_fill(s->s, s->bytes, c->rank, c->iter, 0);
-}
-
 static void iterate(contend_ctx *c) {
-  state *s = c->state;
+  msgbuf_state *s = c->state;
   if (c->rank != 0) {
     contend_put(c, s->s, s->bytes, 0, (size_t)c->rank * s->bytes);
     contend_flush_all(c);
@@ -37,11 +23,11 @@ static void iterate(contend_ctx *c) {
 }
 
 static void check(contend_ctx *c) {
-  state *s = c->state;
+  msgbuf_state *s = c->state;
   contend_barrier(c); /* every put of this iteration is flushed */
   if (c->rank == 0)
     for (int j = 1; j < c->size; j++)
-      contend_pattern_check(c, s->win + (size_t)j * s->bytes, s->bytes, j, c->iter, 0);
+      contend_pattern_check(c, s->r + (size_t)j * s->bytes, s->bytes, j, c->iter, 0);
   contend_barrier(c);
 }
 
@@ -52,9 +38,9 @@ const contend_motif contend_motif_rma_put_incast = {
     .role = CONTEND_ROLE_CONGESTOR,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,
-    .state_size = sizeof(state),
+    .state_size = sizeof(msgbuf_state),
     .setup = setup,
-    .prepare = prepare,
+    .prepare = msgbuf_prepare,
     .iterate = iterate,
     .check = check,
 };

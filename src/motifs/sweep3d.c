@@ -23,11 +23,10 @@ typedef struct {
 
 static const contend_param_def params[] = {
     WL_ITERS(1),
-    {"nx", CONTEND_P_INT, "100", "cells", "global domain, x", 1, 1e9},
-    {"ny", CONTEND_P_INT, "100", "cells", "global domain, y", 1, 1e9},
-    {"nz", CONTEND_P_INT, "100", "cells", "global domain, z (swept in blocks)", 1, 1e9},
-    {"px", CONTEND_P_INT, "0", "ranks", "process grid, x (0: chosen with py)", 0, 1e7},
-    {"py", CONTEND_P_INT, "0", "ranks", "process grid, y (0: chosen with px)", 0, 1e7},
+    WL_DOMAIN("nx", "100", "global domain, x"),
+    WL_DOMAIN("ny", "100", "global domain, y"),
+    WL_DOMAIN("nz", "100", "global domain, z (swept in blocks)"),
+    WL_PGRID_XY,
     {"kblock", CONTEND_P_INT, "10", "cells", "blocking factor: z planes per wavefront step", 1,
      1e9},
     {"angles", CONTEND_P_INT, "6", "count", "angles per octant carried in each face", 1, 1e5},
@@ -35,28 +34,22 @@ static const contend_param_def params[] = {
     {"cell_time", CONTEND_P_DOUBLE, "0", "s", "compute time per cell and angle of a block", 0, 1},
     CONTEND_PARAM_END};
 
-static int grid(const contend_params *p, int nranks, int *dims, char *err, size_t errlen) {
-  const long ext[2] = {(long)contend_param_int(p, "nx"), (long)contend_param_int(p, "ny")};
-  dims[0] = (int)contend_param_int(p, "px");
-  dims[1] = (int)contend_param_int(p, "py");
-  return wl_grid(nranks, 2, ext, dims, err, errlen);
-}
-
+/* The x and y split of the domain (z is swept, not split). */
 static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
-  int dims[2];
-  return nranks > 0 ? grid(p, nranks, dims, err, errlen) : 0;
+  return wl_domain_validate(p, nranks, 2, err, errlen);
 }
 
 static int setup(contend_ctx *c) {
   state *s = c->state;
+  long ext[2];
   int dims[2];
-  if (grid(c->params, c->size, dims, c->error, sizeof c->error))
+  if (wl_domain_grid(c->params, c->size, 2, ext, dims, c->error, sizeof c->error))
     return -1;
   s->px = dims[0], s->py = dims[1];
   s->x = c->rank % s->px, s->y = c->rank / s->px;
   long start;
-  wl_split(contend_param_int(c->params, "nx"), s->px, s->x, &start, &s->lx);
-  wl_split(contend_param_int(c->params, "ny"), s->py, s->y, &start, &s->ly);
+  wl_split(ext[0], s->px, s->x, &start, &s->lx);
+  wl_split(ext[1], s->py, s->y, &start, &s->ly);
   s->nz = (long)contend_param_int(c->params, "nz");
   s->kblock = (long)contend_param_int(c->params, "kblock");
   if (s->kblock > s->nz)

@@ -43,9 +43,6 @@ static int setup(contend_ctx *c) {
   contend_allreduce_kernel_setup(c, c->state, (int)contend_param_int(c->params, "count"), op);
   return 0;
 }
-static void prepare(contend_ctx *c) { contend_allreduce_kernel_prepare(c, c->state); }
-static void iterate(contend_ctx *c) { contend_allreduce_kernel_iterate(c, c->state); }
-static void check(contend_ctx *c) { contend_allreduce_kernel_check(c, c->state); }
 
 const contend_motif contend_motif_wl_allreduce = {
     .name = "wl_allreduce",
@@ -54,11 +51,7 @@ const contend_motif contend_motif_wl_allreduce = {
     .role = CONTEND_ROLE_WORKLOAD,
     .metric = CONTEND_METRIC_LAT_US,
     .params = params,
-    .state_size = sizeof(contend_allreduce_kernel),
     .setup = setup,
-    .prepare = prepare,
-    .iterate = iterate,
-    .check = check,
-    .flags = CONTEND_MOTIF_COLL_DATA,
     .validate = validate,
+    ALLREDUCE_MOTIF_HOOKS,
 };

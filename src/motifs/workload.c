@@ -103,6 +103,28 @@ int wl_grid(int nranks, int ndims, const long *ext, int *dims, char *err, size_t
   return 0;
 }
 
+const char *const wl_pgrid_keys[4] = {"px", "py", "pz", "pt"};
+
+void wl_read_dims(const contend_params *p, int ndims, int *dims) {
+  for (int d = 0; d < ndims; d++)
+    dims[d] = (int)contend_param_int(p, wl_pgrid_keys[d]);
+}
+
+int wl_domain_grid(const contend_params *p, int nranks, int ndims, long *ext, int *dims, char *err,
+                   size_t errlen) {
+  static const char *const ext_keys[3] = {"nx", "ny", "nz"};
+  for (int d = 0; d < ndims; d++)
+    ext[d] = (long)contend_param_int(p, ext_keys[d]);
+  wl_read_dims(p, ndims, dims);
+  return nranks > 0 ? wl_grid(nranks, ndims, ext, dims, err, errlen) : 0;
+}
+
+int wl_domain_validate(const contend_params *p, int nranks, int ndims, char *err, size_t errlen) {
+  long ext[3];
+  int dims[3] = {0, 0, 0};
+  return wl_domain_grid(p, nranks, ndims, ext, dims, err, errlen);
+}
+
 uint64_t wl_seed(const contend_params *p, const char *key, uint64_t fallback) {
   int i = contend_params_find(p, key);
   if (i < 0 || p->v[i].is_time)
@@ -128,6 +150,17 @@ int wl_pair(const char *mode, int rank, int size, int *peer, int *initiator) {
     return 1;
   }
   return 0;
+}
+
+void wl_pair_setup(contend_ctx *c, wl_pair_state *ps, size_t bytes) {
+  ps->active = wl_pair(contend_param_str(c->params, "pairs"), c->rank, c->size, &ps->peer,
+                       &ps->initiator) == 1;
+  if (ps->active) {
+    ps->s = contend_alloc(c, bytes);
+    ps->r = contend_alloc(c, bytes);
+  }
+  c->msg_bytes = bytes;
+  c->metric_scale = ps->active && ps->initiator ? 2.0 : 0.0;
 }
 
 void wl_pingpong(contend_ctx *c, void *sbuf, void *rbuf, size_t bytes, int peer, int initiator,
