@@ -92,7 +92,7 @@ def _level(text: str) -> float:
 def cmd_report(args) -> int:
     from .models.modelfile import SCHEMAS as MODEL_SCHEMAS
     from .models.modelfile import load_model_file, sniff_schema
-    from .report import check_impact, render_report
+    from .reports.views.results import check_impact, render_report
     from .results import load_results
 
     schema = sniff_schema(args.results)
@@ -103,21 +103,21 @@ def cmd_report(args) -> int:
         return 0
     if schema == MITIGATE_SCHEMA:  # contend mitigate
         from .mitigatestats import load_mitigate
-        from .mitigateviews import render_mitigate
+        from .reports.views.mitigate import render_mitigate
 
         doc = load_mitigate(args.results)
         _write(render_mitigate(doc, args.format, source=args.results), args.output)
         return 0
     if schema == STUDY_SCHEMA:  # contend study
+        from .reports.views.study import render_study
         from .studystats import load_study_results
-        from .studyviews import render_study
 
         doc = load_study_results(args.results)
         _write(render_study(doc, args.format, source=args.results), args.output)
         return 0
     if schema == JOBS_SCHEMA:  # contend jobs
-        from .jobsreport import check_slowdowns, render_jobs_report
         from .jobsresults import load_jobs
+        from .reports.views.jobs import check_slowdowns, render_jobs_report
 
         if args.bootstrap:
             raise UsageError(
@@ -148,15 +148,15 @@ def cmd_compare(args) -> int:
     import pandas as pd
 
     from . import formatting as fmt
+    from .reports.tables import compare_table
     from .results import load_many
-    from .tables import compare_table
 
     if not args.results and not args.published:
         raise UsageError("give results files to compare, and/or --published")
     frame = compare_table(load_many(args.results))
     columns = fmt.columns_for(fmt.COMPARE_VIEW, fmt.COMPARE_MACHINE, args.format)
     if args.published:
-        from .published import figure11_rows, published_impact_table
+        from .reports.published import figure11_rows, published_impact_table
 
         pub = figure11_rows() if args.figure11 else published_impact_table()
         frame = pd.concat([frame, pub[frame.columns]], ignore_index=True)
@@ -185,8 +185,8 @@ def _parse_group(spec: str):
 
 def cmd_significance(args) -> int:
     from . import formatting as fmt
+    from .reports.tables import significance_table
     from .results import load_many
-    from .tables import significance_table
 
     groups = {}
     for label, paths in args.parsed_groups:
@@ -215,8 +215,8 @@ def cmd_significance(args) -> int:
 def _plot_jobs(args):
     import pandas as pd
 
-    from . import plots
     from .jobsresults import load_jobs
+    from .reports import plots
 
     if not args.results:
         raise UsageError("plot jobs takes one or more results files of `contend jobs`")
@@ -241,13 +241,13 @@ def _plot_jobs(args):
 
 
 def cmd_plot(args) -> int:
-    from . import plots
+    from .reports import plots
     from .results import load_many
 
     plots.figure_format(args.output)  # a bad extension fails before any work
     if args.kind == "mitigate":
         from .mitigatestats import load_mitigate
-        from .mitigateviews import mitigate_figure
+        from .reports.views.mitigate import mitigate_figure
 
         if len(args.results) != 1:
             raise UsageError("plot mitigate takes one results file of `contend mitigate`")
@@ -256,8 +256,8 @@ def cmd_plot(args) -> int:
         print(f"wrote {out}", file=sys.stderr)
         return 0
     if args.kind == "study":
+        from .reports.views.study import study_figure
         from .studystats import load_study_results
-        from .studyviews import study_figure
 
         if len(args.results) != 1:
             raise UsageError("plot study takes one results file of `contend study`")
@@ -280,11 +280,11 @@ def cmd_plot(args) -> int:
     else:
         import pandas as pd
 
-        from .tables import compare_table
+        from .reports.tables import compare_table
 
         frame = compare_table(runs)
         if args.published:
-            from .published import figure11_rows
+            from .reports.published import figure11_rows
 
             frame = pd.concat([frame, figure11_rows()[frame.columns]], ignore_index=True)
         if args.canaries:
@@ -297,10 +297,10 @@ def cmd_plot(args) -> int:
 
 
 def cmd_html(args) -> int:
-    from .htmlreport import render_html
     from .jobsresults import load_jobs
     from .models.modelfile import SCHEMAS as MODEL_SCHEMAS
     from .models.modelfile import load_model_file, sniff_schema
+    from .reports.html import render_html
     from .results import load_many
 
     schemas = [sniff_schema(p) for p in args.results]

@@ -299,7 +299,7 @@ def render_model(doc: dict, source: str, form: str = "text") -> str:
 
 
 def _figure_html(fig, alt: str, caption: str) -> str:
-    from ..plots import figure_png_bytes
+    from ..reports.plots import figure_png_bytes
 
     data = base64.b64encode(figure_png_bytes(fig)).decode("ascii")
     return (

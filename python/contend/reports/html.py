@@ -14,10 +14,11 @@ import datetime as _dt
 import json
 from html import escape
 
-from . import __version__, plots
-from . import formatting as fmt
-from .report import NOTES, SIM_NOTES, run_summary, sim_tables, stalled_title, timed_out
+from .. import __version__
+from .. import formatting as fmt
+from . import plots
 from .tables import compare_table, congestor_table, impact_table
+from .views.results import NOTES, SIM_NOTES, run_summary, sim_tables, stalled_title, timed_out
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1200px;
@@ -212,19 +213,19 @@ def render_html(
     for results in runs:
         body.append(_run_section(results, log_y))
     if jobs:
-        from .jobsreport import html_section as jobs_section
+        from .views.jobs import html_section as jobs_section
 
         body += [jobs_section(j) for j in jobs]
     if mitigate:
-        from .mitigateviews import html_section as mitigate_section
+        from .views.mitigate import html_section as mitigate_section
 
         body += [mitigate_section(doc, str(path)) for path, doc in mitigate]
     if studies:
-        from .studyviews import html_section as study_section
+        from .views.study import html_section as study_section
 
         body += [study_section(doc, str(path)) for path, doc in studies]
     if models:
-        from .models.views import html_section
+        from ..models.views import html_section
 
         body += [html_section(doc, str(path)) for path, doc in models]
     if published_rows is not None:

@@ -12,10 +12,10 @@ import json
 import sys
 from html import escape
 
-from . import formatting as fmt
-from . import plots
-from .jobsresults import PASSES, JobsResults
-from .jobtables import jobs_table, machine_columns, slowdown_mismatches, view
+from ... import formatting as fmt
+from ...jobsresults import PASSES, JobsResults
+from .. import plots
+from ..jobtables import jobs_table, machine_columns, slowdown_mismatches, view
 
 
 def notes(results: JobsResults, level: float) -> str:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .analysis import congestion_impact
+from ..analysis import congestion_impact
 from .tables import IMPACT_COLUMNS, RUN_COLUMNS
 
-DATA_FILE = Path(__file__).resolve().parent / "data" / "gpcnet_sc19_table2.csv"
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "gpcnet_sc19_table2.csv"
 SOURCE = "GPCNeT SC'19 Table 2"
 
 # paper column suffix -> (canary name, label, metric, units, higher_is_better)

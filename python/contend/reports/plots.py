@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from .formatting import format_number
-from .outfile import write_with
-from .results import Results
+from ..formatting import format_number
+from ..outfile import write_with
+from ..results import Results
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 MEAN_COLOR = "tab:red"

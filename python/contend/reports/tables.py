@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .analysis import (
+from ..analysis import (
     bootstrap_histogram_impact,
     bootstrap_interval,
     congestion_impact,
@@ -21,7 +21,7 @@ from .analysis import (
     significance_marker,
     welch_t_test,
 )
-from .results import Results
+from ..results import Results
 
 IMPACT_COLUMNS = [
     "name",

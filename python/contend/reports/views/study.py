@@ -1,0 +1,192 @@
+"""Views of a ``contend study`` results file: the poster's Table I and the
+long table (text, markdown, CSV, JSON), the bullies' bandwidth, the figure
+(per-run difference vs. the control per application and condition) and the
+HTML section.  Numbers come from :mod:`contend.studystats`.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+import numpy as np
+import pandas as pd
+
+from ... import formatting as fmt
+from ...studystats import (
+    bully_table,
+    conditions,
+    difference_table,
+    order_check,
+    per_run_difference,
+    table_one,
+)
+
+DIFF_VIEW = [
+    fmt.Column("app", "Application", "str"),
+    fmt.Column("condition", "Condition", "str"),
+    fmt.Column("n", "n", "int"),
+    fmt.Column("mean_ms", "Mean runtime (ms)"),
+    fmt.Column("difference_pct", "Diff vs control (%)"),
+    fmt.Column("t", "t"),
+    fmt.Column("df", "df"),
+    fmt.Column("p", "p", "p"),
+    fmt.Column("marker", "Sig", "str"),
+]
+BULLY_VIEW = [
+    fmt.Column("condition", "Condition", "str"),
+    fmt.Column("bully", "Bully", "str"),
+    fmt.Column("runs", "Runs", "int"),
+    fmt.Column("slowest_rank_gbps_min", "Slowest rank, min (Gb/s)"),
+    fmt.Column("slowest_rank_gbps_mean", "Slowest rank, mean (Gb/s)"),
+    fmt.Column("rank_gbps_mean", "Rank mean (Gb/s)"),
+]
+NOTES = (
+    "Diff = 100 x (control mean runtime - condition mean runtime) / control mean runtime: "
+    "negative = the application performed worse than in the control (the poster's Table I). "
+    "Runtime = perform_end_s - perform_start_s of the application's job in the run (engine "
+    "clock: simulated on --engine sim). Welch two-sided t-test of the condition's runtimes vs. "
+    "the control's (scipy.stats.ttest_ind, equal_var=False): * p < 0.05, ** p < 0.01. "
+    "Bully bandwidth: achieved Gb/s per rank as the bully motifs report it (n/a: the bully's "
+    "motifs report none)."
+)
+POSTER_NOTE = (
+    "Published reference, not this run (seeds/fattree-congestion-poster.md, LLNL Quartz, 224 "
+    "nodes per application): Table I, AMG/UMT/pF3D: light bully -0.70/-0.68/0.00 %, adjacent "
+    "leaf -1.74/-0.52/-0.02 %, bisection -6.47/-1.94/0.00 %, incast -0.74*/0.01/-0.14 %, "
+    "interleaved -3.17/-0.47*/-0.66* %; bully bandwidth: slowest rank >= 49.5 Gb/s in most "
+    "runs, about 30 Gb/s (bisection) and 45 Gb/s or more (adjacent leaf) beside the "
+    "applications; incast about 81 Gb/s per receiver."
+)
+
+
+def _diff(doc: dict) -> pd.DataFrame:
+    d = difference_table(doc)
+    d["mean_ms"] = d["mean_s"] * 1e3
+    return d
+
+
+def summary_line(doc: dict) -> str:
+    st = doc["study"]
+    chk = order_check(doc)
+    per = ", ".join(f"{c} {n}" for c, n in chk["runs_per_condition"].items())
+    eng = st["engine"] + (
+        f" {st['engine_options'].get('topology')}" if st["engine"] == "sim" else ""
+    )
+    return (
+        f"study {st['name']} ({st['file']}) on {eng}: {len(st['apps'])} application(s) "
+        f"({', '.join(st['apps'])}), control {st['control']!r} + {len(st['conditions']) - 1} "
+        f"condition(s), {st['repetitions']} repetitions, seed {st['seed']}, randomized order; "
+        f"runs: {per}"
+    )
+
+
+def render_study(doc: dict, form: str = "text", source=None) -> str:
+    diff = _diff(doc)
+    one = table_one(doc)
+    bully = bully_table(doc)
+    if form == "json":
+        out = {
+            "source": None if source is None else str(source),
+            "study": doc["study"],
+            "table_one": fmt.records(one, list(one.columns)),
+            "difference": fmt.records(diff, list(diff.columns)),
+            "bully_bandwidth": fmt.records(bully, list(bully.columns)),
+            **order_check(doc),
+        }
+        return json.dumps(out, indent=1, allow_nan=False)
+    if form == "csv":
+        keys = [k for k in diff.columns if k != "mean_ms"]
+        return fmt.render(diff, [fmt.Column(k, k) for k in keys], "csv")
+    md = form == "markdown"
+    head = "### " if md else ""
+    pad = "" if md else "  "
+    one_view = [fmt.Column("condition", "Congestion type", "str")] + [
+        fmt.Column(a, a, "str") for a in doc["study"]["apps"]
+    ]
+    parts = [
+        ("## contend study" if md else "contend study") + (f": {source}" if source else ""),
+        "",
+        pad + summary_line(doc),
+        "",
+        head + "Mean performance difference vs. control (Table I; * p < 0.05, ** p < 0.01)",
+    ]
+    parts += [""] if md else []
+    parts.append(fmt.render(one, one_view, "markdown" if md else "text"))
+    parts += ["", head + "Per application and condition"] + ([""] if md else [])
+    parts.append(fmt.render(diff, DIFF_VIEW, "markdown" if md else "text"))
+    if not bully.empty:
+        parts += ["", head + "Bully bandwidth per rank"] + ([""] if md else [])
+        parts.append(fmt.render(bully, BULLY_VIEW, "markdown" if md else "text"))
+    parts += ["", pad + NOTES, "", pad + POSTER_NOTE]
+    return "\n".join(parts)
+
+
+# ----------------------------------------------------------------- figure
+
+
+def study_figure(doc: dict, title: str = ""):
+    """One panel per application: each run's difference vs. the control's
+    mean (%) per condition, box plot with the runs as points; the conditions'
+    markers (* / **) over the boxes."""
+    import matplotlib.pyplot as plt
+
+    frame = per_run_difference(doc)
+    diff = difference_table(doc)
+    apps = doc["study"]["apps"]
+    conds = conditions(doc)
+    fig, axes = plt.subplots(
+        1, len(apps), figsize=(max(4.0, 1.1 * len(conds)) * len(apps), 4.4), squeeze=False
+    )
+    rng = np.random.default_rng(0)  # jitter of the points only
+    for ax, app in zip(axes[0], apps):
+        data = [
+            frame[(frame["app"] == app) & (frame["condition"] == c)]["difference_pct"].to_numpy(
+                float
+            )
+            for c in conds
+        ]
+        ax.boxplot(data, showfliers=False)
+        for k, vals in enumerate(data, start=1):
+            ax.plot(k + rng.uniform(-0.12, 0.12, vals.size), vals, "o", ms=3, alpha=0.6)
+            mark = diff[(diff["app"] == app) & (diff["condition"] == conds[k - 1])]["marker"]
+            if len(mark) and mark.iloc[0] and vals.size:
+                ax.annotate(mark.iloc[0], (k, np.nanmax(vals)), ha="center", va="bottom")
+        ax.axhline(0, color="black", lw=0.8, ls=":")
+        ax.set_xticks(range(1, len(conds) + 1))
+        ax.set_xticklabels(conds, rotation=30, ha="right")
+        ax.set_ylabel("difference vs. control mean (%)  (negative = slower)")
+        ax.set_title(app)
+    fig.suptitle(title or f"contend study {doc['study']['name']}: performance vs. control")
+    fig.tight_layout()
+    return fig
+
+
+FIGURE_CAPTION = (
+    "Each run's performance difference vs. the control's mean runtime, per application and "
+    "condition (negative = slower); boxes: quartiles, whiskers 1.5 IQR; * / **: Welch's test "
+    "of the condition vs. the control at p < 0.05 / 0.01."
+)
+
+
+def html_section(doc: dict, source: str) -> str:
+    from ..html import _figure
+
+    one = table_one(doc)
+    one_view = [fmt.Column("condition", "Congestion type", "str")] + [
+        fmt.Column(a, a, "str") for a in doc["study"]["apps"]
+    ]
+    bully = bully_table(doc)
+    parts = [
+        f"<h2>contend study: {escape(str(source))}</h2>",
+        f'<p class="note">{escape(summary_line(doc))}</p>',
+        _figure(study_figure(doc), "study", FIGURE_CAPTION),
+        "<h3>Mean performance difference vs. control (Table I)</h3>",
+        fmt.html_table(one, one_view),
+        "<h3>Per application and condition</h3>",
+        fmt.html_table(_diff(doc), DIFF_VIEW),
+    ]
+    if not bully.empty:
+        parts += ["<h3>Bully bandwidth per rank</h3>", fmt.html_table(bully, BULLY_VIEW)]
+    parts += [f'<p class="note">{escape(NOTES)}</p>', f'<p class="note">{escape(POSTER_NOTE)}</p>']
+    return "\n".join(parts)
