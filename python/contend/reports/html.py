@@ -1,24 +1,25 @@
-"""`contend html RESULTS.json... -o report.html`: one self-contained offline page.
+"""`contend html FILE... -o report.html`: one self-contained offline page, and
+the building blocks the views make their sections of.
 
-Configuration, tables and figures of every run (``contend jobs`` results: job
-and motif tables and box plots); with several runs also the comparison table
-and the Congestion Impact bars; figures are embedded as
-base64 PNG data URIs and the style sheet is inline, so the file needs nothing
-else (no network, no other files).
+The page: a title, a header line (when, from how many files), then every
+registered view's sections in the registry's order (results of ``contend
+network`` / ``load`` with their comparison, ``contend jobs``, ``mitigate``,
+``study``, the model files), then with ``--published`` the GPCNeT paper's
+Table 2.  Figures are embedded as base64 PNG data URIs and the style sheet is
+inline, so the file needs nothing else (no network, no other files).
 """
 
 from __future__ import annotations
 
 import base64
 import datetime as _dt
-import json
+from dataclasses import dataclass
 from html import escape
 
 from .. import __version__
 from .. import formatting as fmt
-from . import plots
-from .tables import compare_table, congestor_table, impact_table
-from .views.results import NOTES, SIM_NOTES, run_summary, sim_tables, stalled_title, timed_out
+from .published import published_impact_table
+from .tables import COMPARE_VIEW
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1200px;
@@ -35,199 +36,73 @@ code{background:#f4f4f4;padding:0 .2em}
 """
 
 
-def _img(fig, alt: str) -> str:
-    data = base64.b64encode(plots.figure_png_bytes(fig)).decode("ascii")
-    return f'<img src="data:image/png;base64,{data}" alt="{escape(alt)}">'
+@dataclass(frozen=True)
+class Page:
+    """The options of one page (``contend html``)."""
+
+    title: str = "contend report"
+    published: bool = False
+    log_y: bool = True  # histograms: log y axis
 
 
-def _figure(fig, alt: str, caption: str) -> str:
-    return f"<figure>{_img(fig, alt)}<figcaption>{escape(caption)}</figcaption></figure>"
+def figure(fig, alt: str, caption: str) -> str:
+    """A matplotlib figure as an embedded PNG with its caption; closes the figure."""
+    from .plots import figure_png_bytes  # matplotlib: only when a page has figures
+
+    data = base64.b64encode(figure_png_bytes(fig)).decode("ascii")
+    return (
+        f'<figure><img src="data:image/png;base64,{data}" alt="{escape(alt)}">'
+        f"<figcaption>{escape(caption)}</figcaption></figure>"
+    )
 
 
-def _kv_table(pairs) -> str:
+def kv_table(pairs) -> str:
+    """A two-column table of (name, value) pairs, each value on one line."""
     rows = "".join(
         f"<tr><th>{escape(str(k))}</th><td>{escape(fmt.clean_text(v))}</td></tr>" for k, v in pairs
     )
     return f'<table class="kv">{rows}</table>'
 
 
-def _configuration(results) -> str:
-    doc, env = results.doc, results.environment
-    groups = "; ".join(
-        f"{g['role']} {g['name']}: nodes {','.join(map(str, g['nodes']))}"
-        for g in doc["placement"]["groups"]
-    )
-    options = doc["config"].get("load") or doc["config"].get("network") or {}
-    pairs = results.run_pairs() + [
-        (
-            "node discovery",
-            env["node_discovery"]
-            + (f" ({env['virtual_nodes']} ranks per virtual node)" if env["virtual_nodes"] else ""),
-        ),
-        ("placement", groups or "n/a"),
-        ("options", json.dumps(options, sort_keys=True)),
-    ]
-    return _kv_table(pairs)
+def note(text: str) -> str:
+    return f'<p class="note">{escape(text)}</p>'
 
 
-def _run_section(results, log_y: bool) -> str:
-    table = impact_table(results)
-    cong = congestor_table(results)
-    parts = [
-        f"<h2>{escape(results.label)}</h2>",
-        f'<p class="note">{escape(str(results.path))}: {escape(run_summary(results))}</p>',
-        "<h3>Configuration</h3>",
-        _configuration(results),
-    ]
-    if not table.empty:
-        parts += [
-            "<h3>Canaries: isolated vs. congested, Congestion Impact</h3>",
-            fmt.html_table(table, fmt.IMPACT_VIEW),
-        ]
-    if not cong.empty:
-        parts += ["<h3>Congestors</h3>", fmt.html_table(cong, fmt.CONGESTOR_VIEW)]
-    late = timed_out(results)
-    if late:
-        parts.append(f'<p class="note">Timeout ended: {escape(" ".join(late))}</p>')
-    if results.canaries():
-        fig = plots.histogram_figure(results, log_y=log_y)
-        parts.append(
-            _figure(
-                fig,
-                f"histograms of {results.label}",
-                "Histograms of each canary's samples, isolated (top) and congested "
-                "(bottom), log x axis; red line: mean, green dashed: 99% value.",
-            )
-        )
-    parts += _sim_section(results)
+def document_section(heading: str, intro: list, sections: list, notes: list) -> str:
+    """One document's section: its heading, ``intro`` (HTML), each of
+    ``sections`` ((title, frame, columns)) as a titled table, then ``notes``."""
+    parts = [f"<h2>{escape(heading)}</h2>", *intro]
+    for title, frame, columns in sections:
+        parts += [f"<h3>{escape(title, quote=False)}</h3>", fmt.html_table(frame, columns)]
+    parts += [note(text) for text in notes]
     return "\n".join(parts)
 
 
-def _sim_section(results) -> list:
-    """--engine sim: the fabric, stall per tier (figure and table), most stalled ports."""
-    sim = sim_tables(results)
-    if sim is None:
-        return []
-    parts = [
-        "<h3>Simulated fabric</h3>",
-        f'<p class="note">{escape(sim["fabric"])}</p>',
-    ]
-    if not sim["tiers"].empty:
-        env_sim = results.environment["simulation"]
-        parts.append(
-            _figure(
-                plots.tier_stall_figure(
-                    sim["tiers"],
-                    f"{results.label}: stall time per tier, {env_sim['topology']}",
-                ),
-                f"stall time per tier of {results.label}",
-                "Time a packet waited for credit, as % of the simulated time, per tier "
-                "of the fabric (in the order a packet crosses them): mean over the "
-                "tier's ports (solid) and its most stalled port (hatched).",
-            )
-        )
-    parts += [
-        "<h3>Simulated fabric: per tier</h3>",
-        fmt.html_table(sim["tiers"], sim["tiers_view"]),
-        f"<h3>{escape(stalled_title(sim))}</h3>",
-        (
-            fmt.html_table(sim["ports"], sim["ports_view"])
-            if not sim["ports"].empty
-            else '<p class="note">No port stalled.</p>'
-        ),
-        f'<p class="note">{escape(SIM_NOTES)}</p>',
-    ]
-    return parts
-
-
-def _single_congestor_runs(runs) -> list:
-    single = [
-        r
-        for r in runs
-        if r.command == "load"
-        and r.canaries()
-        and len([g for g in r.doc["placement"]["groups"] if g["role"] == "congestor"]) == 1
-        and (r.tests["phase"] == "congested").any()
-    ]
-    return single if len(single) >= 2 else []
-
-
-def render_html(
-    runs: list,
-    title: str = "contend report",
-    published: bool = False,
-    log_y: bool = True,
-    models=(),
-    jobs=(),
-    mitigate=(),
-    studies=(),
-) -> str:
-    """The page as a string; ``models``: (path, document) of Netscope model files;
-    ``jobs``: loaded results of ``contend jobs`` (:mod:`contend.jobsresults`);
-    ``mitigate``: (path, document) of ``contend mitigate`` results; ``studies``: (path,
-    document) of ``contend study`` results."""
-    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    files = f"{len(runs) + len(jobs) + len(mitigate) + len(studies)} results file(s)" + (
-        f", {len(models)} model file(s)" if models else ""
+def _files(groups) -> str:
+    """'N results file(s)' and, when there are any, the counts of the other nouns."""
+    counts = {}
+    for view, items in groups:
+        counts[view.file_noun] = counts.get(view.file_noun, 0) + len(items)
+    return ", ".join(
+        f"{n} {noun} file(s)" for k, (noun, n) in enumerate(counts.items()) if n or not k
     )
+
+
+def render_page(groups, page: Page) -> str:
+    """The page as a string.  ``groups``: (view, [(path, document)...]) of every
+    registered view, in the registry's order (:func:`contend.reports.registry.html_page`)."""
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    notes = " ".join(escape(view.page_note) for view, items in groups if items and view.page_note)
     body = [
-        f"<h1>{escape(title)}</h1>",
+        f"<h1>{escape(page.title)}</h1>",
         (
             f'<p class="note">Generated {now} by contend {__version__} from '
-            f"{files}. {escape(NOTES) if runs else ''}</p>"
+            f"{_files(groups)}. {notes}</p>"
         ),
     ]
-    published_rows = None
-    if published:
-        from .published import figure11_rows, published_impact_table
-
-        published_rows = published_impact_table()
-    if len(runs) > 1 or published:
-        frame = compare_table(runs)
-        bars = _concat(frame, figure11_rows()) if published else frame
-        body.append("<h2>Comparison</h2>")
-        if bars[["ci_mean", "ci_tail_99"]].notna().any().any():
-            body.append(
-                _figure(
-                    plots.impact_bars_figure(bars),
-                    "Congestion Impact bars",
-                    "Congestion Impact at the mean (solid) and 99% (hatched) per "
-                    "run and canary; log y axis; 1 = no impact."
-                    + (
-                        " Published systems: GPCNeT SC'19 Figure 11 runs (Table 2, 16-24 PPort)."
-                        if published
-                        else ""
-                    ),
-                )
-            )
-        body.append(fmt.html_table(frame, fmt.COMPARE_VIEW))
-        single = _single_congestor_runs(runs)
-        if single:
-            body.append(
-                _figure(
-                    plots.congestor_panels_figure(single, log_y=log_y),
-                    "per-congestor histograms",
-                    "Isolated (top) and with one congestor at a time (rows below).",
-                )
-            )
-    for results in runs:
-        body.append(_run_section(results, log_y))
-    if jobs:
-        from .views.jobs import html_section as jobs_section
-
-        body += [jobs_section(j) for j in jobs]
-    if mitigate:
-        from .views.mitigate import html_section as mitigate_section
-
-        body += [mitigate_section(doc, str(path)) for path, doc in mitigate]
-    if studies:
-        from .views.study import html_section as study_section
-
-        body += [study_section(doc, str(path)) for path, doc in studies]
-    if models:
-        from ..models.views import html_section
-
-        body += [html_section(doc, str(path)) for path, doc in models]
+    published_rows = published_impact_table() if page.published else None
+    for view, items in groups:
+        body += view.html(items, page)
     if published_rows is not None:
         body += [
             "<h2>Published baselines: GPCNeT SC'19 Table 2</h2>",
@@ -235,17 +110,11 @@ def render_html(
                 '<p class="note">Values as printed in the paper (Osprey: MVAPICH); CI computed '
                 "from them exactly as for the runs above.</p>"
             ),
-            fmt.html_table(published_rows, fmt.COMPARE_VIEW),
+            fmt.html_table(published_rows, COMPARE_VIEW),
         ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>\n"
+        f"<title>{escape(page.title)}</title><style>{CSS}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
-
-
-def _concat(a, b):
-    import pandas as pd
-
-    return pd.concat([a, b[a.columns.intersection(b.columns)]], ignore_index=True)

@@ -1,5 +1,6 @@
-"""Views of a ``contend mitigate`` results file: tables (text, markdown, CSV,
-JSON), figures (the paper's Figures 5-7) and the HTML section.
+"""The view of the results of ``contend mitigate``: tables (text, markdown,
+CSV, JSON), the figure of ``plot mitigate`` (the paper's Figures 5-7) and the
+HTML section.
 
 All numbers come from :func:`contend.mitigatestats.summarize`, recomputed from
 the file's runs.
@@ -21,9 +22,13 @@ from ...mitigatestats import (
     PAPER_TABLE5,
     PAPER_VOLTRINO_P99,
     PERCENTILE_METHOD,
+    SCHEMA_NAME,
+    load_mitigate,
     run_frames,
     summarize,
 )
+from .. import html
+from ..view import document_view
 
 RUNTIME_VIEW = [
     fmt.Column("job", "Job", "str"),
@@ -193,30 +198,24 @@ def render_mitigate(doc: dict, form: str = "text", source=None) -> str:
         return fmt.render(
             both, [fmt.Column(k, k) for k in keys + ["p99_excess_vs_netscope"]], "csv"
         )
-    md = form == "markdown"
-    head = "### " if md else ""
-    pad = "" if md else "  "
     sections = [
-        ("Runtime increase per job and mode (runtime / isolated runtime)", s["runtime"]),
-        ("Node-seconds increase of the mix", s["node_seconds"]),
-        ("Welch t-test: proxy runtime increase, netscope vs. each mode", s["welch"]),
-        (CA_ERROR_TITLE, s["ca_error"]),
-        ("The paper's numbers (published reference)", paper_frame()),
+        (
+            "Runtime increase per job and mode (runtime / isolated runtime)",
+            s["runtime"],
+            RUNTIME_VIEW,
+        ),
+        ("Node-seconds increase of the mix", s["node_seconds"], NODE_SECONDS_VIEW),
+        ("Welch t-test: proxy runtime increase, netscope vs. each mode", s["welch"], WELCH_VIEW),
+        (CA_ERROR_TITLE, s["ca_error"], CA_ERROR_VIEW),
+        ("The paper's numbers (published reference)", paper_frame(), PAPER_VIEW),
     ]
-    views = [RUNTIME_VIEW, NODE_SECONDS_VIEW, WELCH_VIEW, CA_ERROR_VIEW, PAPER_VIEW]
-    parts = [
-        ("## contend mitigate" if md else "contend mitigate") + (f": {source}" if source else ""),
-        "",
-        pad + summary_line(doc),
-        pad + headline(doc, s),
-    ]
-    for (title, frame), view in zip(sections, views):
-        if frame.empty:
-            continue
-        parts += ["", head + title] + ([""] if md else [])
-        parts.append(fmt.render(frame, view, "markdown" if md else "text"))
-    parts += ["", pad + PAPER_NOTE, "", pad + NOTES]
-    return "\n".join(parts)
+    return fmt.text_report(
+        "contend mitigate" + (f": {source}" if source else ""),
+        [summary_line(doc), headline(doc, s)],
+        [section for section in sections if not section[1].empty],
+        [PAPER_NOTE, NOTES],
+        form,
+    )
 
 
 # ----------------------------------------------------------------- figures
@@ -295,34 +294,26 @@ FIGURE_CAPTION = (
 
 
 def html_section(doc: dict, source: str) -> str:
-    from ..html import _figure
-
     s = _frames(doc)
-    parts = [
-        f"<h2>contend mitigate: {escape(str(source))}</h2>",
-        f'<p class="note">{escape(summary_line(doc))}</p>',
-        f"<p>{escape(headline(doc, s))}</p>",
-        _figure(mitigate_figure(doc), "mitigation comparison", FIGURE_CAPTION),
-        "<h3>Runtime increase per job and mode</h3>",
-        fmt.html_table(s["runtime"], RUNTIME_VIEW),
-        "<h3>Node-seconds increase of the mix</h3>",
-        fmt.html_table(s["node_seconds"], NODE_SECONDS_VIEW),
+    sections = [
+        ("Runtime increase per job and mode", s["runtime"], RUNTIME_VIEW),
+        ("Node-seconds increase of the mix", s["node_seconds"], NODE_SECONDS_VIEW),
     ]
     if not s["welch"].empty:
-        parts += [
-            "<h3>Welch t-test (proxy, netscope vs. each mode)</h3>",
-            fmt.html_table(s["welch"], WELCH_VIEW),
-        ]
+        sections.append(("Welch t-test (proxy, netscope vs. each mode)", s["welch"], WELCH_VIEW))
     if not s["ca_error"].empty:
-        parts += [
-            "<h3>Delay-sensitivity error (Fig. 7)</h3>",
-            fmt.html_table(s["ca_error"], CA_ERROR_VIEW),
-        ]
-    paper = paper_frame()
-    parts += [
-        "<h3>The paper's numbers (published reference)</h3>",
-        fmt.html_table(paper, PAPER_VIEW),
-        f'<p class="note">{escape(PAPER_NOTE)}</p>',
-        f'<p class="note">{escape(NOTES)}</p>',
+        sections.append(("Delay-sensitivity error (Fig. 7)", s["ca_error"], CA_ERROR_VIEW))
+    sections.append(("The paper's numbers (published reference)", paper_frame(), PAPER_VIEW))
+    intro = [
+        html.note(summary_line(doc)),
+        f"<p>{escape(headline(doc, s))}</p>",
+        html.figure(mitigate_figure(doc), "mitigation comparison", FIGURE_CAPTION),
     ]
-    return "\n".join(parts)
+    return html.document_section(
+        f"contend mitigate: {source}", intro, sections, [PAPER_NOTE, NOTES]
+    )
+
+
+VIEW = document_view(
+    "mitigate", SCHEMA_NAME, load_mitigate, render_mitigate, html_section, mitigate_figure
+)

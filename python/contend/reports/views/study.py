@@ -1,26 +1,29 @@
-"""Views of a ``contend study`` results file: the poster's Table I and the
-long table (text, markdown, CSV, JSON), the bullies' bandwidth, the figure
-(per-run difference vs. the control per application and condition) and the
-HTML section.  Numbers come from :mod:`contend.studystats`.
+"""The view of the results of ``contend study``: the poster's Table I and the
+long table (text, markdown, CSV, JSON), the bullies' bandwidth, the figure of
+``plot study`` (per-run difference vs. the control per application and
+condition) and the HTML section.  Numbers come from :mod:`contend.studystats`.
 """
 
 from __future__ import annotations
 
 import json
-from html import escape
 
 import numpy as np
 import pandas as pd
 
 from ... import formatting as fmt
 from ...studystats import (
+    SCHEMA_NAME,
     bully_table,
     conditions,
     difference_table,
+    load_study_results,
     order_check,
     per_run_difference,
     table_one,
 )
+from .. import html
+from ..view import document_view
 
 DIFF_VIEW = [
     fmt.Column("app", "Application", "str"),
@@ -66,6 +69,13 @@ def _diff(doc: dict) -> pd.DataFrame:
     return d
 
 
+def _one_view(doc: dict) -> list:
+    """Table I's columns: the condition, then one per application."""
+    return [fmt.Column("condition", "Congestion type", "str")] + [
+        fmt.Column(a, a, "str") for a in doc["study"]["apps"]
+    ]
+
+
 def summary_line(doc: dict) -> str:
     st = doc["study"]
     chk = order_check(doc)
@@ -98,28 +108,23 @@ def render_study(doc: dict, form: str = "text", source=None) -> str:
     if form == "csv":
         keys = [k for k in diff.columns if k != "mean_ms"]
         return fmt.render(diff, [fmt.Column(k, k) for k in keys], "csv")
-    md = form == "markdown"
-    head = "### " if md else ""
-    pad = "" if md else "  "
-    one_view = [fmt.Column("condition", "Congestion type", "str")] + [
-        fmt.Column(a, a, "str") for a in doc["study"]["apps"]
+    sections = [
+        (
+            "Mean performance difference vs. control (Table I; * p < 0.05, ** p < 0.01)",
+            one,
+            _one_view(doc),
+        ),
+        ("Per application and condition", diff, DIFF_VIEW),
     ]
-    parts = [
-        ("## contend study" if md else "contend study") + (f": {source}" if source else ""),
-        "",
-        pad + summary_line(doc),
-        "",
-        head + "Mean performance difference vs. control (Table I; * p < 0.05, ** p < 0.01)",
-    ]
-    parts += [""] if md else []
-    parts.append(fmt.render(one, one_view, "markdown" if md else "text"))
-    parts += ["", head + "Per application and condition"] + ([""] if md else [])
-    parts.append(fmt.render(diff, DIFF_VIEW, "markdown" if md else "text"))
     if not bully.empty:
-        parts += ["", head + "Bully bandwidth per rank"] + ([""] if md else [])
-        parts.append(fmt.render(bully, BULLY_VIEW, "markdown" if md else "text"))
-    parts += ["", pad + NOTES, "", pad + POSTER_NOTE]
-    return "\n".join(parts)
+        sections.append(("Bully bandwidth per rank", bully, BULLY_VIEW))
+    return fmt.text_report(
+        "contend study" + (f": {source}" if source else ""),
+        [summary_line(doc)],
+        sections,
+        [NOTES, POSTER_NOTE],
+        form,
+    )
 
 
 # ----------------------------------------------------------------- figure
@@ -170,23 +175,20 @@ FIGURE_CAPTION = (
 
 
 def html_section(doc: dict, source: str) -> str:
-    from ..html import _figure
-
-    one = table_one(doc)
-    one_view = [fmt.Column("condition", "Congestion type", "str")] + [
-        fmt.Column(a, a, "str") for a in doc["study"]["apps"]
-    ]
     bully = bully_table(doc)
-    parts = [
-        f"<h2>contend study: {escape(str(source))}</h2>",
-        f'<p class="note">{escape(summary_line(doc))}</p>',
-        _figure(study_figure(doc), "study", FIGURE_CAPTION),
-        "<h3>Mean performance difference vs. control (Table I)</h3>",
-        fmt.html_table(one, one_view),
-        "<h3>Per application and condition</h3>",
-        fmt.html_table(_diff(doc), DIFF_VIEW),
+    sections = [
+        ("Mean performance difference vs. control (Table I)", table_one(doc), _one_view(doc)),
+        ("Per application and condition", _diff(doc), DIFF_VIEW),
     ]
     if not bully.empty:
-        parts += ["<h3>Bully bandwidth per rank</h3>", fmt.html_table(bully, BULLY_VIEW)]
-    parts += [f'<p class="note">{escape(NOTES)}</p>', f'<p class="note">{escape(POSTER_NOTE)}</p>']
-    return "\n".join(parts)
+        sections.append(("Bully bandwidth per rank", bully, BULLY_VIEW))
+    intro = [
+        html.note(summary_line(doc)),
+        html.figure(study_figure(doc), "study", FIGURE_CAPTION),
+    ]
+    return html.document_section(f"contend study: {source}", intro, sections, [NOTES, POSTER_NOTE])
+
+
+VIEW = document_view(
+    "study", SCHEMA_NAME, load_study_results, render_study, html_section, study_figure
+)
