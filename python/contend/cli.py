@@ -140,7 +140,7 @@ def cmd_plot(args) -> int:
     from .reports import plots
 
     plots.figure_format(args.output)  # a bad extension fails before any work
-    fig = registry.figure_of(args.kind)(args)
+    fig = registry.plot_of(args.kind).draw(args)
     out = plots.save_figure(fig, args.output, UsageError)
     print(f"wrote {out}", file=sys.stderr)
     return 0
@@ -267,17 +267,7 @@ def _add_plot(sub):
     p = sub.add_parser(
         "plot",
         help="figures as PNG, SVG or PDF",
-        description="hist: isolated vs. congested histograms of one run "
-        "(GPCNeT Figs 1-3); congestors: one row per single-congestor "
-        "run (Figs 4-5); impact: CI bars across runs, log y (Fig 11); "
-        "jobs: box plots of the per-repetition run times of each job (the slowest "
-        "rank's, in s/ms/us as each panel's axis says), isolated and concurrent side "
-        "by side, from results of `contend jobs` (StressBench Figs 1-2); "
-        "mitigate: p99 runtime increase per job and throttle mode, p99 node-seconds "
-        "increase, and the proxy's p99 vs. c_a error, from one results file of "
-        "`contend mitigate` (Netscope Figs 5-7); study: each run's performance difference vs. the "
-        "control per application and condition, from one results file of `contend study` "
-        "(the fat-tree poster's Table I as a figure).",
+        description=registry.plot_help(),
     )
     p.add_argument("kind", choices=registry.plot_kinds())
     p.add_argument("results", nargs="*", help="results files")

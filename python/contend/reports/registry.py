@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import infile
 from .html import Page, render_page
-from .view import View
+from .view import Plot, View
 from .views import jobs, mitigate, model, results, study
 
 VIEWS = (results.VIEW, jobs.VIEW, mitigate.VIEW, study.VIEW, model.VIEW)
@@ -43,9 +43,14 @@ def plot_kinds() -> tuple:
     return tuple(kind for view in VIEWS for kind in view.figures)
 
 
-def figure_of(kind: str):
-    """The function drawing ``contend plot KIND`` from that command's namespace."""
+def plot_of(kind: str) -> Plot:
+    """The :class:`contend.reports.view.Plot` of ``contend plot KIND``."""
     return next(view.figures[kind] for view in VIEWS if kind in view.figures)
+
+
+def plot_help() -> str:
+    """What each plot kind shows, for ``contend plot --help``."""
+    return "; ".join(f"{kind}: {plot_of(kind).about}" for kind in plot_kinds()) + "."
 
 
 def comparable() -> View:

@@ -23,6 +23,16 @@ class UsageError(ValueError):
 
 
 @dataclass(frozen=True)
+class Plot:
+    """One ``contend plot KIND``: ``draw(args)`` returns the figure from that
+    command's namespace (it reads ``args.results`` itself); ``about`` says what
+    it shows in ``contend plot --help``."""
+
+    draw: Callable
+    about: str
+
+
+@dataclass(frozen=True)
 class View:
     """One document kind.
 
@@ -34,8 +44,7 @@ class View:
     ``args.format`` (args: that command's namespace).  ``html(items, page)``:
     the HTML sections of ``items``, the page's (path, document) pairs of this
     kind; called for every view, with none too.  ``figures``: ``contend plot
-    KIND`` -> a function of that command's namespace returning the figure
-    (it reads ``args.results`` itself).  ``file_noun``: how the page header
+    KIND`` -> its :class:`Plot`.  ``file_noun``: how the page header
     counts the files ("results", "model").  ``page_note``: a note for the page
     header when the page holds documents of this kind.  ``compare``: whether
     ``compare`` and ``significance`` read this kind.
@@ -46,7 +55,7 @@ class View:
     load: Callable[[list], list]
     report: Callable
     html: Callable[[list, object], list]
-    figures: Mapping[str, Callable] = field(default_factory=dict)
+    figures: Mapping[str, Plot] = field(default_factory=dict)
     fallback: bool = False
     file_noun: str = "results"
     page_note: str = ""
@@ -58,28 +67,35 @@ def schema_is(*names: str) -> Callable[[str | None], bool]:
     return lambda schema: schema in names
 
 
-def one_file_figure(kind: str, load: Callable, figure: Callable) -> Callable:
+def one_file_plot(kind: str, load: Callable, figure: Callable, about: str) -> Plot:
     """A ``contend plot KIND`` of exactly one file, written by ``contend KIND``."""
 
-    def plot(args):
+    def draw(args):
         if len(args.results) != 1:
             raise UsageError(f"plot {kind} takes one results file of `contend {kind}`")
         return figure(load(args.results[0]))
 
-    return plot
+    return Plot(draw, about)
 
 
 def document_view(
-    kind: str, schema: str, load: Callable, render: Callable, section: Callable, figure: Callable
+    kind: str,
+    schema: str,
+    load: Callable,
+    render: Callable,
+    section: Callable,
+    figure: Callable,
+    figure_about: str,
 ) -> View:
     """The view of a kind whose file is one document, read by ``load(path)``,
     reported by ``render(doc, form, source=path)``, shown on the page by
-    ``section(doc, source)`` and drawn by ``figure(doc)`` as ``contend plot KIND``."""
+    ``section(doc, source)`` and drawn by ``figure(doc)`` as ``contend plot
+    KIND`` (``figure_about``: what the figure shows)."""
     return View(
         kind,
         recognises=schema_is(schema),
         load=lambda paths: [load(p) for p in paths],
         report=lambda path, args: render(load(path), args.format, source=path),
         html=lambda items, page: [section(doc, str(path)) for path, doc in items],
-        figures={kind: one_file_figure(kind, load, figure)},
+        figures={kind: one_file_plot(kind, load, figure, figure_about)},
     )

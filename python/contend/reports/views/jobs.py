@@ -14,7 +14,7 @@ from ... import formatting as fmt
 from ...jobsresults import PASSES, SCHEMA_NAME, JobsResults, load_jobs
 from .. import html
 from ..jobtables import jobs_table, machine_columns, slowdown_mismatches, view
-from ..view import UsageError, View, schema_is
+from ..view import Plot, UsageError, View, schema_is
 
 
 def notes(results: JobsResults, level: float) -> str:
@@ -220,5 +220,12 @@ VIEW = View(
     load=lambda paths: [load_jobs(p) for p in paths],
     report=_report,
     html=lambda items, page: [html_section(jobs) for _, jobs in items],
-    figures={"jobs": _plot},
+    figures={
+        "jobs": Plot(
+            _plot,
+            "box plots of the per-repetition run times of each job (the slowest rank's, in "
+            "s/ms/us as each panel's axis says), isolated and concurrent side by side, from "
+            "results of `contend jobs` (StressBench Figs 1-2)",
+        )
+    },
 )

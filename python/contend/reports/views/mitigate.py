@@ -314,6 +314,17 @@ def html_section(doc: dict, source: str) -> str:
     )
 
 
+PLOT_ABOUT = (
+    "p99 runtime increase per job and throttle mode, p99 node-seconds increase, and the "
+    "proxy's p99 vs. c_a error, from one results file of `contend mitigate` (Netscope Figs 5-7)"
+)
+
 VIEW = document_view(
-    "mitigate", SCHEMA_NAME, load_mitigate, render_mitigate, html_section, mitigate_figure
+    "mitigate",
+    SCHEMA_NAME,
+    load_mitigate,
+    render_mitigate,
+    html_section,
+    mitigate_figure,
+    PLOT_ABOUT,
 )

@@ -34,7 +34,7 @@ from ..tables import (
     stalled_ports_table,
     tier_table,
 )
-from ..view import UsageError, View, schema_is
+from ..view import Plot, UsageError, View, schema_is
 
 NOTES = (
     "99% = the value 99% of samples are better than (latency: p99; bandwidth: p1). "
@@ -458,7 +458,11 @@ VIEW = View(
     load=load_many,
     report=_report,
     html=_html,
-    figures={"hist": _hist, "congestors": _congestors, "impact": _impact},
+    figures={
+        "hist": Plot(_hist, "isolated vs. congested histograms of one run (GPCNeT Figs 1-3)"),
+        "congestors": Plot(_congestors, "one row per single-congestor run (Figs 4-5)"),
+        "impact": Plot(_impact, "CI bars across runs, log y (Fig 11)"),
+    },
     fallback=True,
     page_note=NOTES,
     compare=True,

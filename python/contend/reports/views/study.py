@@ -189,6 +189,17 @@ def html_section(doc: dict, source: str) -> str:
     return html.document_section(f"contend study: {source}", intro, sections, [NOTES, POSTER_NOTE])
 
 
+PLOT_ABOUT = (
+    "each run's performance difference vs. the control per application and condition, from "
+    "one results file of `contend study` (the fat-tree poster's Table I as a figure)"
+)
+
 VIEW = document_view(
-    "study", SCHEMA_NAME, load_study_results, render_study, html_section, study_figure
+    "study",
+    SCHEMA_NAME,
+    load_study_results,
+    render_study,
+    html_section,
+    study_figure,
+    PLOT_ABOUT,
 )
