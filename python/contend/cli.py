@@ -3,8 +3,10 @@
 
 The C binary runs ``contend X ...`` as the program ``contend-X``; the console
 scripts ``contend-report``, ``contend-compare``, ``contend-significance``,
-``contend-plot`` and ``contend-html`` all enter :func:`main` here.  Bad
-input gives one message on stderr and exit status 2.
+``contend-plot`` and ``contend-html`` all enter :func:`main` here.  What a
+file's report, page section or figure is, is its view's business: the
+commands find the view in :mod:`contend.reports.registry`.  Bad input gives one
+message on stderr and exit status 2, before any work.
 """
 
 from __future__ import annotations

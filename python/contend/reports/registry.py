@@ -65,5 +65,5 @@ def html_page(paths, page: Page | None = None) -> str:
     groups = []
     for view in VIEWS:
         mine = [p for p, kind in zip(paths, kinds) if kind is view]
-        groups.append((view, list(zip(mine, view.load(mine)))))
+        groups.append((view, list(zip(mine, view.load(mine) if mine else []))))
     return render_page(groups, page or Page())

@@ -69,6 +69,9 @@ def _diff(doc: dict) -> pd.DataFrame:
     return d
 
 
+TABLE_ONE = "Mean performance difference vs. control"
+
+
 def _one_view(doc: dict) -> list:
     """Table I's columns: the condition, then one per application."""
     return [fmt.Column("condition", "Congestion type", "str")] + [
@@ -80,9 +83,8 @@ def summary_line(doc: dict) -> str:
     st = doc["study"]
     chk = order_check(doc)
     per = ", ".join(f"{c} {n}" for c, n in chk["runs_per_condition"].items())
-    eng = st["engine"] + (
-        f" {st['engine_options'].get('topology')}" if st["engine"] == "sim" else ""
-    )
+    opts = st["engine_options"]  # the simulator's has its topology
+    eng = st["engine"] + (f" {opts['topology']}" if "topology" in opts else "")
     return (
         f"study {st['name']} ({st['file']}) on {eng}: {len(st['apps'])} application(s) "
         f"({', '.join(st['apps'])}), control {st['control']!r} + {len(st['conditions']) - 1} "
@@ -91,11 +93,21 @@ def summary_line(doc: dict) -> str:
     )
 
 
-def render_study(doc: dict, form: str = "text", source=None) -> str:
-    diff = _diff(doc)
-    one = table_one(doc)
+def _sections(doc: dict, table_one_title: str) -> list:
+    """The tables of the text and HTML reports: (title, frame, columns)."""
     bully = bully_table(doc)
+    sections = [
+        (table_one_title, table_one(doc), _one_view(doc)),
+        ("Per application and condition", _diff(doc), DIFF_VIEW),
+    ]
+    if not bully.empty:
+        sections.append(("Bully bandwidth per rank", bully, BULLY_VIEW))
+    return sections
+
+
+def render_study(doc: dict, form: str = "text", source=None) -> str:
     if form == "json":
+        one, diff, bully = table_one(doc), _diff(doc), bully_table(doc)
         out = {
             "source": None if source is None else str(source),
             "study": doc["study"],
@@ -106,22 +118,13 @@ def render_study(doc: dict, form: str = "text", source=None) -> str:
         }
         return json.dumps(out, indent=1, allow_nan=False)
     if form == "csv":
+        diff = _diff(doc)
         keys = [k for k in diff.columns if k != "mean_ms"]
         return fmt.render(diff, [fmt.Column(k, k) for k in keys], "csv")
-    sections = [
-        (
-            "Mean performance difference vs. control (Table I; * p < 0.05, ** p < 0.01)",
-            one,
-            _one_view(doc),
-        ),
-        ("Per application and condition", diff, DIFF_VIEW),
-    ]
-    if not bully.empty:
-        sections.append(("Bully bandwidth per rank", bully, BULLY_VIEW))
     return fmt.text_report(
         "contend study" + (f": {source}" if source else ""),
         [summary_line(doc)],
-        sections,
+        _sections(doc, f"{TABLE_ONE} (Table I; * p < 0.05, ** p < 0.01)"),
         [NOTES, POSTER_NOTE],
         form,
     )
@@ -175,17 +178,11 @@ FIGURE_CAPTION = (
 
 
 def html_section(doc: dict, source: str) -> str:
-    bully = bully_table(doc)
-    sections = [
-        ("Mean performance difference vs. control (Table I)", table_one(doc), _one_view(doc)),
-        ("Per application and condition", _diff(doc), DIFF_VIEW),
-    ]
-    if not bully.empty:
-        sections.append(("Bully bandwidth per rank", bully, BULLY_VIEW))
     intro = [
         html.note(summary_line(doc)),
         html.figure(study_figure(doc), "study", FIGURE_CAPTION),
     ]
+    sections = _sections(doc, f"{TABLE_ONE} (Table I)")
     return html.document_section(f"contend study: {source}", intro, sections, [NOTES, POSTER_NOTE])
 
 
