@@ -158,15 +158,12 @@ def render_latency(doc: dict, source: str, form: str = "text") -> str:
             indent=1,
             allow_nan=False,
         )
-    head = "### " if form == "markdown" else ""
-    gap = [""] if form == "markdown" else []
     lines = latency_summary(doc, source)
     if form == "markdown":
         lines = [f"## {lines[0]}", ""] + [ln.strip() + "  " for ln in lines[1:]]
-    parts = lines + ["", head + "Constants (eq. 12)"] + gap
-    parts += [fmt.render(consts, CONSTANTS_VIEW, form), "", head + "Accuracy of predicted RTT"]
-    parts += gap + [fmt.render(acc, ACCURACY_VIEW, form), "", ("  " if form == "text" else "")]
-    parts[-1] += LATENCY_NOTE
+    parts = lines + fmt.titled("Constants (eq. 12)", fmt.render(consts, CONSTANTS_VIEW, form), form)
+    parts += fmt.titled("Accuracy of predicted RTT", fmt.render(acc, ACCURACY_VIEW, form), form)
+    parts += ["", fmt.note(LATENCY_NOTE, form)]
     return "\n".join(parts)
 
 
@@ -264,25 +261,23 @@ def render_sensitivity(doc: dict, source: str, form: str = "text") -> str:
             indent=1,
             allow_nan=False,
         )
-    head = "### " if form == "markdown" else ""
-    gap = [""] if form == "markdown" else []
     lines = sensitivity_summary(doc, source)
     if form == "markdown":
         lines = [f"## {lines[0]}", ""] + [ln.strip() for ln in lines[1:]]
-    parts = lines + ["", head + "Runtime fit per application"] + gap
-    parts.append(fmt.render(apps, APPS_VIEW, form))
+    parts = lines + fmt.titled(
+        "Runtime fit per application", fmt.render(apps, APPS_VIEW, form), form
+    )
     for name, app in doc["applications"].items():
-        parts += ["", head + f"{name}: runs ({_delivery_line(app)})"] + gap
-        parts.append(fmt.render(runs_frame(app), RUNS_VIEW, form))
+        runs = fmt.render(runs_frame(app), RUNS_VIEW, form)
+        parts += fmt.titled(f"{name}: runs ({_delivery_line(app)})", runs, form)
         for key, est in app["estimates"].items():
-            if not isinstance(est, dict):
-                continue
-            parts += ["", head + f"{name}: convergence, {key.replace('_', '-')}"] + gap
-            parts.append(fmt.render(convergence_frame(est), CONVERGENCE_VIEW, form))
-        note = app["estimates"].get("traffic_weighted_note")
-        if note:
-            parts += ["", f"  traffic-weighted: {note}"]
-    parts += ["", ("  " if form == "text" else "") + SENSITIVITY_NOTE]
+            if isinstance(est, dict):
+                table = fmt.render(convergence_frame(est), CONVERGENCE_VIEW, form)
+                parts += fmt.titled(f"{name}: convergence, {key.replace('_', '-')}", table, form)
+        weighted = app["estimates"].get("traffic_weighted_note")
+        if weighted:
+            parts += ["", f"  traffic-weighted: {weighted}"]
+    parts += ["", fmt.note(SENSITIVITY_NOTE, form)]
     return "\n".join(parts)
 
 
