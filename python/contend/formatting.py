@@ -185,6 +185,16 @@ def text_report(title: str, lines: list, sections: list, notes: list, form: str)
     return "\n".join(parts)
 
 
+def welch_columns(marker: str) -> list:
+    """The columns of a Welch t-test: t, df, p and the marker (* / **) in ``marker``."""
+    return [
+        Column("t", "t"),
+        Column("df", "df"),
+        Column("p", "p", "p"),
+        Column(marker, "Sig", "str"),
+    ]
+
+
 def columns_for(view: list, machine: list, fmt: str) -> list:
     """Human view for text/markdown, full machine columns for CSV/JSON."""
     return view if fmt in ("text", "markdown") else machine

@@ -30,37 +30,31 @@ from ...mitigatestats import (
 from .. import html
 from ..view import document_view
 
+# the statistics of an increase (a ratio to the isolated runtime) over the runs
+INCREASE_COLUMNS = [
+    fmt.Column("mean", "Mean (x)"),
+    fmt.Column("p50", "p50 (x)"),
+    fmt.Column("p90", "p90 (x)"),
+    fmt.Column("p99", "p99 (x)"),
+    fmt.Column("p99_excess_vs_netscope", "p99 excess / netscope's (x)"),
+]
 RUNTIME_VIEW = [
     fmt.Column("job", "Job", "str"),
     fmt.Column("condition", "Mode", "str"),
     fmt.Column("runs", "Runs", "int"),
     fmt.Column("isolated_ms", "Isolated mean (ms)"),
-    fmt.Column("mean", "Mean (x)"),
-    fmt.Column("p50", "p50 (x)"),
-    fmt.Column("p90", "p90 (x)"),
-    fmt.Column("p99", "p99 (x)"),
-    fmt.Column("p99_excess_vs_netscope", "p99 excess / netscope's (x)"),
-]
+] + INCREASE_COLUMNS
 NODE_SECONDS_VIEW = [
     fmt.Column("condition", "Mode", "str"),
     fmt.Column("runs", "Runs", "int"),
     fmt.Column("node_seconds_mean_ms", "Node-seconds mean (node*ms)"),
-    fmt.Column("mean", "Mean (x)"),
-    fmt.Column("p50", "p50 (x)"),
-    fmt.Column("p90", "p90 (x)"),
-    fmt.Column("p99", "p99 (x)"),
-    fmt.Column("p99_excess_vs_netscope", "p99 excess / netscope's (x)"),
-]
+] + INCREASE_COLUMNS
 WELCH_VIEW = [
     fmt.Column("job", "Job", "str"),
     fmt.Column("condition", "Mode", "str"),
     fmt.Column("mean", "Mean (x)"),
     fmt.Column("netscope_mean", "Netscope mean (x)"),
-    fmt.Column("t", "t"),
-    fmt.Column("df", "df"),
-    fmt.Column("p", "p", "p"),
-    fmt.Column("sig", "Sig", "str"),
-]
+] + fmt.welch_columns("sig")
 CA_ERROR_VIEW = [
     fmt.Column("ca_error_percent", "c_a error (%)"),
     fmt.Column("c_a", "Proxy c_a"),

@@ -31,11 +31,7 @@ DIFF_VIEW = [
     fmt.Column("n", "n", "int"),
     fmt.Column("mean_ms", "Mean runtime (ms)"),
     fmt.Column("difference_pct", "Diff vs control (%)"),
-    fmt.Column("t", "t"),
-    fmt.Column("df", "df"),
-    fmt.Column("p", "p", "p"),
-    fmt.Column("marker", "Sig", "str"),
-]
+] + fmt.welch_columns("marker")
 BULLY_VIEW = [
     fmt.Column("condition", "Condition", "str"),
     fmt.Column("bully", "Bully", "str"),
