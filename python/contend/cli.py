@@ -3,8 +3,10 @@
 
 The C binary runs ``contend X ...`` as the program ``contend-X``; the console
 scripts ``contend-report``, ``contend-compare``, ``contend-significance``,
-``contend-plot`` and ``contend-html`` all enter :func:`main` here.  Bad
-input gives one message on stderr and exit status 2.
+``contend-plot`` and ``contend-html`` all enter :func:`main` here.  What a
+file's report, page section or figure is, is its view's business: the
+commands find the view in :mod:`contend.reports.registry`.  Bad input gives one
+message on stderr and exit status 2, before any work.
 """
 
 from __future__ import annotations
@@ -15,22 +17,16 @@ import os
 import sys
 
 from . import __version__, sweep
+from . import formatting as fmt
 from .argtypes import count, nonneg_int
-from .formatting import FORMATS
 from .guard import TRACEBACK_ENV, guarded, report
 from .limits import MAX_BOOTSTRAP, MAX_RESAMPLES, clip, clip_repr
 from .outfile import check_distinct, check_output, write_text
+from .reports import registry
+from .reports.html import Page
+from .reports.view import UsageError
 
 EXIT_USAGE = 2
-JOBS_SCHEMA = "contend-jobs"  # results of `contend jobs`: contend.jobsresults
-MITIGATE_SCHEMA = "contend-mitigate"  # results of `contend mitigate`: contend.mitigatestats
-STUDY_SCHEMA = "contend-study"  # results of `contend study`: contend.studystats
-COMMANDS = ("report", "compare", "significance", "plot", "html", "sweep")
-PLOT_KINDS = ("hist", "congestors", "impact", "jobs", "mitigate", "study")
-
-
-class UsageError(ValueError):
-    """Invalid command-line input (reported like a bad results file)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,17 +45,6 @@ def _write(text: str, output) -> None:
 
 def _canary_list(text):
     return [c for c in (text or "").split(",") if c] or None
-
-
-def _check_canaries(wanted, frame) -> None:
-    """UsageError naming a --canaries name that no run (or baseline) has."""
-    have = list(dict.fromkeys(frame["name"]))
-    unknown = [c for c in wanted or () if c not in have]
-    if unknown:
-        raise UsageError(
-            f"--canaries: unknown canary {clip_repr(unknown[0])} (these results have: "
-            f"{clip(', '.join(map(str, have)), 400) or 'none'})"
-        )
 
 
 def _alphas(text: str):
@@ -90,79 +75,21 @@ def _level(text: str) -> float:
 
 
 def cmd_report(args) -> int:
-    from .models.modelfile import SCHEMAS as MODEL_SCHEMAS
-    from .models.modelfile import load_model_file, sniff_schema
-    from .report import check_impact, render_report
-    from .results import load_results
-
-    schema = sniff_schema(args.results)
-    if schema in MODEL_SCHEMAS:  # contend model fit-latency / sensitivity
-        from .models.views import render_model
-
-        _write(render_model(load_model_file(args.results), args.results, args.format), args.output)
-        return 0
-    if schema == MITIGATE_SCHEMA:  # contend mitigate
-        from .mitigatestats import load_mitigate
-        from .mitigateviews import render_mitigate
-
-        doc = load_mitigate(args.results)
-        _write(render_mitigate(doc, args.format, source=args.results), args.output)
-        return 0
-    if schema == STUDY_SCHEMA:  # contend study
-        from .studystats import load_study_results
-        from .studyviews import render_study
-
-        doc = load_study_results(args.results)
-        _write(render_study(doc, args.format, source=args.results), args.output)
-        return 0
-    if schema == JOBS_SCHEMA:  # contend jobs
-        from .jobsreport import check_slowdowns, render_jobs_report
-        from .jobsresults import load_jobs
-
-        if args.bootstrap:
-            raise UsageError(
-                "--bootstrap resamples histograms of `contend network` / `contend load` "
-                "results; a jobs report gives Student-t intervals (--level)"
-            )
-        jobs = load_jobs(args.results)
-        check_slowdowns(jobs)
-        _write(render_jobs_report(jobs, args.format, args.level), args.output)
-        return 0
-    results = load_results(args.results)
-    check_impact(results)
-    _write(
-        render_report(
-            results,
-            args.format,
-            args.bootstrap,
-            args.level,
-            args.seed,
-            congestors=not args.no_congestors,
-        ),
-        args.output,
-    )
+    _write(registry.view_for(args.results).report(args.results, args), args.output)
     return 0
 
 
 def cmd_compare(args) -> int:
-    import pandas as pd
-
-    from . import formatting as fmt
-    from .results import load_many
-    from .tables import compare_table
+    from .reports.published import beside, figure11_rows, published_impact_table
+    from .reports.tables import COMPARE_MACHINE, COMPARE_VIEW, compare_table, pick_canaries
 
     if not args.results and not args.published:
         raise UsageError("give results files to compare, and/or --published")
-    frame = compare_table(load_many(args.results))
-    columns = fmt.columns_for(fmt.COMPARE_VIEW, fmt.COMPARE_MACHINE, args.format)
+    frame = compare_table(registry.comparable().load(args.results))
+    columns = fmt.columns_for(COMPARE_VIEW, COMPARE_MACHINE, args.format)
     if args.published:
-        from .published import figure11_rows, published_impact_table
-
-        pub = figure11_rows() if args.figure11 else published_impact_table()
-        frame = pd.concat([frame, pub[frame.columns]], ignore_index=True)
-    if args.canaries:
-        _check_canaries(args.canaries, frame)
-        frame = frame[frame["name"].isin(args.canaries)]
+        frame = beside(frame, figure11_rows() if args.figure11 else published_impact_table())
+    frame = pick_canaries(frame, args.canaries)
     _write(fmt.render(frame, columns, args.format), args.output)
     return 0
 
@@ -184,20 +111,19 @@ def _parse_group(spec: str):
 
 
 def cmd_significance(args) -> int:
-    from . import formatting as fmt
-    from .results import load_many
-    from .tables import significance_table
+    from .reports.tables import SIGNIFICANCE_MACHINE, SIGNIFICANCE_VIEW, significance_table
 
+    load = registry.comparable().load
     groups = {}
     for label, paths in args.parsed_groups:
         if label in groups:
             raise UsageError(f"group {clip_repr(label)} given twice")
-        groups[label] = load_many(paths)
+        groups[label] = load(paths)
     if len(groups) < 2:
         raise UsageError("give a control group and at least one condition group")
     control = args.control or next(iter(groups))
     frame = significance_table(groups, control, args.resamples, args.level, args.seed, args.alpha)
-    columns = fmt.columns_for(fmt.SIGNIFICANCE_VIEW, fmt.SIGNIFICANCE_MACHINE, args.format)
+    columns = fmt.columns_for(SIGNIFICANCE_VIEW, SIGNIFICANCE_MACHINE, args.format)
     text = fmt.render(frame, columns, args.format)
     if args.format == "text":
         a = args.alpha
@@ -212,132 +138,19 @@ def cmd_significance(args) -> int:
     return 0
 
 
-def _plot_jobs(args):
-    import pandas as pd
-
-    from . import plots
-    from .jobsresults import load_jobs
-
-    if not args.results:
-        raise UsageError("plot jobs takes one or more results files of `contend jobs`")
-    frames = []
-    for path in args.results:
-        jobs = load_jobs(path)
-        if not jobs.has_repeats:
-            raise UsageError(
-                f"{path}: holds no per-repetition times (schema {jobs.doc['schema_version']}; "
-                "they came with 1.2): rerun `contend jobs` with this version"
-            )
-        frame = plots.job_times_frame(jobs, motifs=args.motifs)
-        if len(args.results) > 1:
-            frame["panel"] = jobs.label + "/" + frame["panel"]
-        frames.append(frame)
-    frame = pd.concat(frames, ignore_index=True)
-    if frame.empty:
-        raise UsageError("plot jobs: no repetition has a time in these files")
-    what = "time per motif invocation" if args.motifs else "run time per job"
-    names = ", ".join(str(p) for p in args.results)
-    return plots.job_boxes_figure(frame, f"{what} (per repetition, slowest rank): {names}")
-
-
 def cmd_plot(args) -> int:
-    from . import plots
-    from .results import load_many
+    from .reports import plots
 
     plots.figure_format(args.output)  # a bad extension fails before any work
-    if args.kind == "mitigate":
-        from .mitigatestats import load_mitigate
-        from .mitigateviews import mitigate_figure
-
-        if len(args.results) != 1:
-            raise UsageError("plot mitigate takes one results file of `contend mitigate`")
-        fig = mitigate_figure(load_mitigate(args.results[0]))
-        out = plots.save_figure(fig, args.output, UsageError)
-        print(f"wrote {out}", file=sys.stderr)
-        return 0
-    if args.kind == "study":
-        from .studystats import load_study_results
-        from .studyviews import study_figure
-
-        if len(args.results) != 1:
-            raise UsageError("plot study takes one results file of `contend study`")
-        fig = study_figure(load_study_results(args.results[0]))
-        out = plots.save_figure(fig, args.output, UsageError)
-        print(f"wrote {out}", file=sys.stderr)
-        return 0
-    if args.kind == "jobs":
-        fig = _plot_jobs(args)
-        out = plots.save_figure(fig, args.output, UsageError)
-        print(f"wrote {out}", file=sys.stderr)
-        return 0
-    runs = load_many(args.results)
-    if args.kind == "hist":
-        if len(runs) != 1:
-            raise UsageError("plot hist takes one results file")
-        fig = plots.histogram_figure(runs[0], args.canaries, log_y=not args.linear_y)
-    elif args.kind == "congestors":
-        fig = plots.congestor_panels_figure(runs, args.canaries, log_y=not args.linear_y)
-    else:
-        import pandas as pd
-
-        from .tables import compare_table
-
-        frame = compare_table(runs)
-        if args.published:
-            from .published import figure11_rows
-
-            frame = pd.concat([frame, figure11_rows()[frame.columns]], ignore_index=True)
-        if args.canaries:
-            _check_canaries(args.canaries, frame)
-            frame = frame[frame["name"].isin(args.canaries)]
-        fig = plots.impact_bars_figure(frame)
+    fig = registry.plot_of(args.kind).draw(args)
     out = plots.save_figure(fig, args.output, UsageError)
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
 
 def cmd_html(args) -> int:
-    from .htmlreport import render_html
-    from .jobsresults import load_jobs
-    from .models.modelfile import SCHEMAS as MODEL_SCHEMAS
-    from .models.modelfile import load_model_file, sniff_schema
-    from .results import load_many
-
-    schemas = [sniff_schema(p) for p in args.results]
-    kind = [
-        "model"
-        if s in MODEL_SCHEMAS
-        else {JOBS_SCHEMA: "jobs", MITIGATE_SCHEMA: "mitigate", STUDY_SCHEMA: "study"}.get(
-            s, "results"
-        )
-        for s in schemas
-    ]
-    runs = load_many([p for p, k in zip(args.results, kind) if k == "results"])
-    models = [(p, load_model_file(p)) for p, k in zip(args.results, kind) if k == "model"]
-    jobs = [load_jobs(p) for p, k in zip(args.results, kind) if k == "jobs"]
-    mitigate = []
-    if "mitigate" in kind:
-        from .mitigatestats import load_mitigate
-
-        mitigate = [(p, load_mitigate(p)) for p, k in zip(args.results, kind) if k == "mitigate"]
-    studies = []
-    if "study" in kind:
-        from .studystats import load_study_results
-
-        studies = [(p, load_study_results(p)) for p, k in zip(args.results, kind) if k == "study"]
-    _write(
-        render_html(
-            runs,
-            args.title,
-            args.published,
-            log_y=not args.linear_y,
-            models=models,
-            jobs=jobs,
-            mitigate=mitigate,
-            studies=studies,
-        ),
-        args.output,
-    )
+    page = Page(title=args.title, published=args.published, log_y=not args.linear_y)
+    _write(registry.html_page(args.results, page), args.output)
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -349,7 +162,7 @@ def _add_format(p, default="text"):
     p.add_argument(
         "--format",
         "-f",
-        choices=FORMATS,
+        choices=fmt.FORMATS,
         default=default,
         help="output format (csv/json carry unrounded values) [default %(default)s]",
     )
@@ -456,19 +269,9 @@ def _add_plot(sub):
     p = sub.add_parser(
         "plot",
         help="figures as PNG, SVG or PDF",
-        description="hist: isolated vs. congested histograms of one run "
-        "(GPCNeT Figs 1-3); congestors: one row per single-congestor "
-        "run (Figs 4-5); impact: CI bars across runs, log y (Fig 11); "
-        "jobs: box plots of the per-repetition run times of each job (the slowest "
-        "rank's, in s/ms/us as each panel's axis says), isolated and concurrent side "
-        "by side, from results of `contend jobs` (StressBench Figs 1-2); "
-        "mitigate: p99 runtime increase per job and throttle mode, p99 node-seconds "
-        "increase, and the proxy's p99 vs. c_a error, from one results file of "
-        "`contend mitigate` (Netscope Figs 5-7); study: each run's performance difference vs. the "
-        "control per application and condition, from one results file of `contend study` "
-        "(the fat-tree poster's Table I as a figure).",
+        description=registry.plot_help(),
     )
-    p.add_argument("kind", choices=PLOT_KINDS)
+    p.add_argument("kind", choices=registry.plot_kinds())
     p.add_argument("results", nargs="*", help="results files")
     p.add_argument(
         "-o", "--output", required=True, help="figure file: .png, .svg or .pdf by its extension"

@@ -1,4 +1,5 @@
-"""Render tables as fixed-width text, markdown, CSV or JSON.
+"""Render tables as fixed-width text, markdown, CSV, JSON or HTML, and the
+lines of a text or markdown report around them (:func:`text_report`).
 
 Text, markdown and HTML round numbers for reading (see :func:`format_number`)
 and show every string on one line (:func:`clean_text`);
@@ -151,71 +152,47 @@ def render(frame: pd.DataFrame, columns: list, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
 
 
-IMPACT_VIEW = [
-    Column("name", "Canary", "str"),
-    Column("units", "Units", "str"),
-    Column("isolated_mean", "Isolated avg"),
-    Column("congested_mean", "Congested avg"),
-    Column("isolated_tail_99", "Isolated 99%"),
-    Column("congested_tail_99", "Congested 99%"),
-    Column("ci_mean", "CI avg"),
-    Column("ci_tail_99", "CI 99%"),
-]
-IMPACT_MACHINE = (
-    IMPACT_VIEW[:1]
-    + [Column("label", "label", "str"), Column("metric", "metric", "str")]
-    + IMPACT_VIEW[1:]
-    + [
-        Column("isolated_count", "isolated_count", "int"),
-        Column("congested_count", "congested_count", "int"),
+# ------------------------------------------------- reports in text and markdown
+
+
+def heading(text: str, form: str) -> str:
+    """A report's first line: a level-2 heading in markdown, plain in text."""
+    return ("## " if form == "markdown" else "") + text
+
+
+def note(text: str, form: str) -> str:
+    """A line below a report's heading or tables: indented two spaces in text."""
+    return ("  " if form == "text" else "") + text
+
+
+def titled(title: str, body: str, form: str) -> list:
+    """The lines of a table (or a line) under its title, a blank line first; in
+    markdown the title is a level-3 heading with a blank line below."""
+    if form == "markdown":
+        return ["", "### " + title, "", body]
+    return ["", title, body]
+
+
+def text_report(title: str, lines: list, sections: list, notes: list, form: str) -> str:
+    """A whole report in text or markdown: the title, a blank line, the summary
+    ``lines``, each of ``sections`` ((title, frame, columns)) titled, then each
+    of ``notes`` after a blank line."""
+    parts = [heading(title, form), ""] + [note(line, form) for line in lines]
+    for section, frame, columns in sections:
+        parts += titled(section, render(frame, columns, form), form)
+    for text in notes:
+        parts += ["", note(text, form)]
+    return "\n".join(parts)
+
+
+def welch_columns(marker: str) -> list:
+    """The columns of a Welch t-test: t, df, p and the marker (* / **) in ``marker``."""
+    return [
+        Column("t", "t"),
+        Column("df", "df"),
+        Column("p", "p", "p"),
+        Column(marker, "Sig", "str"),
     ]
-)
-BOOTSTRAP_VIEW = [
-    Column("ci_mean_lo", "CI avg lo"),
-    Column("ci_mean_hi", "CI avg hi"),
-    Column("ci_tail_99_lo", "CI 99% lo"),
-    Column("ci_tail_99_hi", "CI 99% hi"),
-]
-CONGESTOR_VIEW = [
-    Column("name", "Congestor", "str"),
-    Column("phase", "Phase", "str"),
-    Column("during", "During", "str"),
-    Column("units", "Units", "str"),
-    Column("mean", "Avg"),
-    Column("tail_99", "99%"),
-    Column("count", "Samples", "int"),
-]
-COMPARE_VIEW = [
-    Column("run", "Run", "str"),
-    Column("mpi_library", "MPI", "str"),
-    Column("nodes", "Nodes", "int"),
-    Column("ranks_per_node", "PPN", "str"),
-] + IMPACT_VIEW
-COMPARE_MACHINE = (
-    COMPARE_VIEW[:4]
-    + [Column("ranks", "ranks", "int"), Column("source", "source", "str")]
-    + IMPACT_MACHINE
-)
-SIGNIFICANCE_VIEW = [
-    Column("condition", "Condition", "str"),
-    Column("name", "Canary", "str"),
-    Column("quantity", "Quantity", "str"),
-    Column("units", "Units", "str"),
-    Column("n_control", "n ctl", "int"),
-    Column("n_condition", "n", "int"),
-    Column("control_mean", "Control"),
-    Column("condition_mean", "Condition mean"),
-    Column("condition_lo", "boot lo"),
-    Column("condition_hi", "boot hi"),
-    Column("difference_pct", "Diff %"),
-    Column("p", "p", "p"),
-    Column("marker", "Sig", "str"),
-]
-SIGNIFICANCE_MACHINE = SIGNIFICANCE_VIEW[:-2] + [
-    Column("t", "t"),
-    Column("p", "p", "p"),
-    Column("marker", "marker", "str"),
-]
 
 
 def columns_for(view: list, machine: list, fmt: str) -> list:

@@ -16,8 +16,8 @@ from contend.analysis import (
     significance_marker,
     welch_t_test,
 )
+from contend.reports.tables import add_bootstrap, impact_table, significance_table
 from contend.results import load_many, load_results
-from contend.tables import add_bootstrap, impact_table, significance_table
 from scipy import stats
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"

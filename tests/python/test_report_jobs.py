@@ -357,8 +357,8 @@ def test_plot_jobs_png_not_blank(tmp_path, capsys):
 
 
 def test_plot_jobs_panels_and_formats(tmp_path):
-    from contend import plots
     from contend.jobsresults import load_jobs
+    from contend.reports import plots
 
     jobs = load_jobs(BOTH)
     fig = plots.job_boxes_figure(plots.job_times_frame(jobs))

@@ -6,10 +6,10 @@ import matplotlib.image as mpimg
 import numpy as np
 import pandas as pd
 import pytest
-from contend import plots
 from contend.cli import main
+from contend.reports import plots
+from contend.reports.tables import compare_table
 from contend.results import load_many, load_results
-from contend.tables import compare_table
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
 LOAD = FIXTURES / "load_vn1_n10.json.gz"

@@ -13,7 +13,7 @@ import pytest
 from conftest import BUILD, ROOT, run_bounded
 from contend import formatting as fmt
 from contend.cli import main
-from contend.report import SIM_TOP_PORTS
+from contend.reports.views.results import SIM_TOP_PORTS
 
 FIXTURES = ROOT / "tests" / "fixtures" / "results"
 NETWORK = FIXTURES / "network_vn1_n4.json.gz"

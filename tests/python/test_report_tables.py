@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from contend.cli import main
-from contend.published import figure11_rows, load_table2, published_impact_table
+from contend.reports.published import figure11_rows, load_table2, published_impact_table
+from contend.reports.tables import compare_table, impact_mismatches, impact_table
 from contend.results import load_many, load_results
-from contend.tables import compare_table, impact_mismatches, impact_table
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
 LOAD = FIXTURES / "load_vn1_n10.json.gz"

@@ -58,7 +58,7 @@ def _check_plot(path):
 
 def _save_plot(fig, path: Path) -> None:
     """Save a figure whole or not at all (through a temporary in the same directory)."""
-    from ..plots import save_figure
+    from ..reports.plots import save_figure
 
     save_figure(fig, path, ModelError)
 

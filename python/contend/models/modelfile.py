@@ -23,7 +23,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from .. import __version__, infile
+from .. import __version__
 from ..limits import clip
 from ..outfile import write_text
 from .errors import ModelError
@@ -79,16 +79,6 @@ def validate(doc: dict, name: str, source: str = "<model>") -> None:
             f"{clip(err.message, 200)} "
             f"(expected {HINTS[name]}; see schemas/{name}.schema.json)"
         )
-
-
-def sniff_schema(path) -> str | None:
-    """The ``schema`` field of a JSON file (gzip allowed), None when unreadable or
-    absent (the reader of the file's kind then says why)."""
-    try:
-        doc = infile.load_json(path)
-    except ValueError:
-        return None
-    return doc.get("schema") if isinstance(doc, dict) else None
 
 
 def load_model_file(path, expect: str | None = None) -> dict:

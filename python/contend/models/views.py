@@ -7,7 +7,6 @@ contend-sensitivity (every header carries its unit).
 
 from __future__ import annotations
 
-import base64
 import json
 from html import escape
 
@@ -15,6 +14,7 @@ import pandas as pd
 
 from .. import formatting as fmt
 from ..formatting import Column
+from ..reports.html import figure, note
 from .modelfile import LATENCY_SCHEMA, SENSITIVITY_SCHEMA
 
 VIEW_FORMATS = fmt.FORMATS
@@ -158,15 +158,12 @@ def render_latency(doc: dict, source: str, form: str = "text") -> str:
             indent=1,
             allow_nan=False,
         )
-    head = "### " if form == "markdown" else ""
-    gap = [""] if form == "markdown" else []
     lines = latency_summary(doc, source)
     if form == "markdown":
         lines = [f"## {lines[0]}", ""] + [ln.strip() + "  " for ln in lines[1:]]
-    parts = lines + ["", head + "Constants (eq. 12)"] + gap
-    parts += [fmt.render(consts, CONSTANTS_VIEW, form), "", head + "Accuracy of predicted RTT"]
-    parts += gap + [fmt.render(acc, ACCURACY_VIEW, form), "", ("  " if form == "text" else "")]
-    parts[-1] += LATENCY_NOTE
+    parts = lines + fmt.titled("Constants (eq. 12)", fmt.render(consts, CONSTANTS_VIEW, form), form)
+    parts += fmt.titled("Accuracy of predicted RTT", fmt.render(acc, ACCURACY_VIEW, form), form)
+    parts += ["", fmt.note(LATENCY_NOTE, form)]
     return "\n".join(parts)
 
 
@@ -264,25 +261,23 @@ def render_sensitivity(doc: dict, source: str, form: str = "text") -> str:
             indent=1,
             allow_nan=False,
         )
-    head = "### " if form == "markdown" else ""
-    gap = [""] if form == "markdown" else []
     lines = sensitivity_summary(doc, source)
     if form == "markdown":
         lines = [f"## {lines[0]}", ""] + [ln.strip() for ln in lines[1:]]
-    parts = lines + ["", head + "Runtime fit per application"] + gap
-    parts.append(fmt.render(apps, APPS_VIEW, form))
+    parts = lines + fmt.titled(
+        "Runtime fit per application", fmt.render(apps, APPS_VIEW, form), form
+    )
     for name, app in doc["applications"].items():
-        parts += ["", head + f"{name}: runs ({_delivery_line(app)})"] + gap
-        parts.append(fmt.render(runs_frame(app), RUNS_VIEW, form))
+        runs = fmt.render(runs_frame(app), RUNS_VIEW, form)
+        parts += fmt.titled(f"{name}: runs ({_delivery_line(app)})", runs, form)
         for key, est in app["estimates"].items():
-            if not isinstance(est, dict):
-                continue
-            parts += ["", head + f"{name}: convergence, {key.replace('_', '-')}"] + gap
-            parts.append(fmt.render(convergence_frame(est), CONVERGENCE_VIEW, form))
-        note = app["estimates"].get("traffic_weighted_note")
-        if note:
-            parts += ["", f"  traffic-weighted: {note}"]
-    parts += ["", ("  " if form == "text" else "") + SENSITIVITY_NOTE]
+            if isinstance(est, dict):
+                table = fmt.render(convergence_frame(est), CONVERGENCE_VIEW, form)
+                parts += fmt.titled(f"{name}: convergence, {key.replace('_', '-')}", table, form)
+        weighted = app["estimates"].get("traffic_weighted_note")
+        if weighted:
+            parts += ["", f"  traffic-weighted: {weighted}"]
+    parts += ["", fmt.note(SENSITIVITY_NOTE, form)]
     return "\n".join(parts)
 
 
@@ -298,18 +293,8 @@ def render_model(doc: dict, source: str, form: str = "text") -> str:
 # --------------------------------------------------------------------- html
 
 
-def _figure_html(fig, alt: str, caption: str) -> str:
-    from ..plots import figure_png_bytes
-
-    data = base64.b64encode(figure_png_bytes(fig)).decode("ascii")
-    return (
-        f'<figure><img src="data:image/png;base64,{data}" alt="{escape(alt)}">'
-        f"<figcaption>{escape(caption)}</figcaption></figure>"
-    )
-
-
 def _notes(lines) -> str:
-    return "".join(f'<p class="note">{escape(ln.strip())}</p>' for ln in lines)
+    return "".join(note(ln.strip()) for ln in lines)
 
 
 def html_section(doc: dict, source: str) -> str:
@@ -326,14 +311,14 @@ def html_section(doc: dict, source: str) -> str:
                 fmt.html_table(constants_frame(doc), CONSTANTS_VIEW),
                 "<h3>Accuracy of predicted RTT</h3>",
                 fmt.html_table(accuracy_frame(doc), ACCURACY_VIEW),
-                _figure_html(
+                figure(
                     latency_figure(doc),
                     "predicted vs measured RTT",
                     "Left: predicted vs measured round-trip time, y = x line; held-out "
                     "samples (red triangles) were not used by the fit. Right: percent error "
                     "of each prediction, the +-30 % band of Netscope Fig. 4a shaded.",
                 ),
-                f'<p class="note">{escape(LATENCY_NOTE)}</p>',
+                note(LATENCY_NOTE),
             ]
         )
     summary = sensitivity_summary(doc, source)
@@ -346,8 +331,8 @@ def html_section(doc: dict, source: str) -> str:
     for name, app in doc["applications"].items():
         parts += [
             f"<h3>{escape(name)}</h3>",
-            f'<p class="note">{escape(_delivery_line(app))}</p>',
-            _figure_html(
+            note(_delivery_line(app)),
+            figure(
                 sensitivity_figure(name, app),
                 f"runtime vs delivery time of {name}",
                 "Left: runtime T_a of each run against its expected message delivery time "
@@ -362,5 +347,5 @@ def html_section(doc: dict, source: str) -> str:
                     f"<h3>{escape(name)}: convergence, {escape(key.replace('_', '-'))}</h3>",
                     fmt.html_table(convergence_frame(est), CONVERGENCE_VIEW),
                 ]
-    parts.append(f'<p class="note">{escape(SENSITIVITY_NOTE)}</p>')
+    parts.append(note(SENSITIVITY_NOTE))
     return "\n".join(parts)

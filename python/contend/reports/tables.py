@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .analysis import (
+from ..analysis import (
     bootstrap_histogram_impact,
     bootstrap_interval,
     congestion_impact,
@@ -21,7 +21,10 @@ from .analysis import (
     significance_marker,
     welch_t_test,
 )
-from .results import Results
+from ..formatting import Column
+from ..limits import clip, clip_repr
+from ..results import Results
+from .view import UsageError
 
 IMPACT_COLUMNS = [
     "name",
@@ -39,6 +42,76 @@ IMPACT_COLUMNS = [
     "ci_tail_99",
 ]
 RUN_COLUMNS = ["run", "source", "mpi_library", "nodes", "ranks_per_node", "ranks"]
+
+# ------------------------------------------- the columns the reports show
+# (text, markdown and HTML: the *_VIEW lists; CSV and JSON: the *_MACHINE ones)
+
+IMPACT_VIEW = [
+    Column("name", "Canary", "str"),
+    Column("units", "Units", "str"),
+    Column("isolated_mean", "Isolated avg"),
+    Column("congested_mean", "Congested avg"),
+    Column("isolated_tail_99", "Isolated 99%"),
+    Column("congested_tail_99", "Congested 99%"),
+    Column("ci_mean", "CI avg"),
+    Column("ci_tail_99", "CI 99%"),
+]
+IMPACT_MACHINE = (
+    IMPACT_VIEW[:1]
+    + [Column("label", "label", "str"), Column("metric", "metric", "str")]
+    + IMPACT_VIEW[1:]
+    + [
+        Column("isolated_count", "isolated_count", "int"),
+        Column("congested_count", "congested_count", "int"),
+    ]
+)
+BOOTSTRAP_VIEW = [
+    Column("ci_mean_lo", "CI avg lo"),
+    Column("ci_mean_hi", "CI avg hi"),
+    Column("ci_tail_99_lo", "CI 99% lo"),
+    Column("ci_tail_99_hi", "CI 99% hi"),
+]
+CONGESTOR_VIEW = [
+    Column("name", "Congestor", "str"),
+    Column("phase", "Phase", "str"),
+    Column("during", "During", "str"),
+    Column("units", "Units", "str"),
+    Column("mean", "Avg"),
+    Column("tail_99", "99%"),
+    Column("count", "Samples", "int"),
+]
+COMPARE_VIEW = [
+    Column("run", "Run", "str"),
+    Column("mpi_library", "MPI", "str"),
+    Column("nodes", "Nodes", "int"),
+    Column("ranks_per_node", "PPN", "str"),
+] + IMPACT_VIEW
+COMPARE_MACHINE = (
+    COMPARE_VIEW[:4]
+    + [Column("ranks", "ranks", "int"), Column("source", "source", "str")]
+    + IMPACT_MACHINE
+)
+SIGNIFICANCE_VIEW = [
+    Column("condition", "Condition", "str"),
+    Column("name", "Canary", "str"),
+    Column("quantity", "Quantity", "str"),
+    Column("units", "Units", "str"),
+    Column("n_control", "n ctl", "int"),
+    Column("n_condition", "n", "int"),
+    Column("control_mean", "Control"),
+    Column("condition_mean", "Condition mean"),
+    Column("condition_lo", "boot lo"),
+    Column("condition_hi", "boot hi"),
+    Column("difference_pct", "Diff %"),
+    Column("p", "p", "p"),
+    Column("marker", "Sig", "str"),
+]
+SIGNIFICANCE_MACHINE = SIGNIFICANCE_VIEW[:-2] + [
+    Column("t", "t"),
+    Column("p", "p", "p"),
+    Column("marker", "marker", "str"),
+]
+
 
 # Tolerance when cross-checking recomputed CIs against the file's impact section.
 CI_RTOL = 1e-9
@@ -189,6 +262,21 @@ def compare_table(runs: list) -> pd.DataFrame:
     frame["_ppn"] = frame["ranks_per_node"].map(lambda s: int(str(s).split("-")[0]))
     frame = frame.sort_values(["nodes", "_ppn", "mpi_library", "order"], kind="stable")
     return frame[RUN_COLUMNS + IMPACT_COLUMNS].reset_index(drop=True)
+
+
+def pick_canaries(frame: pd.DataFrame, wanted) -> pd.DataFrame:
+    """The rows of the canaries named by ``--canaries`` (all when none are named);
+    UsageError naming one that no run (or baseline) in ``frame`` has."""
+    if not wanted:
+        return frame
+    have = list(dict.fromkeys(frame["name"]))
+    unknown = [c for c in wanted if c not in have]
+    if unknown:
+        raise UsageError(
+            f"--canaries: unknown canary {clip_repr(unknown[0])} (these results have: "
+            f"{clip(', '.join(map(str, have)), 400) or 'none'})"
+        )
+    return frame[frame["name"].isin(wanted)]
 
 
 # ---------------------------------------------------------------- significance

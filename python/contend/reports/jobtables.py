@@ -25,14 +25,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import formatting as fmt
-from .analysis import (
+from .. import formatting as fmt
+from ..analysis import (
     mean_interval,
     mean_interval_from_summary,
     welch_t_test,
     welch_t_test_from_summary,
 )
-from .jobsresults import PASSES, JobsResults
+from ..jobsresults import PASSES, JobsResults
 
 # Tolerance when cross-checking the recomputed slowdown with the file's ci.slowest_rank.
 SLOWDOWN_RTOL = 1e-9

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .analysis import congestion_impact
+from ..analysis import congestion_impact
 from .tables import IMPACT_COLUMNS, RUN_COLUMNS
 
-DATA_FILE = Path(__file__).resolve().parent / "data" / "gpcnet_sc19_table2.csv"
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "gpcnet_sc19_table2.csv"
 SOURCE = "GPCNeT SC'19 Table 2"
 
 # paper column suffix -> (canary name, label, metric, units, higher_is_better)
@@ -42,7 +42,7 @@ def load_table2(path=DATA_FILE) -> pd.DataFrame:
 
 
 def published_impact_table(path=DATA_FILE) -> pd.DataFrame:
-    """Table 2 in the layout of :func:`contend.tables.compare_table` (one row per kernel)."""
+    """Table 2 in the layout of :func:`contend.reports.tables.compare_table` (one row per kernel)."""
     rows = []
     for _, rec in load_table2(path).iterrows():
         for key, (name, label, metric, units, hib) in KERNELS.items():
@@ -87,3 +87,9 @@ def figure11_rows(path=DATA_FILE) -> pd.DataFrame:
     best = in_range.groupby(frame["system"]).transform("max")
     best = best.fillna(pport.groupby(frame["system"]).transform("max"))
     return frame[pport == best].reset_index(drop=True)
+
+
+def beside(frame: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (a :func:`contend.reports.tables.compare_table`) with published
+    ``rows`` below it, in its columns."""
+    return pd.concat([frame, rows[frame.columns]], ignore_index=True)

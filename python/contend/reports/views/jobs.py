@@ -1,21 +1,20 @@
-"""`contend report JOBS.json`: the per-job and per-motif tables of a ``contend jobs`` run.
-
-Text, markdown, CSV (jobs and motifs in one table, ``position`` 0 for a job)
-or JSON; :func:`html_section` gives the same tables with the box plots for
-``contend html``.
+"""The view of the results of ``contend jobs``: the per-job and per-motif
+tables in text, markdown, CSV (jobs and motifs in one table, ``position`` 0
+for a job) or JSON; the HTML section (the same tables with box plots of the
+per-repetition times); ``plot jobs`` (those box plots, of one or more files).
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import sys
 from html import escape
 
-from . import formatting as fmt
-from . import plots
-from .jobsresults import PASSES, JobsResults
-from .jobtables import jobs_table, machine_columns, slowdown_mismatches, view
+from ... import formatting as fmt
+from ...jobsresults import PASSES, SCHEMA_NAME, JobsResults, load_jobs
+from .. import html
+from ..jobtables import jobs_table, machine_columns, slowdown_mismatches, view
+from ..view import Plot, UsageError, View, schema_is
 
 
 def notes(results: JobsResults, level: float) -> str:
@@ -83,17 +82,15 @@ def render_jobs_report(results: JobsResults, form: str = "text", level: float = 
         return fmt.render(table, machine, "csv")
     job_frame, job_cols = view(jobs, results.passes, level, motifs=False)
     motif_frame, motif_cols = view(motifs, results.passes, level, motifs=True)
-    head = "### " if form == "markdown" else ""
-    gap = [""] if form == "markdown" else []
     both = all(p in results.passes for p in PASSES)
     what = "isolated vs. concurrent" if both else f"{results.passes[0]} only"
     if form == "markdown":
-        parts = [f"## {results.label}", "", run_summary(results), ""]
+        parts = [fmt.heading(results.label, form), "", run_summary(results)]
     else:
-        parts = [f"contend report: {results.path}", "  " + run_summary(results), ""]
-    parts += [head + f"Jobs: {what}"] + gap + [fmt.render(job_frame, job_cols, form)]
-    parts += ["", head + f"Motifs: {what}"] + gap + [fmt.render(motif_frame, motif_cols, form)]
-    parts += ["", ("  " if form == "text" else "") + notes(results, level)]
+        parts = [f"contend report: {results.path}", fmt.note(run_summary(results), form)]
+    parts += fmt.titled(f"Jobs: {what}", fmt.render(job_frame, job_cols, form), form)
+    parts += fmt.titled(f"Motifs: {what}", fmt.render(motif_frame, motif_cols, form), form)
+    parts += ["", fmt.note(notes(results, level), form)]
     return "\n".join(parts)
 
 
@@ -104,14 +101,6 @@ def check_slowdowns(results: JobsResults, stream=None) -> None:
 
 
 # ---------------------------------------------------------------------- html
-
-
-def _img(fig, alt: str, caption: str) -> str:
-    data = base64.b64encode(plots.figure_png_bytes(fig)).decode("ascii")
-    return (
-        f'<figure><img src="data:image/png;base64,{data}" alt="{escape(alt)}">'
-        f"<figcaption>{escape(caption)}</figcaption></figure>"
-    )
 
 
 def _configuration(results: JobsResults) -> str:
@@ -130,10 +119,7 @@ def _configuration(results: JobsResults) -> str:
             ),
         ),
     ]
-    rows = "".join(
-        f"<tr><th>{escape(str(k))}</th><td>{escape(fmt.clean_text(v))}</td></tr>" for k, v in pairs
-    )
-    return f'<table class="kv">{rows}</table>'
+    return html.kv_table(pairs)
 
 
 BOX_CAPTION = (
@@ -146,13 +132,15 @@ BOX_CAPTION = (
 
 def html_section(results: JobsResults, level: float = 0.95) -> str:
     """One HTML section: configuration, jobs and motif tables, box plots (embedded)."""
+    from .. import plots
+
     table = jobs_table(results, level)
     jobs, motifs = split(table)
     job_frame, job_cols = view(jobs, results.passes, level, motifs=False)
     motif_frame, motif_cols = view(motifs, results.passes, level, motifs=True)
     parts = [
         f"<h2>{escape(results.label)}</h2>",
-        f'<p class="note">{escape(str(results.path))}: {escape(run_summary(results))}</p>',
+        html.note(f"{results.path}: {run_summary(results)}"),
         "<h3>Configuration</h3>",
         _configuration(results),
         "<h3>Jobs</h3>",
@@ -160,7 +148,7 @@ def html_section(results: JobsResults, level: float = 0.95) -> str:
     ]
     if results.has_repeats:
         parts.append(
-            _img(
+            html.figure(
                 plots.job_boxes_figure(
                     plots.job_times_frame(results), f"{results.label}: run time per job"
                 ),
@@ -171,7 +159,7 @@ def html_section(results: JobsResults, level: float = 0.95) -> str:
     parts += ["<h3>Motifs</h3>", fmt.html_table(motif_frame, motif_cols)]
     if results.has_repeats:
         parts.append(
-            _img(
+            html.figure(
                 plots.job_boxes_figure(
                     plots.job_times_frame(results, motifs=True),
                     f"{results.label}: time per motif invocation",
@@ -180,5 +168,64 @@ def html_section(results: JobsResults, level: float = 0.95) -> str:
                 BOX_CAPTION.format(what="motifs' times per invocation"),
             )
         )
-    parts.append(f'<p class="note">{escape(notes(results, level))}</p>')
+    parts.append(html.note(notes(results, level)))
     return "\n".join(parts)
+
+
+# -------------------------------------------------------------------- figure
+
+
+def _plot(args):
+    """``plot jobs``: box plots of the per-repetition times of one or more files."""
+    import pandas as pd
+
+    from .. import plots
+
+    if not args.results:
+        raise UsageError("plot jobs takes one or more results files of `contend jobs`")
+    frames = []
+    for path in args.results:
+        jobs = load_jobs(path)
+        if not jobs.has_repeats:
+            raise UsageError(
+                f"{path}: holds no per-repetition times (schema {jobs.doc['schema_version']}; "
+                "they came with 1.2): rerun `contend jobs` with this version"
+            )
+        frame = plots.job_times_frame(jobs, motifs=args.motifs)
+        if len(args.results) > 1:
+            frame["panel"] = jobs.label + "/" + frame["panel"]
+        frames.append(frame)
+    frame = pd.concat(frames, ignore_index=True)
+    if frame.empty:
+        raise UsageError("plot jobs: no repetition has a time in these files")
+    what = "time per motif invocation" if args.motifs else "run time per job"
+    names = ", ".join(str(p) for p in args.results)
+    return plots.job_boxes_figure(frame, f"{what} (per repetition, slowest rank): {names}")
+
+
+def _report(path, args) -> str:
+    if args.bootstrap:
+        raise UsageError(
+            "--bootstrap resamples histograms of `contend network` / `contend load` "
+            "results; a jobs report gives Student-t intervals (--level)"
+        )
+    jobs = load_jobs(path)
+    check_slowdowns(jobs)
+    return render_jobs_report(jobs, args.format, args.level)
+
+
+VIEW = View(
+    "jobs",
+    recognises=schema_is(SCHEMA_NAME),
+    load=lambda paths: [load_jobs(p) for p in paths],
+    report=_report,
+    html=lambda items, page: [html_section(jobs) for _, jobs in items],
+    figures={
+        "jobs": Plot(
+            _plot,
+            "box plots of the per-repetition run times of each job (the slowest rank's, in "
+            "s/ms/us as each panel's axis says), isolated and concurrent side by side, from "
+            "results of `contend jobs` (StressBench Figs 1-2)",
+        )
+    },
+)

@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from .formatting import format_number
-from .outfile import write_with
-from .results import Results
+from ..formatting import format_number
+from ..outfile import write_with
+from ..results import Results
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 MEAN_COLOR = "tab:red"
@@ -235,7 +235,7 @@ def congestor_panels_figure(runs: list, canaries=None, log_y: bool = True):
 def impact_bars_figure(frame: pd.DataFrame, title: str = "Congestion Impact"):
     """Grouped bars: per run, CI at mean (solid) and 99 % (hatched) per canary; log y.
 
-    ``frame`` has the columns of :func:`contend.tables.compare_table` (run,
+    ``frame`` has the columns of :func:`contend.reports.tables.compare_table` (run,
     name, ci_mean, ci_tail_99); runs keep their order of appearance.
     """
     data = frame.dropna(subset=["ci_mean", "ci_tail_99"], how="all")
@@ -290,7 +290,7 @@ def impact_bars_figure(frame: pd.DataFrame, title: str = "Congestion Impact"):
 def tier_stall_figure(tiers: pd.DataFrame, title: str = "Stall time per tier"):
     """Bars per tier of the simulated fabric: mean (solid) and max (hatched) stall.
 
-    ``tiers`` has the columns of :func:`contend.tables.tier_table` (tier,
+    ``tiers`` has the columns of :func:`contend.reports.tables.tier_table` (tier,
     ports, stall_mean_pct, stall_max_pct); tiers keep their order.
     """
     if tiers.empty:
