@@ -33,14 +33,14 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, children, infile
-from .argtypes import count, positive_float
-from .formatting import format_duration
-from .guard import guarded
-from .limits import MAX_PARALLEL, clip_repr
-from .outfile import check_output_dir, make_dir
-from .studyfile import Study, StudyFileError, load_study, select_conditions
-from .trainruns import (
+from .. import __version__, infile
+from ..argtypes import count, positive_float
+from ..formatting import format_duration
+from ..guard import guarded
+from ..limits import MAX_PARALLEL, clip_repr
+from ..outfile import check_output_dir, make_dir
+from ..runs import children
+from ..training.common import (
     EXIT_FAIL,
     EXIT_USAGE,
     RunError,
@@ -54,6 +54,7 @@ from .trainruns import (
     topology_nodes,
     write_json_atomic,
 )
+from .studyfile import Study, StudyFileError, load_study, select_conditions
 
 PROG = "contend study"
 STATE_SCHEMA = "contend-study-state"
@@ -159,7 +160,7 @@ def save_state(run_dir: Path, state: dict) -> None:
 def valid_run(run: Run, study: Study) -> dict | None:
     """The run's contend-jobs results if present, complete and made for this
     run (its jobs, its seed), else None (the run is (re)done)."""
-    from .jobsresults import parse_jobs
+    from ..jobsresults import parse_jobs
 
     try:
         doc = parse_jobs(infile.read_text(run.results_file), str(run.results_file))
@@ -318,7 +319,7 @@ def _topology_conf_arg(args: list) -> list:
 def _cluster_topology_conf(desc: dict) -> Path:
     """The topology.conf that `contend cluster up` wrote for the cluster `desc`
     (one leaf per leaf switch, host names the nodes')."""
-    from .cluster.state import state_dir
+    from ..cluster.state import state_dir
 
     path = Path(state_dir(desc["prefix"])) / "topology.conf"
     if not path.is_file():
@@ -335,7 +336,7 @@ def write_job_files(study: Study, runs: list, hand: str | None = None) -> None:
         text = study.job_file(cond, run.repetition, run.seed, hand=hand)
         run.job_file.parent.mkdir(parents=True, exist_ok=True)
         if not run.job_file.is_file() or run.job_file.read_text() != text:
-            from .outfile import write_text
+            from ..outfile import write_text
 
             write_text(run.job_file, text, error=UsageError)
 
@@ -459,7 +460,7 @@ def execute(study: Study, run_dir: Path, runs: list, state: dict, args, log) -> 
 
 
 def document(study: Study, run_dir: Path, runs: list, docs: dict, args) -> dict:
-    from .studystats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
+    from ..studystats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
 
     entries = []
     for r in runs:
@@ -635,11 +636,11 @@ def _main(args, log) -> int:
     else:
         docs = execute(study, run_dir, runs, state, args, log)
     doc = document(study, run_dir, runs, docs, args)
-    from .studystats import validate_document
+    from ..studystats import validate_document
 
     validate_document(doc, "the study's results")
     write_json_atomic(output, doc)
-    from .studyviews import render_study
+    from ..studyviews import render_study
 
     sys.stdout.write(render_study(doc, "text", source=str(output)) + "\n")
     if not args.quiet:

@@ -18,12 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import infile
-from .argtypes import count
-from .guard import guarded
-from .limits import MAX_INPUT_BYTES, MAX_RUNS, clip_repr
-from .outfile import write_text
-from .trainruns import (
+from .. import infile
+from ..argtypes import count
+from ..guard import guarded
+from ..limits import MAX_INPUT_BYTES, MAX_RUNS, clip_repr
+from ..outfile import write_text
+from .common import (
     CONGESTORS,
     RepeatCalibration,
     UsageError,

@@ -30,13 +30,14 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, children, infile
-from .argtypes import count, positive_float, split_dashes
-from .formatting import format_duration
-from .guard import guarded
-from .limits import MAX_INPUT_BYTES, MAX_NODES, MAX_PARALLEL, MAX_REPEAT, clip_repr
-from .outfile import check_output_dir, make_dir
-from .trainruns import (
+from .. import __version__, infile
+from ..argtypes import count, positive_float, split_dashes
+from ..formatting import format_duration
+from ..guard import guarded
+from ..limits import MAX_INPUT_BYTES, MAX_NODES, MAX_PARALLEL, MAX_REPEAT, clip_repr
+from ..outfile import check_output_dir, make_dir
+from ..runs import children
+from ..training.common import (
     EXIT_FAIL,
     EXIT_USAGE,
     RunError,
@@ -143,8 +144,8 @@ def read_model_ca(job: str, path: str) -> float:
     """c_a of ``job`` from a delay-sensitivity file of `contend model sensitivity`:
     the application named ``job``, else the file's only application; its
     dimensionless ``delay_sensitivity``, clipped at 0 as docs/netscope.md says."""
-    from .models.errors import ModelError
-    from .models.modelfile import SENSITIVITY_SCHEMA, load_model_file
+    from ..models.errors import ModelError
+    from ..models.modelfile import SENSITIVITY_SCHEMA, load_model_file
 
     try:
         doc = load_model_file(path, expect=SENSITIVITY_SCHEMA)
@@ -264,7 +265,7 @@ def error_points(modes: list, errors: list) -> list:
 
 def condition_labels(modes: list, errors: list) -> list:
     """The labels build_conditions gives, known before the mix is read."""
-    from .mitigatestats import ca_error_label
+    from ..mitigatestats import ca_error_label
 
     return list(modes) + [ca_error_label(e) for e in error_points(modes, errors)]
 
@@ -281,7 +282,7 @@ def run_files(run_dir: Path, seeds: list, iso_seeds: list, labels: list) -> list
 
 def build_conditions(modes, ca: dict, jobs: list, proxy: str, errors: list) -> list:
     base_ca = {job: ca.get(job, 0.0) for job in jobs}
-    from .mitigatestats import ca_error_label
+    from ..mitigatestats import ca_error_label
 
     out = [Condition(m, m, None, dict(base_ca)) for m in modes]
     for e in error_points(modes, errors):
@@ -579,13 +580,13 @@ def _ref(path: Path, args) -> str | None:
     if not args.keep_runs:
         return None
     base = Path(args.output).resolve().parent if args.output else Path.cwd()
-    from .models.modelfile import relative_to
+    from ..models.modelfile import relative_to
 
     return relative_to(path, base)
 
 
 def _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_seeds) -> dict:
-    from .mitigatestats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
+    from ..mitigatestats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
 
     first_iso = next(docs[i][0] for i, r in enumerate(runs) if r.condition is None)
     job_info = [
@@ -839,7 +840,7 @@ def main(argv=None) -> int:
             doc = execute(args, log)
         if args.output:
             write_json_atomic(Path(args.output), doc)
-        from .mitigateviews import render_mitigate
+        from ..mitigateviews import render_mitigate
 
         sys.stdout.write(render_mitigate(doc, "text", source=args.output) + "\n")
         if args.output and not args.quiet:

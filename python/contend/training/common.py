@@ -24,10 +24,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import children, infile, outfile
-from .argtypes import count, nonneg_float, positive_float, split_dashes
-from .guard import TRACEBACK_ENV, report
-from .limits import MAX_CONGESTOR_REPEAT, MAX_NODES, clip_repr
+from .. import infile, outfile
+from ..argtypes import count, nonneg_float, positive_float, split_dashes
+from ..guard import TRACEBACK_ENV, report
+from ..limits import MAX_CONGESTOR_REPEAT, MAX_NODES, clip_repr
+from ..runs import children
 
 EXIT_USAGE = 2
 EXIT_FAIL = 3
@@ -48,7 +49,7 @@ def contend_binary() -> str:
     link into the virtual environment whose own `contend` is the Python
     launcher), then next to its link target (an install prefix), else the
     first on PATH that is not a script."""
-    from .launcher import _is_binary
+    from ..launcher import _is_binary
 
     env = os.environ.get("CONTEND_BIN")
     if env:

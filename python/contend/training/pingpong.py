@@ -28,12 +28,12 @@ import sys
 import time
 from pathlib import Path
 
-from .argtypes import count
-from .cluster.paths import node_index, paths_doc
-from .guard import guarded
-from .limits import MAX_EXCHANGES, MAX_MSG_BYTES, MAX_PAIRS, MAX_RUNS, clip_repr
-from .outfile import write_text
-from .trainruns import (
+from ..argtypes import count
+from ..cluster.paths import node_index, paths_doc
+from ..guard import guarded
+from ..limits import MAX_EXCHANGES, MAX_MSG_BYTES, MAX_PAIRS, MAX_RUNS, clip_repr
+from ..outfile import write_text
+from .common import (
     CONGESTORS,
     RepeatCalibration,
     RunError,

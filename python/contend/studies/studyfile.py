@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import infile
-from .limits import clip, clip_path, clip_repr
+from .. import infile
+from ..limits import clip, clip_path, clip_repr
 
 ENGINES = ("sim", "mpi", "cluster")
 DEFAULT_TOPOLOGY = "fattree:leaves=4,nodes=4,uplinks=2"
