@@ -21,7 +21,8 @@ import stat
 from pathlib import Path
 
 from ..outfile import write_text
-from ..training.common import UsageError, run_command
+from ..runs.errors import UsageError
+from ..runs.executor import run_command
 
 MAX_NODES = 1 << 18
 

@@ -26,12 +26,9 @@ import math
 import os
 import re
 import shlex
-import shutil
-import signal
-import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import infile
@@ -39,14 +36,15 @@ from ..argtypes import count, positive_float
 from ..jsonfinite import check_finite
 from ..limits import MAX_CHUNK, MAX_PARALLEL, clip, clip_repr
 from ..outfile import check_distinct, check_output, check_output_dir, make_dir, write_text
-from ..runs import children
+from ..runs import children, engines
+from ..runs.binary import BinaryNotFound, find_binary
+from ..runs.errors import EXIT_FAILED, EXIT_USAGE
+from ..runs.executor import Executor, results_ok
+from ..runs.spec import RunSpec, contend_command
 
 SCHEMA = "contend-sweep/1"
 MANIFEST = "sweep.json"
 COMMANDS = ("sim", "network", "load", "jobs")
-IN_PROCESS_ENGINES = ("sim", "trace")
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _RESULT_FILE = re.compile(r"(\d{4,})(?:-(.+))?\.json")
 
@@ -124,12 +122,12 @@ def _check_args(args: list) -> str | None:
         if arg in ("-h", "--help"):
             return f"{arg} runs no scenario"
     if command != "sim":
-        engines = _option_values(rest, "--engine")
-        engine = engines[-1] if engines else ("trace" if "--dry-run" in rest else "mpi")
-        if engine not in IN_PROCESS_ENGINES:
+        given = _option_values(rest, "--engine")
+        engine = given[-1] if given else engines.c_engine_default("--dry-run" in rest)
+        if engine not in engines.c_in_process():
             return (
-                f"'{command}' needs --engine sim (or trace) in a sweep: every scenario is one "
-                f"process, and the {engine} engine needs mpirun"
+                f"'{command}' needs --engine {' (or '.join(engines.c_in_process())}) in a sweep: "
+                f"every scenario is one process, and the {engine} engine needs mpirun"
             )
     for spec in _option_values(rest, "--topology"):
         if spec.startswith("slurm:") and not Path(spec[len("slurm:") :]).is_file():
@@ -221,40 +219,13 @@ def select(scenarios: list, tasks: list, chunk: int = 1) -> list:
 # ------------------------------------------------------------------- binary
 
 
-def _executable(path) -> str | None:
-    path = Path(path)
-    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
-
-
 def find_contend(explicit: str | None = None) -> str:
-    """The contend binary that runs the scenarios.
-
-    In order: ``explicit`` (--contend), $CONTEND (as in examples/slurm), the
-    binary next to this program (``contend sweep`` runs build/bin/contend-sweep),
-    $CONTEND_BUILD/bin/contend, the source tree's build/bin/contend, PATH.
-    """
-    for given, what in ((explicit, "--contend "), (os.environ.get("CONTEND"), "CONTEND=")):
-        if given:
-            found = _executable(given) or (shutil.which(given) if os.sep not in given else None)
-            if not found:
-                raise SweepError(f"{what}{given}: not an executable file")
-            return found
-    candidates = []
-    if sys.argv and sys.argv[0] and Path(sys.argv[0]).name.startswith("contend-"):
-        candidates.append(Path(os.path.abspath(sys.argv[0])).parent / "contend")
-    if os.environ.get("CONTEND_BUILD"):
-        candidates.append(Path(os.environ["CONTEND_BUILD"]) / "bin" / "contend")
-    candidates.append(Path(__file__).resolve().parents[3] / "build" / "bin" / "contend")
-    for cand in candidates:
-        if _executable(cand):
-            return str(cand)
-    found = shutil.which("contend")
-    if found:
-        return found
-    raise SweepError(
-        "contend binary not found (looked next to this program, in $CONTEND_BUILD/bin, "
-        "build/bin and PATH): run make build, or pass --contend PATH"
-    )
+    """The contend binary that runs the scenarios: ``explicit`` (--contend),
+    else the run layer's lookup (:mod:`contend.runs.binary`)."""
+    try:
+        return find_binary(explicit)
+    except BinaryNotFound as exc:
+        raise SweepError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------- run
@@ -267,15 +238,6 @@ class Outcome:
     wall_s: float = 0.0
     why: str = ""
     skipped: bool = False
-
-
-@dataclass
-class _Running:
-    scenario: Scenario
-    proc: subprocess.Popen
-    log: object
-    start: float
-    extra: dict = field(default_factory=dict)
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -306,76 +268,20 @@ def write_manifest(outdir: Path, scenario_file, scenarios: list, contend: str) -
     _write_text(outdir / MANIFEST, json.dumps(doc, indent=1) + "\n")
 
 
-def _results_ok(path: Path) -> str:
-    """'' when path holds a JSON object, else why not."""
-    if not path.exists():
-        return "wrote no results file"
-    try:
-        doc = infile.load_json(path)
-    except ValueError as exc:
-        return f"results file unreadable ({exc})"
-    return "" if isinstance(doc, dict) else "results file holds no JSON object"
-
-
 class WriteFailed(RuntimeError):
     """A file of the sweep (a log) could not be written, e.g. a full disk: the
     sweep stops (exit 1); the message names the file."""
 
 
-def _start(s: Scenario, contend: str, outdir: Path) -> _Running:
-    """Starts a scenario with its log DIR/STEM.log (its header written first: a
-    log that cannot be written stops the sweep, and is removed)."""
-    argv = s.argv(contend, outdir)
-    (outdir / f"{s.stem}.json").unlink(missing_ok=True)  # no stale results of a failed rerun
-    path = outdir / f"{s.stem}.log"
-    log = None
-    try:
-        log = open(path, "w", encoding="utf-8")  # noqa: SIM115 (_finish closes)
-        log.write(f"# contend sweep: scenario {s.index} '{s.name}' ({s.source})\n")
-        log.write(f"# $ {shlex.join(argv)}\n")
-        log.flush()
-    except OSError as exc:
-        if log is not None:
-            with contextlib.suppress(OSError):
-                log.close()
-        path.unlink(missing_ok=True)
-        raise WriteFailed(f"{path}: cannot write the scenario's log: {exc.strerror}") from None
-    proc = children.start(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    return _Running(s, proc, log, time.monotonic())
-
-
-def _finish(r: _Running, outdir: Path, why: str = "") -> Outcome:
-    rc = r.proc.wait()
-    children.finished(r.proc)
-    wall = time.monotonic() - r.start
-    if not why:
-        if rc < 0:
-            why = f"killed by signal {-rc}"
-        elif rc != 0:
-            why = f"exit status {rc}"
-        else:
-            why = _results_ok(outdir / f"{r.scenario.stem}.json")
-    try:
-        r.log.write(f"# {'failed: ' + why if why else 'ok'}, {wall:.2f} s\n")
-        r.log.close()
-    except OSError as exc:  # the scenario's outcome stands; the log lacks its last line
-        with contextlib.suppress(OSError):
-            r.log.close()
-        log = outdir / f"{r.scenario.stem}.log"
-        why = why or f"cannot write {log}: {exc.strerror}"
-    return Outcome(r.scenario, not why, wall, why)
-
-
-def _stop(r: _Running) -> None:
-    """Stops a scenario's process group: SIGTERM, then SIGKILL after the grace time."""
-    if r.proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(r.proc.pid, signal.SIGTERM)
-        try:
-            r.proc.wait(timeout=children.GRACE_S)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(r.proc.pid, signal.SIGKILL)
+def scenario_spec(s: Scenario, outdir: Path, timeout: float | None) -> RunSpec:
+    """The run spec of a scenario: its contend command writing DIR/STEM.json."""
+    out = str(outdir / s.stem)
+    return RunSpec(
+        command=tuple(a.replace("{out}", out) for a in s.args),
+        output=out + ".json",
+        timeout=timeout,
+        name=s.stem,
+    )
 
 
 def run_scenarios(
@@ -387,9 +293,13 @@ def run_scenarios(
     resume: bool = False,
     stream=None,
 ) -> list:
-    """Runs the scenarios, at most ``jobs`` at once; one progress line each on stream."""
+    """Runs the scenarios, at most ``jobs`` at once (contend.runs.executor,
+    keeping going past failures); one progress line each on stream.  Each
+    writes its output to DIR/STEM.log, opened with a header naming its
+    command line (a log that cannot be written stops the sweep: WriteFailed)
+    and closed with its outcome."""
     stream = stream or sys.stderr
-    total, outcomes, pending, running = len(scenarios), [], list(scenarios), []
+    total, outcomes = len(scenarios), []
 
     def report(o: Outcome) -> None:
         outcomes.append(o)
@@ -404,31 +314,59 @@ def run_scenarios(
             text = f"{head} FAIL {o.scenario.stem}: {o.why} ({o.scenario.source}; log {log})"
         print(text, file=stream, flush=True)
 
-    try:
-        while pending or running:
-            while pending and len(running) < jobs:
-                s = pending.pop(0)
-                if resume and not _results_ok(outdir / f"{s.stem}.json"):
-                    report(Outcome(s, True, skipped=True))
-                    continue
-                running.append(_start(s, contend, outdir))
-            still = []
-            for r in running:
-                if r.proc.poll() is not None:
-                    report(_finish(r, outdir))
-                elif timeout and time.monotonic() - r.start > timeout:
-                    _stop(r)
-                    report(_finish(r, outdir, f"timed out after {timeout:g} s (--timeout)"))
-                else:
-                    still.append(r)
-            if still and len(still) == len(running):  # none finished: wait a little
-                time.sleep(0.01)
-            running = still
-    except BaseException:  # a signal (children.forward_signals), a log that cannot be written
-        for r in running:
-            _stop(r)
-            _finish(r, outdir, "interrupted")
-        raise
+    of, logs = {}, {}
+    for s in scenarios:
+        if resume and not results_ok(outdir / f"{s.stem}.json"):
+            report(Outcome(s, True, skipped=True))
+        else:
+            of[scenario_spec(s, outdir, timeout)] = s
+
+    def command(spec: RunSpec) -> list:
+        return contend_command(contend, spec)
+
+    def before(spec: RunSpec) -> None:
+        Path(spec.output).unlink(missing_ok=True)  # no stale results of a failed rerun
+
+    def sink(spec: RunSpec):
+        s = of[spec]
+        path = outdir / f"{s.stem}.log"
+        log = None
+        try:
+            log = open(path, "w", encoding="utf-8")  # noqa: SIM115 (after() closes)
+            log.write(f"# contend sweep: scenario {s.index} '{s.name}' ({s.source})\n")
+            log.write(f"# $ {shlex.join(command(spec))}\n")
+            log.flush()
+        except OSError as exc:
+            if log is not None:
+                with contextlib.suppress(OSError):
+                    log.close()
+            path.unlink(missing_ok=True)
+            raise WriteFailed(f"{path}: cannot write the scenario's log: {exc.strerror}") from None
+        logs[spec] = log
+        return log
+
+    def read(spec: RunSpec) -> dict:
+        why = results_ok(Path(spec.output))
+        if why:
+            raise ValueError(why)
+        return {}
+
+    def after(done) -> None:
+        s, log, why = of[done.spec], logs.pop(done.spec), done.why
+        try:
+            log.write(f"# {'failed: ' + why if why else 'ok'}, {done.wall_s:.2f} s\n")
+            log.close()
+        except OSError as exc:  # the scenario's outcome stands; the log lacks its last line
+            with contextlib.suppress(OSError):
+                log.close()
+            why = why or f"cannot write {outdir / f'{s.stem}.log'}: {exc.strerror}"
+        if why != "interrupted":
+            report(Outcome(s, not why, done.wall_s, why))
+
+    executor = Executor("contend sweep", parallel=jobs, quiet=True)
+    executor.run_all(
+        list(of), command, read=read, before=before, sink=sink, after=after, keep_going=True
+    )
     return outcomes
 
 
@@ -476,7 +414,7 @@ def _sim_rows(doc: dict, base: dict) -> list:
     config = doc.get("config") or {}
     base = dict(
         base,
-        engine="sim",
+        engine=engines.Sim.name,
         topology=doc.get("topology"),
         traffic=doc.get("traffic"),
         routing=doc.get("routing"),

@@ -29,30 +29,26 @@ import time
 from pathlib import Path
 
 from ..argtypes import count
-from ..cluster.paths import node_index, paths_doc
 from ..guard import guarded
 from ..limits import MAX_EXCHANGES, MAX_MSG_BYTES, MAX_PAIRS, MAX_RUNS, clip_repr
-from ..outfile import write_text
+from ..runs.errors import RunError, UsageError
+from ..runs.files import check_files, check_output, write_json_atomic
 from .common import (
     CONGESTORS,
     RepeatCalibration,
-    RunError,
-    UsageError,
-    add_engine_options,
-    check_files,
-    check_output,
-    command_main,
+    Trainer,
+    add_training_options,
     congestion_label,
     congestor_jobs,
-    engine_from,
-    engine_nodes,
     parse_congestion,
-    read_run,
-    run_command,
+    run_files,
+    run_record,
+    run_seed,
+    training_main,
     training_outputs,
-    write_json_atomic,
 )
 
+PROG = "contend pingpong-train"
 SCHEMA = "contend-pingpong-train"
 ALL_PAIRS_MAX = 100000  # ordered pairs up to which the paths file holds them all
 
@@ -146,7 +142,7 @@ def samples_from(results: dict, clock_key: str, msg_bytes: int) -> list[dict]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="contend pingpong-train",
+        prog=PROG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
             "Measures ping-pong round-trip times between node pairs under varied congestion\n"
@@ -170,7 +166,6 @@ def build_parser() -> argparse.ArgumentParser:
             "Arguments after -- go to every simulated run (e.g. --routing, --network)."
         ),
     )
-    p.error = lambda msg: (_ for _ in ()).throw(UsageError(msg))  # one message, exit 2
     p.add_argument("-o", "--output", required=True, help="training file to write (JSON)")
     p.add_argument(
         "--runs",
@@ -205,19 +200,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="per run in turn: none, or gpcnet[:F] = the congestors on a share F of the other "
         "nodes [default %(default)s]",
     )
-    add_engine_options(p)
+    add_training_options(p)
     return p
 
 
 def train(args, log) -> dict:
     out = Path(args.output)
     check_output(out)
-    stem = out.name.removesuffix(".json")
-    outputs = [("-o", out), ("-o's paths file", out.parent / f"{stem}.paths.json")]
+    paths = out.parent / f"{out.name.removesuffix('.json')}.paths.json"
+    outputs = [("-o", out), ("-o's paths file", paths)]
     check_files([], outputs + training_outputs(out, args.runs))
     congestion = parse_congestion(args.congestion)
-    engine = engine_from(args)
-    nodes, desc = engine_nodes(engine, args.nodes)
+    trainer = Trainer(PROG, args)
+    engine = trainer.engine
+    nodes = engine.nodes()
     fixed = parse_pair_list(args.pair_list, nodes) if args.pair_list else None
     npairs = len(fixed) if fixed else args.pairs
     if npairs < 1 or 2 * npairs > nodes:
@@ -238,15 +234,11 @@ def train(args, log) -> dict:
     for i in range(args.runs):
         cong = congestion[i % len(congestion)]
         pairs, cnodes = plan_run(rng, nodes, npairs, fixed, cong)
-        run_seed = args.seed * 1000 + i
-        jf, res, csv = (out.parent / f"{stem}.run{i}.{ext}" for ext in ("job", "json", "csv"))
+        seed, files = run_seed(args.seed, i), run_files(out, f"run{i}")
         congestors = [
             (name, ns, calib.repeat(name, len(ns), window_s))
             for name, ns in split_congestors(cnodes)
         ]
-        write_text(
-            jf, job_file(pairs, congestors, args.exchanges, args.msg_bytes, 10), error=UsageError
-        )
         label = congestion_label(cong)
         t0 = time.monotonic()
         if not args.quiet:
@@ -254,28 +246,20 @@ def train(args, log) -> dict:
                 f"[pingpong-train] run {i + 1}/{args.runs}: {npairs} pairs, congestion {label} "
                 f"({sum(len(ns) for _, ns, _ in congestors)} congestor nodes)"
             )
-        results = engine.run(jf, run_seed, res, csv, interval_us)
-        samples = samples_from(results, engine.clock_key(), args.msg_bytes)
-        if desc:  # contend's node numbers -> the cluster's
-            names = results["environment"]["node_names"]
-            for smp in samples:
-                smp["src"] = node_index(desc, names[smp["src"]])
-                smp["dst"] = node_index(desc, names[smp["dst"]])
+        text = job_file(pairs, congestors, args.exchanges, args.msg_bytes, 10)
+        results = trainer.run(text, files, seed, interval_us)
+        samples = samples_from(results, engine.clock_key, args.msg_bytes)
+        for smp in samples:  # contend's node numbers -> the machine's
+            smp["src"] = engine.node_of(results, smp["src"])
+            smp["dst"] = engine.node_of(results, smp["dst"])
         calib.learn(results, {name: (len(ns), rep) for name, ns, rep in congestors})
         window_s = max(s["t_end_s"] - s["t_start_s"] for s in samples)
         used_pairs.update((s["src"], s["dst"]) for s in samples)
+        used = [(name, len(ns), rep) for name, ns, rep in congestors]
         runs.append(
             {
-                "run": i,
-                "seed": run_seed,
-                "congestion": label,
-                "congestors": [
-                    {"motif": name, "nodes": len(ns), "repeat": rep} for name, ns, rep in congestors
-                ],
-                "job_file": jf.name,
-                "results": res.name,
-                "counters": csv.name if engine.name != "mpi" else None,
-                "counters_source": engine.name if engine.name != "mpi" else None,
+                **run_record(i, seed, label, used, files, engine),
+                "counters_source": engine.name if engine.records_counters else None,
                 "samples": samples,
             }
         )
@@ -295,26 +279,13 @@ def train(args, log) -> dict:
         "exchanges": args.exchanges,
         "msg_bytes": args.msg_bytes,
         "seed": args.seed,
-        "jobs_args": engine.sim_args[2:],
+        "jobs_args": list(trainer.extra),
         "runs": runs,
     }
-    paths = out.parent / f"{stem}.paths.json"
+    # the routing's paths: of every pair when that is small (sensitivity runs reuse the file)
     both = sorted(used_pairs | {(b, a) for a, b in used_pairs})
-    if engine.name == "sim":  # every pair when that is small: sensitivity runs reuse the file
-        select = (
-            ["--all-pairs"]
-            if nodes * (nodes - 1) <= ALL_PAIRS_MAX
-            else ["--pairs", ",".join(f"{a}:{b}" for a, b in both)]
-        )
-        run_command(
-            [engine.binary, "topology", "paths", "-q", *engine.fabric_args(), *select, "-o", paths],
-            300,
-        )
-        pdoc = read_run(paths)
-    elif desc:
-        pdoc = paths_doc(desc, both)
-        write_json_atomic(paths, pdoc)
-    if engine.name != "mpi":
+    pdoc = engine.paths(both, paths, ALL_PAIRS_MAX)
+    if pdoc is not None:
         doc["topology"], doc["routing"], doc["paths"] = (
             pdoc["topology"],
             pdoc["routing"],
@@ -329,9 +300,9 @@ def _summary(args, doc) -> str:
     return f"{n} RTT samples in {len(doc['runs'])} runs -> {args.output}"
 
 
-@guarded("contend pingpong-train")
+@guarded(PROG)
 def main(argv=None) -> int:
-    return command_main("contend pingpong-train", build_parser(), train, _summary, argv)
+    return training_main(PROG, build_parser(), train, _summary, argv)
 
 
 if __name__ == "__main__":
