@@ -89,9 +89,10 @@ def add_engine_options(parser, *, default: str | None = engines.DEFAULT_ENGINE, 
     for key, rows in engines.param_rows():
         first = rows[0][1]
         text = "; ".join(f"{e.name}: {p.help}" for e, p in rows)
-        defaults = [p.default for _, p in rows if p.default]
+        defaults = [p for _, p in rows if p.default]
         if defaults:
-            text += f" [default {defaults[0]}]"
+            about = f", {defaults[0].about_default}" if defaults[0].about_default else ""
+            text += f" [default {defaults[0].default}{about}]"
         kind = count(first.maximum) if first.kind == "count" else str
         if first.maximum:
             text += f" [count, at most {first.maximum}]"

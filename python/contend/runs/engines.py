@@ -58,6 +58,7 @@ class Param:
     required: bool = False
     default: object = None
     maximum: int | None = None
+    about_default: str = ""  # said of the default in --help ("144 nodes")
 
 
 def make_engine(name: str, binary: str, options: dict | None = None, fabric=()) -> Engine:
@@ -184,6 +185,7 @@ class Sim(Engine):
             "SPEC",
             "the simulated fabric (contend jobs --help)",
             default=DEFAULT_TOPOLOGY,
+            about_default="144 nodes",
         ),
     )
     in_process = True

@@ -446,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
         p,
         default=None,
         lead="run on this engine instead of the study file's (its table of the engine's options)",
-        note="cluster: the emulated cluster that is up (CONTEND_CLUSTER_PREFIX)",
+        note="The emulated cluster is the one that is up (CONTEND_CLUSTER_PREFIX)",
         params=False,
     )
     add_options(

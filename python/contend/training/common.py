@@ -21,7 +21,7 @@ import argparse
 from pathlib import Path
 
 from ..argtypes import count, nonneg_float, positive_float
-from ..limits import MAX_CONGESTOR_REPEAT, clip_repr
+from ..limits import MAX_CONGESTOR_REPEAT, MAX_RUNS, clip_repr
 from ..outfile import write_text
 from ..runs.command import (
     add_engine_options,
@@ -32,6 +32,7 @@ from ..runs.command import (
 )
 from ..runs.errors import UsageError
 from ..runs.executor import Executor, log_stderr, read_run
+from ..runs.files import check_files, check_output, write_json_atomic
 from ..runs.spec import RunSpec
 
 CONGESTORS = ("pairwise_a2a", "p2p_incast", "rma_put_incast", "rma_get_bcast")
@@ -141,33 +142,55 @@ def training_outputs(out: Path, runs: int) -> list:
     return [(f"-o's run file {i}", path) for i in range(runs) for path in run_files(out, f"run{i}")]
 
 
-def run_record(i: int, seed: int, label: str, congestors, files, engine) -> dict:
-    """The start of a run's entry in the training file; ``congestors``:
-    [(motif, node count, repeat)]."""
-    job, res, csv = files
-    return {
-        "run": i,
-        "seed": seed,
-        "congestion": label,
-        "congestors": [{"motif": m, "nodes": n, "repeat": rep} for m, n, rep in congestors],
-        "job_file": job.name,
-        "results": res.name,
-        "counters": csv.name if engine.records_counters else None,
-    }
-
-
 class Trainer:
-    """The engine of a training (``--engine`` and its options, the options
-    after -- as simulator options) and its runs, one after the other."""
+    """A training's plan: its output and run files (checked by the output
+    rule), its --congestion, its engine (``--engine`` and its options, the
+    options after -- as simulator options) with the nodes it gives, and its
+    runs, one after the other (:meth:`runs`, :meth:`run`)."""
 
-    def __init__(self, prog: str, args):
-        extra = list(args.jobs_args)
-        binary = harness_binary("the training")
-        self.engine = engine_from_args(args, binary, fabric=extra)
-        if not self.engine.in_process and extra:
-            raise UsageError(f"arguments after -- go to the simulator only (got {' '.join(extra)})")
-        self.extra, self.args = extra, args
+    def __init__(self, prog: str, args, inputs=(), before=(), after=()):
+        """``inputs``, ``before``, ``after``: (option, path) of the files the
+        command reads, and writes besides -o before and after the run files."""
+        self.out, self.args = Path(args.output), args
+        check_output(self.out)
+        outputs = [("-o", self.out), *before, *training_outputs(self.out, args.runs), *after]
+        check_files(list(inputs), outputs)
+        self.congestion = parse_congestion(args.congestion)
+        self.extra = list(args.jobs_args)
+        self.engine = engine_from_args(args, harness_binary("the training"), fabric=self.extra)
+        if not self.engine.in_process and self.extra:
+            raise UsageError(
+                f"arguments after -- go to the simulator only (got {' '.join(self.extra)})"
+            )
+        self.nodes = self.engine.nodes()
         self.executor = Executor(prog, quiet=True)
+
+    def runs(self):
+        """(index, congestion, its label, seed, files) of each run in turn."""
+        for i in range(self.args.runs):
+            cong = self.congestion[i % len(self.congestion)]
+            files = run_files(self.out, f"run{i}")
+            yield i, cong, congestion_label(cong), run_seed(self.args.seed, i), files
+
+    def record(self, i: int, label: str, congestors) -> dict:
+        """The start of run i's entry in the training file; ``congestors``:
+        [(motif, node count, repeat)]."""
+        job, res, csv = run_files(self.out, f"run{i}")
+        return {
+            "run": i,
+            "seed": run_seed(self.args.seed, i),
+            "congestion": label,
+            "congestors": [{"motif": m, "nodes": n, "repeat": rep} for m, n, rep in congestors],
+            "job_file": job.name,
+            "results": res.name,
+            "counters": csv.name if self.engine.records_counters else None,
+        }
+
+    def document(self, schema: str, **fields) -> dict:
+        """The training file's document, written atomically to -o."""
+        doc = {"schema": schema, "schema_version": "1.0", "engine": self.engine.name, **fields}
+        write_json_atomic(self.out, doc)
+        return doc
 
     def run(self, text: str, files, seed: int, interval_us: float, defines=()) -> dict:
         """Writes the job file ``text`` and runs it once with its counters
@@ -188,6 +211,40 @@ class Trainer:
         with self.engine.sampling(spec):
             self.executor.run_one(spec, self.engine.command(spec))
         return read_run(res)
+
+
+def training_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentParser:
+    """The parser of a training command, to which it adds its own options
+    between :func:`add_runs_options`, :func:`add_congestion_option` and
+    :func:`add_training_options`."""
+    return argparse.ArgumentParser(
+        prog=prog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=description,
+        epilog=epilog
+        + "\nArguments after -- go to every simulated run (e.g. --routing, --network).",
+    )
+
+
+def add_runs_options(p, runs: int) -> None:
+    """-o (the training file) and --runs."""
+    p.add_argument("-o", "--output", required=True, help="training file to write (JSON)")
+    p.add_argument(
+        "--runs",
+        type=count(MAX_RUNS),
+        default=runs,
+        help=f"runs [count, 1 to {MAX_RUNS}, default %(default)s]",
+    )
+
+
+def add_congestion_option(p, default: str, why: str = "") -> None:
+    """--congestion (``why``: the reason of the default)."""
+    p.add_argument(
+        "--congestion",
+        default=default,
+        help="per run in turn: none, or gpcnet[:F] = the congestors on a share F of the other "
+        f"nodes [default %(default)s{why}]",
+    )
 
 
 def add_training_options(p) -> None:

@@ -18,69 +18,38 @@ import time
 from pathlib import Path
 
 from .. import infile
-from ..argtypes import count
 from ..guard import guarded
-from ..limits import MAX_INPUT_BYTES, MAX_RUNS, clip_repr
+from ..limits import MAX_INPUT_BYTES, clip_repr
 from ..runs.errors import UsageError
-from ..runs.files import check_files, check_output, write_json_atomic
 from ..runs.spec import RunSpec
-from .common import (
-    CONGESTORS,
-    RepeatCalibration,
-    Trainer,
-    add_training_options,
-    congestion_label,
-    congestor_jobs,
-    parse_congestion,
-    run_files,
-    run_record,
-    run_seed,
-    training_main,
-    training_outputs,
-)
+from . import common
+from .common import CONGESTORS, Trainer
 
 PROG = "contend sensitivity-train"
 SCHEMA = "contend-sensitivity-train"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
-            "Runs one application job of a job file --runs times, alone and beside GPCNeT's\n"
-            "four congestors (all-to-all, incast, RMA incast, RMA broadcast) on a share of\n"
-            "the other nodes, at a random placement per run, with the fabric's counters\n"
-            "sampled meanwhile: the training data of the Netscope delay sensitivity model\n"
-            "(contend model sensitivity).  --congestion cycles over the runs; the paper's\n"
-            "quick training alternates the extremes (none, full congestion)."
-        ),
-        epilog=(
-            "Output: -o TRAIN.json (schema contend-sensitivity-train: the runs, their\n"
-            "congestion and seeds) and beside it TRAIN.runN.job / .json / .csv (each run's\n"
-            "job file, contend-jobs results and counters).\n\n"
-            "Examples:\n"
-            "  contend sensitivity-train examples/netscope/milc.job --job milc --runs 10 \\\n"
-            "      -o milc.json\n"
-            "  contend model sensitivity milc.json --latency latency.json -o milc.sens.json\n"
-            "Arguments after -- go to every simulated run (e.g. --routing, --network)."
-        ),
+    p = common.training_parser(
+        PROG,
+        "Runs one application job of a job file --runs times, alone and beside GPCNeT's\n"
+        "four congestors (all-to-all, incast, RMA incast, RMA broadcast) on a share of\n"
+        "the other nodes, at a random placement per run, with the fabric's counters\n"
+        "sampled meanwhile: the training data of the Netscope delay sensitivity model\n"
+        "(contend model sensitivity).  --congestion cycles over the runs; the paper's\n"
+        "quick training alternates the extremes (none, full congestion).",
+        "Output: -o TRAIN.json (schema contend-sensitivity-train: the runs, their\n"
+        "congestion and seeds) and beside it TRAIN.runN.job / .json / .csv (each run's\n"
+        "job file, contend-jobs results and counters).\n\n"
+        "Examples:\n"
+        "  contend sensitivity-train examples/netscope/milc.job --job milc --runs 10 \\\n"
+        "      -o milc.json\n"
+        "  contend model sensitivity milc.json --latency latency.json -o milc.sens.json",
     )
     p.add_argument("job_file", help="job file holding the application job")
     p.add_argument("--job", required=True, help="the application job's name in the file")
-    p.add_argument("-o", "--output", required=True, help="training file to write (JSON)")
-    p.add_argument(
-        "--runs",
-        type=count(MAX_RUNS),
-        default=10,
-        help=f"runs [count, 1 to {MAX_RUNS}, default %(default)s]",
-    )
-    p.add_argument(
-        "--congestion",
-        default="none,gpcnet",
-        help="per run in turn: none, or gpcnet[:F] = the congestors on a share F of the other "
-        "nodes [default %(default)s: the paper's synthetic extremes]",
-    )
+    common.add_runs_options(p, runs=10)
+    common.add_congestion_option(p, "none,gpcnet", ": the paper's synthetic extremes")
     p.add_argument(
         "-D",
         dest="defines",
@@ -89,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="job-file variable (as contend jobs -D)",
     )
-    add_training_options(p)
+    common.add_training_options(p)
     return p
 
 
@@ -110,24 +79,18 @@ def plan(engine, job_file: Path, defines, nodes: int, job: str) -> tuple[int, st
 
 
 def train(args, log) -> dict:
-    out = Path(args.output)
-    check_output(out)
-    job_file = Path(args.job_file)
+    out, job_file = Path(args.output), Path(args.job_file)
     infile.check_size(job_file, MAX_INPUT_BYTES, "a job file", UsageError)
-    calibration = run_files(out, "calibration")
-    calibration = [p.with_name("." + p.name) for p in calibration]  # hidden, removed after
-    check_files(
-        [("JOB_FILE", job_file)],
-        [
-            ("-o", out),
-            *training_outputs(out, args.runs),
-            *(("the calibration run's file", p) for p in calibration),
-        ],
+    calibration = [
+        p.with_name("." + p.name) for p in common.run_files(out, "calibration")
+    ]  # hidden, removed after
+    trainer = Trainer(
+        PROG,
+        args,
+        inputs=[("JOB_FILE", job_file)],
+        after=[("the calibration run's file", p) for p in calibration],
     )
-    congestion = parse_congestion(args.congestion)
-    trainer = Trainer(PROG, args)
-    engine = trainer.engine
-    nodes = engine.nodes()
+    engine, nodes, congestion = trainer.engine, trainer.nodes, trainer.congestion
     used, text = plan(engine, job_file, args.defines, nodes, args.job)
     free = nodes - used
     if any(c[0] == "gpcnet" for c in congestion) and free < 2 * len(CONGESTORS):
@@ -135,7 +98,7 @@ def train(args, log) -> dict:
             f"the job file takes {used} of {nodes} nodes: {free} left, fewer than the "
             f"{2 * len(CONGESTORS)} the four congestors need"
         )
-    calib = RepeatCalibration(args.congestor_repeat)
+    calib = common.RepeatCalibration(args.congestor_repeat)
     window_s, interval_us = None, args.counter_interval_us
     frozen: dict = {}  # congestor share -> the repeats every congested run uses
     runs = []
@@ -144,7 +107,7 @@ def train(args, log) -> dict:
         """One run; returns (results, the job's entry, its time, congestors' ends)."""
         header = f"# generated by contend sensitivity-train from {job_file}\n"
         ivl = interval_us or max(5.0, (window or 1e-3) * 1e6 / 10)
-        body = header + text + "\n\n" + congestor_jobs(congestors)
+        body = header + text + "\n\n" + common.congestor_jobs(congestors)
         results = trainer.run(body, files, seed, ivl, defines=args.defines)
         app = next(j for j in results["jobs"] if j["name"] == args.job)
         r = app["results"]["concurrent"]
@@ -155,12 +118,8 @@ def train(args, log) -> dict:
         ]
         return results, app, r["perform_end_s"] - r["perform_start_s"], ends
 
-    for i in range(args.runs):
-        cong = congestion[i % len(congestion)]
+    for i, cong, label, seed, files in trainer.runs():
         share = int(cong[1] * free) // len(CONGESTORS) if cong[0] == "gpcnet" else 0
-        files = run_files(out, f"run{i}")
-        label = congestion_label(cong)
-        seed = run_seed(args.seed, i)
         t0 = time.monotonic()
         if share >= 2 and share not in frozen:
             # calibration runs (not kept): learn repeats that outlast the job, then keep
@@ -174,7 +133,7 @@ def train(args, log) -> dict:
                     if not args.quiet:
                         log(f"[sensitivity-train] calibrating the congestors ({attempt + 1})")
                     results, _, took, ends = run_once(
-                        congestors, calibration, run_seed(args.seed, 999), window_s
+                        congestors, calibration, common.run_seed(args.seed, 999), window_s
                     )
                     window_s = max(window_s or 0, took)
                     calib.learn(results, {name: (n, rep) for name, n, rep in congestors})
@@ -197,7 +156,7 @@ def train(args, log) -> dict:
         window_s = max(window_s or 0, took)
         runs.append(
             {
-                **run_record(i, seed, label, congestors, files, engine),
+                **trainer.record(i, label, congestors),
                 "runtime_s": took,
                 "congestors_outlasted_job": bool(ends) and min(ends) >= 0,
             }
@@ -208,19 +167,15 @@ def train(args, log) -> dict:
                 f"{','.join(map(str, app['nodes'][:8]))}{',...' if len(app['nodes']) > 8 else ''}"
                 f" ({time.monotonic() - t0:.1f} s)"
             )
-    doc = {
-        "schema": SCHEMA,
-        "schema_version": "1.0",
-        "engine": engine.name,
-        "job_file": str(job_file),
-        "job": args.job,
-        "defines": args.defines,
-        "seed": args.seed,
-        "jobs_args": engine.simulator_args(),
-        "runs": runs,
-    }
-    write_json_atomic(out, doc)
-    return doc
+    return trainer.document(
+        SCHEMA,
+        job_file=str(job_file),
+        job=args.job,
+        defines=args.defines,
+        seed=args.seed,
+        jobs_args=engine.simulator_args(),
+        runs=runs,
+    )
 
 
 def _summary(args, doc) -> str:
@@ -233,7 +188,7 @@ def _summary(args, doc) -> str:
 
 @guarded(PROG)
 def main(argv=None) -> int:
-    return training_main(PROG, build_parser(), train, _summary, argv)
+    return common.training_main(PROG, build_parser(), train, _summary, argv)
 
 
 if __name__ == "__main__":
