@@ -44,7 +44,8 @@ from ..runs.spec import RunSpec, contend_command
 
 SCHEMA = "contend-sweep/1"
 MANIFEST = "sweep.json"
-COMMANDS = ("sim", "network", "load", "jobs")
+SIM_COMMAND = "sim"  # `contend sim`: the simulator's own command, on no other engine
+COMMANDS = (SIM_COMMAND, "network", "load", "jobs")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _RESULT_FILE = re.compile(r"(\d{4,})(?:-(.+))?\.json")
 
@@ -121,7 +122,7 @@ def _check_args(args: list) -> str | None:
             return "-o/--output is set by contend sweep (DIR/NNNN-NAME.json); remove it"
         if arg in ("-h", "--help"):
             return f"{arg} runs no scenario"
-    if command != "sim":
+    if command != SIM_COMMAND:
         given = _option_values(rest, "--engine")
         engine = given[-1] if given else engines.c_engine_default("--dry-run" in rest)
         if engine not in engines.c_in_process():
@@ -539,7 +540,7 @@ def collect(outdir) -> tuple:
         base = {"index": index, "scenario": name, "command": None, "file": fname}
         schema = doc.get("schema") if isinstance(doc, dict) else None
         if schema == "contend-sim/1":
-            rows += _sim_rows(doc, dict(base, command="sim"))
+            rows += _sim_rows(doc, dict(base, command=SIM_COMMAND))
         elif schema in ("contend-results", "contend-jobs"):
             rows += _results_rows(doc, base)
         else:
