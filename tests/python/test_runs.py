@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from contend.runs import binary, engines
+from contend.runs import binary, command, engines
 from contend.runs.command import harness_main
 from contend.runs.errors import RunError, UsageError
 from contend.runs.executor import Executor, reusable, run_command
@@ -141,6 +141,34 @@ def test_study_file_tables_are_the_engines_parameters():
     study = parse_study(base + '[mpi]\nlauncher = "srun -N 2"\nnodes = 2\n')
     assert study.engine_options == {"launcher": "srun -N 2", "nodes": 2}
     assert study.hand_command() == "srun -N 2 contend jobs FILE --seed SEED -o OUT.json"
+
+
+def test_one_row_gives_every_harness_a_run_option(monkeypatch):
+    """A harness-level option passed to every run is one row of OPTIONS:
+    mitigate, study and the training commands take it, and it reaches the
+    command line of each run right after the engine's options."""
+    from contend.studies import mitigate, study
+    from contend.training import pingpong
+
+    row = command.Option("foo", ("--foo",), "a run option", str, run_flag="--jobs-foo")
+    monkeypatch.setitem(command.OPTIONS, "foo", row)
+    for parser, argv in (
+        (mitigate.build_parser(), ["mix.job"]),
+        (study.build_parser(), ["s.toml"]),
+        (pingpong.build_parser(), ["-o", "t.json"]),
+    ):
+        assert command.run_options(parser.parse_args(argv)) == ()
+        assert command.run_options(parser.parse_args([*argv, "--foo", "x"])) == ("--jobs-foo", "x")
+    args = mitigate.build_parser().parse_args(["mix.job", "--foo", "x", "--seed", "3"])
+    args.jobs_args = ["--routing", "ugal"]
+    sim = engines.make_engine("sim", "/b/contend", {"topology": "T"})
+    runs = [mitigate.Run("isolated", 3, None, Path("iso.json"))]
+    mitigate.plan(runs, args, sim, {})
+    assert sim.command(runs[0].spec) == [
+        "/b/contend", "jobs", "mix.job", "--engine", "sim", "--topology", "T",
+        "--jobs-foo", "x", "--routing", "ugal", "--seed", "3", "-q", "--mode", "isolated",
+        "-o", "iso.json",
+    ]  # fmt: skip
 
 
 # ------------------------------------------------------------------ the binary

@@ -29,7 +29,9 @@ def _timeout(text: str) -> float:
 @dataclass(frozen=True)
 class Option:
     """A harness-level option: its key (the args attribute), flags, type,
-    default and help (the unit and limits in brackets)."""
+    default and help (the unit and limits in brackets); ``run_flag``: the
+    `contend jobs` option it gives every run of every harness (such an
+    option is added by :func:`add_engine_options`, not given: None)."""
 
     key: str
     flags: tuple
@@ -37,6 +39,7 @@ class Option:
     type: object = None
     default: object = None
     action: str | None = None
+    run_flag: str | None = None
 
     def add(self, parser, help: str | None = None, default=None) -> None:
         kw = {"help": help or self.help, "dest": self.key}
@@ -71,11 +74,25 @@ def add_options(parser, *keys, helps: dict | None = None, defaults: dict | None 
         OPTIONS[key].add(parser, (helps or {}).get(key), (defaults or {}).get(key))
 
 
+def run_options(args) -> tuple:
+    """The `contend jobs` options of the run options given (``run_flag``):
+    what every run of the plan gets (RunSpec.options)."""
+    out = []
+    for o in OPTIONS.values():
+        value = getattr(args, o.key, None) if o.run_flag else None
+        if value is True:
+            out.append(o.run_flag)
+        elif value not in (None, False):
+            out += [o.run_flag, str(value)]
+    return tuple(out)
+
+
 def add_engine_options(parser, *, default: str | None = engines.DEFAULT_ENGINE, lead: str = "where the runs go",
                        note: str = "", params: bool = True) -> None:  # fmt: skip
-    """``--engine`` (its choices and their help from the registry) and, with
-    ``params``, one option per engine parameter (``--topology``,
-    ``--launcher``, ``--nodes``; None when not given)."""
+    """``--engine`` (its choices and their help from the registry), with
+    ``params`` one option per engine parameter (``--topology``,
+    ``--launcher``, ``--nodes``; None when not given), and the run options
+    of :data:`OPTIONS` (those with a ``run_flag``)."""
     listed = "; ".join(f"{e.name}: {e.help}" for e in engines.ENGINES)
     tail = f" [default {default}]" if default else ""
     parser.add_argument(
@@ -84,6 +101,9 @@ def add_engine_options(parser, *, default: str | None = engines.DEFAULT_ENGINE, 
         default=default,
         help=f"{lead}: {listed}{'. ' + note if note else ''}{tail}",
     )
+    for o in OPTIONS.values():
+        if o.run_flag:
+            o.add(parser)
     if not params:
         return
     for key, rows in engines.param_rows():

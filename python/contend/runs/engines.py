@@ -103,7 +103,7 @@ class Engine:
 
     def jobs_argv(self, spec: RunSpec) -> list:
         """The `contend jobs` part of a run's command line."""
-        cmd = [self.binary, "jobs", spec.job_file, *self.jobs_options()]
+        cmd = [self.binary, "jobs", spec.job_file, *self.jobs_options(), *spec.options]
         cmd += [f"-D{d}" for d in spec.defines] + list(spec.extra)
         cmd += ["--seed", spec.seed, "-q"] if spec.seed is not None else ["-q"]
         cmd += ["--mode", spec.mode] if spec.mode else []

@@ -3,8 +3,8 @@
 A plan (``contend mitigate``, ``study``, the training commands, ``sweep``)
 is a list of :class:`RunSpec`.  A spec names either a job file, run as
 ``contend jobs`` on an engine (:mod:`contend.runs.engines` turns it into the
-command line: the engine's options, then the spec's defines, extra options,
-seed, mode, throttle and counters, in that order), or a whole contend
+command line: the engine's options, then the spec's run options, defines,
+extra options, seed, mode, throttle and counters, in that order), or a whole contend
 command (a sweep's scenario: :func:`contend_command`).  The executor
 (:mod:`contend.runs.executor`) runs it within its timeout and names it in
 its messages and progress lines.
@@ -23,6 +23,7 @@ class RunSpec:
     seed: int | str | None = None  # --seed (None: the command's own default)
     mode: str | None = None  # --mode isolated|concurrent
     throttle: tuple = ()  # --throttle MODE --throttle-ca ...: options of the throttle
+    options: tuple = ()  # the harness's run options (contend.runs.command.run_options)
     defines: tuple = ()  # NAME=VALUE, each given as -DNAME=VALUE
     extra: tuple = ()  # further options of every run (after -- of a harness)
     output: Path | str | None = None  # -o: the results file the run writes

@@ -44,6 +44,7 @@ from ..runs.command import (
     engine_from_args,
     harness_binary,
     harness_main,
+    run_options,
 )
 from ..runs.errors import RunError, UsageError
 from ..runs.executor import Done, Executor, log_stderr, read_run, reusable
@@ -293,6 +294,7 @@ def plan(runs: list, args, engine, defines: dict) -> None:
             seed=run.seed,
             mode="isolated" if run.condition is None else "concurrent",
             throttle=throttle,
+            options=run_options(args),
             defines=tuple(f"{k}={v}" for k, v in defines.items()),
             extra=tuple(extra),
             output=run.path,

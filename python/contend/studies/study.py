@@ -38,7 +38,13 @@ from .. import __version__, infile
 from ..guard import guarded
 from ..limits import MAX_PARALLEL, clip_repr
 from ..outfile import check_output_dir, make_dir
-from ..runs.command import add_engine_options, add_options, harness_binary, harness_main
+from ..runs.command import (
+    add_engine_options,
+    add_options,
+    harness_binary,
+    harness_main,
+    run_options,
+)
 from ..runs.engines import engine_class, make_engine
 from ..runs.errors import RunError, UsageError
 from ..runs.executor import Done, Executor, log_stderr
@@ -256,14 +262,15 @@ class Runner:
     def nodes(self) -> int:
         return self.engine.nodes()
 
-    def spec(self, run: Run, timeout: float | None, total: int) -> RunSpec:
+    def spec(self, run: Run, args, total: int) -> RunSpec:
         """The run's spec: its job file with the study's options, its seed, its file."""
         return RunSpec(
             job_file=run.job_file,
             seed=run.seed,
+            options=run_options(args),
             extra=tuple(self.extra),
             output=run.results_file,
-            timeout=timeout,
+            timeout=args.timeout,
             name=f"{run.condition}, repetition {run.repetition}",
             progress=(
                 f"run {run.order_index + 1}/{total}: {run.condition}, repetition "
@@ -357,7 +364,7 @@ def execute(study: Study, run_dir: Path, runs: list, state: dict, args, log) -> 
     kill_after = int(os.environ.get(KILL_AFTER_ENV, "0") or 0)
     by_spec = {}
     for run in todo:
-        by_spec[runner.spec(run, args.timeout, len(runs))] = run
+        by_spec[runner.spec(run, args, len(runs))] = run
 
     def before(spec: RunSpec) -> None:
         Path(spec.output).unlink(missing_ok=True)  # a half-written file is redone

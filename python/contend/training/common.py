@@ -29,6 +29,7 @@ from ..runs.command import (
     engine_from_args,
     harness_binary,
     harness_main,
+    run_options,
 )
 from ..runs.errors import UsageError
 from ..runs.executor import Executor, log_stderr, read_run
@@ -200,6 +201,7 @@ class Trainer:
         spec = RunSpec(
             job_file=job,
             seed=seed,
+            options=run_options(self.args),
             defines=tuple(defines),
             extra=tuple(self.extra),
             output=res,
