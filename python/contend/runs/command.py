@@ -137,6 +137,16 @@ def harness_binary(what: str) -> str:
         ) from None
 
 
+def harness_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentParser:
+    """A harness's parser (description and epilog as written: line breaks kept)."""
+    return argparse.ArgumentParser(
+        prog=prog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=description,
+        epilog=epilog,
+    )
+
+
 def one_line_errors(parser: argparse.ArgumentParser, prog: str) -> argparse.ArgumentParser:
     """Bad options end the command with one line and exit status 2."""
     parser.error = lambda message: parser.exit(

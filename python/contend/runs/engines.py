@@ -12,8 +12,10 @@ Each engine declares
   option of the simulated NICs, not the PMPI library around the job),
   ``whole_machine`` (what a run takes when it takes the whole machine: then
   the runs go one at a time),
-  ``records_counters`` (a counter CSV beside each run) and ``clock_key``
-  (the ``pass_clock`` entry on the clock of those counters);
+  ``records_counters`` (a counter CSV beside each run), ``clock_key``
+  (the ``pass_clock`` entry on the clock of those counters) and
+  ``tree_in_runs`` (the runs need the machine's tree given, as the dry
+  runs do);
 - the command line of a run (:meth:`Engine.command`: its launcher, then
   ``contend jobs`` with the engine's options and the spec's, see
   :mod:`contend.runs.spec`), the dry run that checks a job file
@@ -78,6 +80,7 @@ class Engine:
     whole_machine: ClassVar[str] = ""
     records_counters: ClassVar[bool] = False
     clock_key: ClassVar[str] = "perform_t0_unix_s"
+    tree_in_runs: ClassVar[bool] = False  # runs need placement_tree() too (they do not know it)
 
     def __init__(self, binary: str, options: dict | None = None, fabric=()):
         self.binary = str(binary)
@@ -157,8 +160,6 @@ class Engine:
         """``--topology-conf`` options that give a dry run the tree of the
         machine (tree placements), or []; ``local``: the machine is here."""
         return []
-
-    tree_in_runs: ClassVar[bool] = False  # runs need placement_tree() too (they do not know it)
 
     @contextmanager
     def sampling(self, spec: RunSpec):

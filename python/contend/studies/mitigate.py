@@ -24,7 +24,6 @@ run that names the mix's jobs takes seed0 the same way.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import math
 import re
 import shutil
@@ -33,22 +32,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import __version__, infile
+from .. import infile
 from ..argtypes import count
 from ..guard import guarded
 from ..limits import MAX_INPUT_BYTES, MAX_PARALLEL, MAX_REPEAT, clip_repr
 from ..outfile import check_output_dir, make_dir
-from ..runs.command import (
-    add_engine_options,
-    add_options,
-    engine_from_args,
-    harness_binary,
-    harness_main,
-    run_options,
-)
+from ..runs import command
 from ..runs.errors import RunError, UsageError
 from ..runs.executor import Done, Executor, log_stderr, read_run, reusable
-from ..runs.files import check_files, check_output, write_json_atomic
+from ..runs.files import check_files, check_output, document_head, write_json_atomic
 from ..runs.spec import RunSpec
 
 PROG = "contend mitigate"
@@ -294,7 +286,7 @@ def plan(runs: list, args, engine, defines: dict) -> None:
             seed=run.seed,
             mode="isolated" if run.condition is None else "concurrent",
             throttle=throttle,
-            options=run_options(args),
+            options=command.run_options(args),
             defines=tuple(f"{k}={v}" for k, v in defines.items()),
             extra=tuple(extra),
             output=run.path,
@@ -387,8 +379,8 @@ def _throttle_jobs(doc: dict) -> dict | None:
 
 def execute(args, log) -> dict:
     """Plans, checks, runs; returns the contend-mitigate document."""
-    binary = harness_binary("the harness")
-    engine = engine_from_args(args, binary)
+    binary = command.harness_binary("the harness")
+    engine = command.engine_from_args(args, binary)
     if not engine.in_process and args.parallel > 1:
         raise UsageError(f"--parallel {args.parallel}: runs on real MPI share the nodes: use 1")
     infile.check_size(args.mix, MAX_INPUT_BYTES, "a job file", UsageError)
@@ -542,11 +534,7 @@ def _document(args, engine, defines, jobs, proxy, conds, ca, models, errors, run
             "default is 1 s; simulated runs last milliseconds: add -- --throttle-window-us 20)"
         )
     doc = {
-        "schema": SCHEMA_NAME,
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "contend", "version": __version__},
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "argv": ["mitigate", *args.argv],
+        **document_head(SCHEMA_NAME, SCHEMA_VERSION, ["mitigate", *args.argv]),
         "config": {
             "mix_file": str(args.mix),
             "engine": engine.name,
@@ -583,10 +571,9 @@ def _document(args, engine, defines, jobs, proxy, conds, ca, models, errors, run
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
+    p = command.harness_parser(
+        PROG,
+        (
             "Netscope's comparison of rate control (seeds/netscope-ics21.md 6.2, Table 5,\n"
             "Figures 5-7) on the simulated fabric: runs the job mix MIX alone, then --repeat\n"
             "times per throttle mode with all its jobs at once, at the same random placements\n"
@@ -597,7 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Runtime = perform_end_s - perform_start_s of a job's pass (the engine's clock).\n"
             "Percentiles: numpy.percentile, linear interpolation (type 7)."
         ),
-        epilog=(
+        (
             "Isolated runs: by default one per placement seed (each job alone on the nodes\n"
             "it gets in the concurrent runs of that seed), so that a run's increase compares\n"
             "equal placements: with random placements the isolated runtime itself depends\n"
@@ -628,7 +615,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="concurrent runs per mode, seeds --seed .. --seed+N-1 [count, 1 to "
         f"{MAX_REPEAT}, default %(default)s]",
     )
-    add_options(p, "seed", helps={"seed": "first placement seed [default 1]"})
+    command.add_options(p, "seed", helps={"seed": "first placement seed [default 1]"})
     p.add_argument(
         "--isolated-once",
         action="store_true",
@@ -657,7 +644,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also run netscope with the proxy's c_a x (1 + E/100) for each E (the paper's "
         "Fig. 7: -100,-50,0,50,100) [percent]",
     )
-    add_engine_options(
+    command.add_engine_options(
         p,
         note="On a launcher each concurrent run is `LAUNCHER contend throttle --throttle MODE "
         "--throttle-ca ... -- contend jobs ...`: the PMPI library throttles every rank with its "
@@ -670,7 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="set a job-file variable (repeatable)",
     )
-    add_options(
+    command.add_options(
         p,
         "parallel",
         "timeout",
@@ -685,7 +672,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep every run's contend-jobs JSON here; a rerun with the same DIR reuses the "
         "finished runs made by the same command",
     )
-    add_options(p, "quiet")
+    command.add_options(p, "quiet")
     return p
 
 
@@ -697,7 +684,7 @@ def main(argv=None) -> int:
         if argv[i] == "--ca-error" and re.match(r"^-[0-9.]", argv[i + 1]):
             argv[i : i + 2] = [f"--ca-error={argv[i + 1]}"]
             break
-    return harness_main(
+    return command.harness_main(
         PROG, build_parser(), _main, argv, stopped="the runs were stopped (no output written)",
         extra=True,
     )  # fmt: skip

@@ -25,7 +25,6 @@ made elsewhere (by that script).
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import os
 import random
 import shlex
@@ -34,21 +33,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import __version__, infile
+from .. import infile
 from ..guard import guarded
 from ..limits import MAX_PARALLEL, clip_repr
 from ..outfile import check_output_dir, make_dir
-from ..runs.command import (
-    add_engine_options,
-    add_options,
-    harness_binary,
-    harness_main,
-    run_options,
-)
+from ..runs import command
 from ..runs.engines import engine_class, make_engine
 from ..runs.errors import RunError, UsageError
 from ..runs.executor import Done, Executor, log_stderr
-from ..runs.files import check_files, check_output, write_json_atomic
+from ..runs.files import check_files, check_output, document_head, utc_now, write_json_atomic
 from ..runs.spec import RunSpec
 from .studyfile import Study, load_study, select_conditions
 
@@ -105,10 +98,6 @@ def plan(study: Study, run_dir: Path) -> list:
 # ------------------------------------------------------------------ state
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def load_or_create_state(study: Study, run_dir: Path, runs: list) -> dict:
     """The run directory's state: created (order recorded) on the first call,
     checked against the study on later ones."""
@@ -135,8 +124,8 @@ def load_or_create_state(study: Study, run_dir: Path, runs: list) -> dict:
         "schema_version": "1.0",
         "study": study.name,
         "digest_sha256": study.digest(),
-        "created_utc": _now(),
-        "updated_utc": _now(),
+        "created_utc": utc_now(),
+        "updated_utc": utc_now(),
         "order_shuffle": f"random.Random({study.seed}).shuffle of (condition, repetition)",
         "order": [r.record(run_dir) for r in runs],
         "finished": [],
@@ -146,7 +135,7 @@ def load_or_create_state(study: Study, run_dir: Path, runs: list) -> dict:
 
 
 def save_state(run_dir: Path, state: dict) -> None:
-    state["updated_utc"] = _now()
+    state["updated_utc"] = utc_now()
     write_json_atomic(run_dir / STATE_FILE, state)
 
 
@@ -241,7 +230,9 @@ class Runner:
     def __init__(self, study: Study, local: bool = True):
         """``local``: the runs run here (False: --slurm, which only plans them)."""
         self.study = study
-        self.engine = make_engine(study.engine, harness_binary("the study"), study.engine_options)
+        self.engine = make_engine(
+            study.engine, command.harness_binary("the study"), study.engine_options
+        )
         self.binary = self.engine.binary
         given = _topology_conf_arg(study.jobs_args)
         own = [] if given else self.engine.placement_tree(local)
@@ -267,7 +258,7 @@ class Runner:
         return RunSpec(
             job_file=run.job_file,
             seed=run.seed,
-            options=run_options(args),
+            options=command.run_options(args),
             extra=tuple(self.extra),
             output=run.results_file,
             timeout=args.timeout,
@@ -399,11 +390,7 @@ def document(study: Study, run_dir: Path, runs: list, docs: dict, args) -> dict:
         d = docs[r.order_index]
         entries.append(run_entry(r, study, d.doc, run_dir, d.wall_s, d.reused))
     doc = {
-        "schema": SCHEMA_NAME,
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "contend", "version": __version__},
-        "created_utc": _now(),
-        "argv": ["study", *args.argv],
+        **document_head(SCHEMA_NAME, SCHEMA_VERSION, ["study", *args.argv]),
         "run_dir": str(run_dir),
         "study": study.config(),
         "order_shuffle": f"random.Random({study.seed}).shuffle of (condition, repetition)",
@@ -417,10 +404,9 @@ def document(study: Study, run_dir: Path, runs: list, docs: dict, args) -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
+    p = command.harness_parser(
+        PROG,
+        (
             "Runs a study (docs/study.md): a control and conditions (bullies beside the\n"
             "applications, other placements), each repeated R times, in an order shuffled\n"
             "with the study's seed; each run is one `contend jobs` of a generated job file\n"
@@ -429,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
             "difference vs. the control with Welch's t-test (the fat-tree poster's Table I)\n"
             "and the bullies' bandwidth per rank."
         ),
-        epilog=(
+        (
             "Run directory (--dir): state.json (the order, the finished runs), jobs/ (each\n"
             "run's job file), runs/ (each run's contend-jobs results), study.json.\n\n"
             "Example (about a minute; docs/study.md):\n"
@@ -449,14 +435,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME,...",
         help="only these conditions (and the control); the run directory is per selection",
     )
-    add_engine_options(
+    command.add_engine_options(
         p,
         default=None,
         lead="run on this engine instead of the study file's (its table of the engine's options)",
         note="The emulated cluster is the one that is up (CONTEND_CLUSTER_PREFIX)",
         params=False,
     )
-    add_options(
+    command.add_options(
         p,
         "parallel",
         "timeout",
@@ -483,13 +469,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run nothing: write the results of the finished runs in DIR (all must be there)",
     )
-    add_options(p, "quiet")
+    command.add_options(p, "quiet")
     return p
 
 
 @guarded(PROG)
 def main(argv=None) -> int:
-    return harness_main(
+    return command.harness_main(
         PROG,
         build_parser(),
         lambda args: _main(args, log_stderr),

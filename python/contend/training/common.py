@@ -23,14 +23,7 @@ from pathlib import Path
 from ..argtypes import count, nonneg_float, positive_float
 from ..limits import MAX_CONGESTOR_REPEAT, MAX_RUNS, clip_repr
 from ..outfile import write_text
-from ..runs.command import (
-    add_engine_options,
-    add_options,
-    engine_from_args,
-    harness_binary,
-    harness_main,
-    run_options,
-)
+from ..runs import command
 from ..runs.errors import UsageError
 from ..runs.executor import Executor, log_stderr, read_run
 from ..runs.files import check_files, check_output, write_json_atomic
@@ -158,7 +151,9 @@ class Trainer:
         check_files(list(inputs), outputs)
         self.congestion = parse_congestion(args.congestion)
         self.extra = list(args.jobs_args)
-        self.engine = engine_from_args(args, harness_binary("the training"), fabric=self.extra)
+        self.engine = command.engine_from_args(
+            args, command.harness_binary("the training"), fabric=self.extra
+        )
         if not self.engine.in_process and self.extra:
             raise UsageError(
                 f"arguments after -- go to the simulator only (got {' '.join(self.extra)})"
@@ -201,7 +196,7 @@ class Trainer:
         spec = RunSpec(
             job_file=job,
             seed=seed,
-            options=run_options(self.args),
+            options=command.run_options(self.args),
             defines=tuple(defines),
             extra=tuple(self.extra),
             output=res,
@@ -219,13 +214,8 @@ def training_parser(prog: str, description: str, epilog: str) -> argparse.Argume
     """The parser of a training command, to which it adds its own options
     between :func:`add_runs_options`, :func:`add_congestion_option` and
     :func:`add_training_options`."""
-    return argparse.ArgumentParser(
-        prog=prog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=description,
-        epilog=epilog
-        + "\nArguments after -- go to every simulated run (e.g. --routing, --network).",
-    )
+    tail = "\nArguments after -- go to every simulated run (e.g. --routing, --network)."
+    return command.harness_parser(prog, description, epilog + tail)
 
 
 def add_runs_options(p, runs: int) -> None:
@@ -251,7 +241,7 @@ def add_congestion_option(p, default: str, why: str = "") -> None:
 
 def add_training_options(p) -> None:
     """The options every training command shares (argparse)."""
-    add_engine_options(p)
+    command.add_engine_options(p)
     p.add_argument(
         "--congestor-repeat",
         type=count(MAX_CONGESTOR_REPEAT, 0),
@@ -273,7 +263,7 @@ def add_training_options(p) -> None:
         default=0.2,
         help="cluster: link counter sampling interval [s, default %(default)s]",
     )
-    add_options(p, "seed", "timeout", "quiet")
+    command.add_options(p, "seed", "timeout", "quiet")
 
 
 def training_main(prog: str, parser: argparse.ArgumentParser, train, summary, argv=None) -> int:
@@ -285,7 +275,7 @@ def training_main(prog: str, parser: argparse.ArgumentParser, train, summary, ar
         print(f"{prog}: {summary(args, doc)}")
         return 0
 
-    return harness_main(
+    return command.harness_main(
         prog,
         parser,
         body,
