@@ -250,7 +250,7 @@ class Sim(Engine):
 
 class Mpi(Engine):
     name = "mpi"
-    help = "real MPI through --launcher"
+    help = "real MPI through a launcher"
     params = (
         Param(
             "launcher",
