@@ -1,7 +1,9 @@
 """contend.launcher: the `contend` console script of the Python layer
-(`pip install .`).  It runs the contend binary, which is C: $CONTEND_BIN,
-else the first `contend` next to this script or on PATH that is not a
-script itself.  `cmake --install` puts the binary into PREFIX/bin/contend;
+(`pip install .`).  It runs the contend binary, which is C, found by the run
+layer's one lookup (:mod:`contend.runs.binary`: $CONTEND_BIN, $CONTEND,
+else the first `contend` that is not a script next to this script, in
+$CONTEND_BUILD/bin or the source tree's build/bin, or on PATH; never this
+script itself).  `cmake --install` puts the binary into PREFIX/bin/contend;
 when pip and CMake install into one prefix, the binary replaces this script
 there (install the Python layer first, or give CONTEND_BIN).
 
@@ -16,37 +18,18 @@ import sys
 from pathlib import Path
 
 from .guard import guarded
-
-EXIT_USAGE = 2
-
-
-def _is_binary(path: Path) -> bool:
-    """An executable file that is not a script (no #! line): the C binary."""
-    try:
-        with open(path, "rb") as fh:
-            return os.access(path, os.X_OK) and fh.read(2) != b"#!"
-    except OSError:
-        return False
-
-
-def find_binary() -> str | None:
-    """The contend binary to run, or None."""
-    env = os.environ.get("CONTEND_BIN")
-    if env:
-        return env
-    here = Path(sys.argv[0]).absolute().parent
-    dirs = [here, *(Path(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p)]
-    for d in dirs:
-        cand = d / "contend"
-        if _is_binary(cand):
-            return str(cand)
-    return None
+from .runs.binary import BinaryNotFound, find_binary
+from .runs.errors import EXIT_USAGE
 
 
 @guarded("contend")
 def main() -> int:
-    binary = find_binary()
-    if binary is None:
+    try:
+        binary = find_binary(exclude=sys.argv[0])
+    except BinaryNotFound as exc:
+        if exc.named:
+            print(f"contend: cannot run {exc.named}: not an executable file", file=sys.stderr)
+            return EXIT_USAGE
         print(
             "contend: the contend binary (C) was not found: not next to this script, not on "
             "PATH;\ninstall it (cmake --install BUILD --prefix PREFIX) or set CONTEND_BIN to it",

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_bounded
-from contend.studyfile import load_study
+from contend.studies.studyfile import load_study
 
 EXAMPLES = ROOT / "examples" / "study"
 MAIN = EXAMPLES / "quartz-sim.toml"

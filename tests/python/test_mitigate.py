@@ -365,8 +365,8 @@ def test_failing_run_exits_3_without_output(contend_bin, harness, tmp_path):
 
 
 def test_model_file_gives_ca(monkeypatch):
-    from contend.mitigate import UsageError, read_model_ca
     from contend.models import modelfile
+    from contend.studies.mitigate import UsageError, read_model_ca
 
     apps = {
         "milc": {"delay_sensitivity": 4.6},

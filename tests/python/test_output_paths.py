@@ -8,10 +8,12 @@ import stat
 from pathlib import Path
 
 import pytest
-from contend import outfile, pingpong_train, sensitivity_train
+from contend import outfile
 from contend.cli import main as analysis_main
 from contend.models.cli import main as model_main
 from contend.telemetry.cli import main as counters_main
+from contend.training import pingpong as pingpong_train
+from contend.training import sensitivity as sensitivity_train
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "fixtures" / "results"

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from contend import outfile, sweep
+from contend import outfile
+from contend.studies import sweep
 from refusal import listing, refused, run_limited
 
 RESULTS = ROOT / "tests" / "fixtures" / "results"

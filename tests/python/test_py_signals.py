@@ -1,4 +1,4 @@
-"""SIGTERM reaches the children of the harnesses (contend.children): a study,
+"""SIGTERM reaches the children of the harnesses (contend.runs.children): a study,
 a sweep and a mitigation run, each in the middle of a long `contend jobs`
 run on the simulator, are sent SIGTERM; their child is gone within 2 s
 (forwarded, not left to finish) and the harness exits 128+15 saying so."""

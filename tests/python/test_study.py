@@ -21,8 +21,8 @@ import matplotlib.image as mpimg
 import pytest
 from conftest import SCHEMAS, mpi_env, run_bounded
 from contend import cli
-from contend.study import bully_bandwidth
-from contend.study import main as study_main
+from contend.studies.study import bully_bandwidth
+from contend.studies.study import main as study_main
 from scipy import stats
 
 TOPO = "fattree:leaves=4,nodes=4,uplinks=2"

@@ -1,5 +1,5 @@
 """Property-based tests (Hypothesis) of the study-file reader
-(:mod:`contend.studyfile`), in the style of test_readers_fuzz.py: a valid
+(:mod:`contend.studies.studyfile`), in the style of test_readers_fuzz.py: a valid
 study file mutated (a key deleted or its value replaced by an arbitrary TOML
 value, the text truncated, text spliced in) or plain garbage.  Properties:
 the reader returns a Study or raises StudyFileError (a ValueError, one
@@ -13,9 +13,9 @@ import io
 import tempfile
 from pathlib import Path
 
-from contend import study as study_cli
 from contend.infile import tomllib
-from contend.studyfile import Study, StudyFileError, parse_study, study_from_doc
+from contend.studies import study as study_cli
+from contend.studies.studyfile import Study, StudyFileError, parse_study, study_from_doc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mutations import mutate, paths_of

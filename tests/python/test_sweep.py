@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BUILD, ROOT, run_bounded
-from contend.sweep import SweepError, parse_scenarios
+from contend.studies.sweep import SweepError, parse_scenarios
 
 BIN = BUILD / "bin" / "contend"
 EXAMPLE = ROOT / "examples" / "sim" / "routing-sweep.txt"

@@ -22,11 +22,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import infile
-from .limits import clip, clip_path, clip_repr
+from .. import infile
+from ..limits import clip, clip_path, clip_repr
+from ..runs import engines
+from ..runs.errors import UsageError
 
-ENGINES = ("sim", "mpi", "cluster")
 DEFAULT_TOPOLOGY = "fattree:leaves=4,nodes=4,uplinks=2"
+STUDY_DEFAULTS = {"topology": DEFAULT_TOPOLOGY}  # engine parameters whose default differs here
 MAX_REPETITIONS = 100000
 NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 # directives a fragment may not hold: the study writes them itself
@@ -35,19 +37,15 @@ _OWN_DIRECTIVES = re.compile(
 )
 _DIRECTIVE = re.compile(r"^\s*\[[A-Za-z_]+\]")
 
+# and a table per engine, of its parameters (contend.runs.engines)
 TOP_KEYS = {
-    "name", "seed", "repetitions", "engine", "vars", "jobs_args", "sim", "mpi", "cluster",
-    "slurm", "app", "control", "condition", "description",
+    "name", "seed", "repetitions", "engine", "vars", "jobs_args", "slurm", "app", "control",
+    "condition", "description", *engines.names(),
 }  # fmt: skip
-ENGINE_KEYS = {
-    "sim": {"topology"},
-    "mpi": {"launcher", "nodes"},
-    "cluster": {"launcher"},
-}
 SLURM_KEYS = {"topology_conf", "ntasks_per_node", "sbatch", "srun", "contend"}
 
 
-class StudyFileError(ValueError):
+class StudyFileError(UsageError):
     """A malformed study file: one message, exit status 2."""
 
 
@@ -132,17 +130,8 @@ class Study:
 
     def hand_command(self) -> str:
         """The `contend jobs` command line of a run (FILE and SEED to fill in)."""
-        import shlex
-
-        opts = self.engine_options
-        if self.engine == "sim":
-            pre, args = "", ["--engine", "sim", "--topology", opts["topology"]]
-        elif self.engine == "mpi":
-            pre, args = opts["launcher"] + " ", []
-        else:
-            pre, args = (opts["launcher"] or "contend cluster run --") + " ", []
-        rest = " ".join(shlex.quote(a) for a in args + self.jobs_args)
-        return f"{pre}contend jobs FILE {rest} --seed SEED -o OUT.json".replace("  ", " ")
+        engine = engines.engine_class(self.engine)("contend", self.engine_options)
+        return engine.hand_command(self.jobs_args)
 
     def digest(self) -> str:
         """sha256 of everything that decides the runs (not the Slurm options):
@@ -300,6 +289,26 @@ def _placements(src, where, val, apps) -> dict:
     return out
 
 
+def _engine_options(src, doc, engine: str) -> dict:
+    """The [ENGINE] table of the study's engine, checked against the engine's
+    parameters (contend.runs.engines): a value for each."""
+    params = engines.engine_class(engine).params
+    opts = _table(src, doc, engine, {p.key for p in params})
+    out = {}
+    for p in params:
+        where = f"{engine}.{p.key}"
+        if p.kind == "count":
+            if p.key not in opts:
+                _fail(src, where, f"missing: {p.help}")
+            out[p.key] = _int(src, where, opts[p.key], 1, p.maximum)
+            continue
+        default = STUDY_DEFAULTS.get(p.key, p.default) or ""
+        out[p.key] = _str(src, where, opts.get(p.key, default), allow_empty=not default)
+        if p.required and not out[p.key].strip():
+            _fail(src, where, f"missing: {p.help}")
+    return out
+
+
 # ------------------------------------------------------------------ reader
 
 
@@ -330,26 +339,13 @@ def study_from_doc(doc: dict, source: str = "<string>", base: Path | None = None
     if "repetitions" not in doc:
         _fail(src, "repetitions", "missing: how many times each condition runs (R >= 1)")
     reps = _int(src, "repetitions", doc["repetitions"], 1, MAX_REPETITIONS)
-    engine = doc.get("engine", "sim")
-    if engine not in ENGINES:
-        _fail(src, "engine", f"{clip_repr(engine)}: expected one of {', '.join(ENGINES)}")
-    opts = _table(src, doc, engine, ENGINE_KEYS[engine])
-    engine_options = {}
-    if engine == "sim":
-        engine_options["topology"] = _str(
-            src, "sim.topology", opts.get("topology", DEFAULT_TOPOLOGY)
-        )
-    elif engine == "mpi":
-        engine_options["launcher"] = _str(src, "mpi.launcher", opts.get("launcher", ""), True)
-        if not engine_options["launcher"].strip():
-            _fail(src, "mpi.launcher", "missing: the launcher, e.g. 'mpirun -n 64' or 'srun'")
-        if "nodes" not in opts:
-            _fail(src, "mpi.nodes", "missing: the nodes the launcher gives (for the placements)")
-        engine_options["nodes"] = _int(src, "mpi.nodes", opts["nodes"], 1, 1 << 24)
-    else:
-        engine_options["launcher"] = _str(src, "cluster.launcher", opts.get("launcher", ""), True)
-    for other in set(ENGINES) - {engine}:
-        _table(src, doc, other, ENGINE_KEYS[other])  # checked, unused
+    engine = doc.get("engine", engines.DEFAULT_ENGINE)
+    if engine not in engines.names():
+        _fail(src, "engine", f"{clip_repr(engine)}: expected one of {', '.join(engines.names())}")
+    engine_options = _engine_options(src, doc, engine)
+    for other in engines.ENGINES:
+        if other.name != engine:
+            _table(src, doc, other.name, {p.key for p in other.params})  # checked, unused
     jobs_args = _str_list(src, "jobs_args", doc.get("jobs_args"))
     for a in jobs_args:
         key = a.split("=", 1)[0]

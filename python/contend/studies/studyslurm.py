@@ -20,8 +20,9 @@ import shlex
 import stat
 from pathlib import Path
 
-from .outfile import write_text
-from .trainruns import UsageError, run_command
+from ..outfile import write_text
+from ..runs.errors import UsageError
+from ..runs.executor import run_command
 
 MAX_NODES = 1 << 18
 

@@ -1,6 +1,6 @@
 """``contend study FILE``: the study runner (seeds/fattree-congestion-poster.md).
 
-A study (:mod:`contend.studyfile`) is a control and conditions, each run R
+A study (:mod:`contend.studies.studyfile`) is a control and conditions, each run R
 times.  All (condition, repetition) pairs are shuffled with the study's seed
 and the order is recorded in the run directory's ``state.json`` before the
 first run; each pair is one ``contend jobs`` run of a generated job file
@@ -12,48 +12,38 @@ ends with exactly R repetitions per condition.  The study's results
 the order, seed, results file, each application's runtime and the bullies'
 bandwidth; the report (:mod:`contend.studyviews`) is the poster's Table I.
 
-``--slurm`` writes a batch script instead of running (:mod:`contend.studyslurm`);
-``--collect`` writes the results of runs made elsewhere (by that script).
+The study is a plan on the run layer (:mod:`contend.runs`): each run is a
+run spec (its job file, the study's jobs_args, its seed and results file)
+that the study's engine turns into a command line and the executor runs
+(``--parallel``, ``--timeout``, progress, exit statuses).
+
+``--slurm`` writes a batch script instead of running
+(:mod:`contend.studies.studyslurm`); ``--collect`` writes the results of runs
+made elsewhere (by that script).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import os
 import random
 import shlex
-import shutil
 import signal
 import sys
-import tempfile
-import threading
-import time
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, children, infile
-from .argtypes import count, positive_float
-from .formatting import format_duration
-from .guard import guarded
-from .limits import MAX_PARALLEL, clip_repr
-from .outfile import check_output_dir, make_dir
-from .studyfile import Study, StudyFileError, load_study, select_conditions
-from .trainruns import (
-    EXIT_FAIL,
-    EXIT_USAGE,
-    RunError,
-    UsageError,
-    check_files,
-    check_output,
-    cluster_description,
-    contend_binary,
-    read_run,
-    run_command,
-    topology_nodes,
-    write_json_atomic,
-)
+from .. import infile
+from ..guard import guarded
+from ..limits import MAX_PARALLEL, clip_repr
+from ..outfile import check_output_dir, make_dir
+from ..runs import command
+from ..runs.engines import engine_class, make_engine
+from ..runs.errors import RunError, UsageError
+from ..runs.executor import Done, Executor, log_stderr
+from ..runs.files import check_files, check_output, document_head, utc_now, write_json_atomic
+from ..runs.spec import RunSpec
+from .studyfile import Study, load_study, select_conditions
 
 PROG = "contend study"
 STATE_SCHEMA = "contend-study-state"
@@ -108,10 +98,6 @@ def plan(study: Study, run_dir: Path) -> list:
 # ------------------------------------------------------------------ state
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def load_or_create_state(study: Study, run_dir: Path, runs: list) -> dict:
     """The run directory's state: created (order recorded) on the first call,
     checked against the study on later ones."""
@@ -138,8 +124,8 @@ def load_or_create_state(study: Study, run_dir: Path, runs: list) -> dict:
         "schema_version": "1.0",
         "study": study.name,
         "digest_sha256": study.digest(),
-        "created_utc": _now(),
-        "updated_utc": _now(),
+        "created_utc": utc_now(),
+        "updated_utc": utc_now(),
         "order_shuffle": f"random.Random({study.seed}).shuffle of (condition, repetition)",
         "order": [r.record(run_dir) for r in runs],
         "finished": [],
@@ -149,7 +135,7 @@ def load_or_create_state(study: Study, run_dir: Path, runs: list) -> dict:
 
 
 def save_state(run_dir: Path, state: dict) -> None:
-    state["updated_utc"] = _now()
+    state["updated_utc"] = utc_now()
     write_json_atomic(run_dir / STATE_FILE, state)
 
 
@@ -159,7 +145,7 @@ def save_state(run_dir: Path, state: dict) -> None:
 def valid_run(run: Run, study: Study) -> dict | None:
     """The run's contend-jobs results if present, complete and made for this
     run (its jobs, its seed), else None (the run is (re)done)."""
-    from .jobsresults import parse_jobs
+    from ..jobsresults import parse_jobs
 
     try:
         doc = parse_jobs(infile.read_text(run.results_file), str(run.results_file))
@@ -234,75 +220,60 @@ def run_entry(run: Run, study: Study, doc: dict, base: Path, wall_s, reused: boo
 # ------------------------------------------------------------------ engine
 
 
-class Engine:
-    """Command lines of the runs (and the dry runs that check them)."""
+class Runner:
+    """The study's engine (:mod:`contend.runs.engines`) and the tree of the
+    machine that its dry runs place on: the one of ``--topology-conf`` in
+    jobs_args, else the engine's (:meth:`~contend.runs.engines.Engine.placement_tree`),
+    which the runs get too when they do not know it (the emulated cluster's
+    topology.conf)."""
 
     def __init__(self, study: Study, local: bool = True):
         """``local``: the runs run here (False: --slurm, which only plans them)."""
         self.study = study
-        self.binary = contend_binary()
-        if not shutil.which(self.binary):
-            raise UsageError(
-                f"cannot run the contend binary {self.binary!r}: put build/bin on PATH or set "
-                "CONTEND_BIN (the study runs `contend jobs`)"
-            )
-        opts = study.engine_options
-        self.desc = None  # the emulated cluster's description (engine cluster)
-        self.tree = _topology_conf_arg(study.jobs_args)  # the dry runs' tree, if any
-        if study.engine == "sim":
-            self.wrap, self.common = [], ["--engine", "sim", "--topology", opts["topology"]]
-            # the dry runs (trace engine) see the simulated tree through
-            # --topology-conf, which takes a topology spec: tree placements
-            self.tree = self.tree or ["--topology-conf", opts["topology"]]
-        elif study.engine == "mpi":
-            self.wrap, self.common = shlex.split(opts["launcher"]), []
-        else:
-            self.wrap = shlex.split(opts["launcher"]) or [self.binary, "cluster", "run", "--"]
-            self.common = []
-            if local and not self.tree:  # the cluster's tree: tree placements, leaves
-                self.desc = cluster_description()
-                self.tree = ["--topology-conf", str(_cluster_topology_conf(self.desc))]
-                self.common = list(self.tree)
-        self.common += study.jobs_args
+        self.engine = make_engine(
+            study.engine, command.harness_binary("the study"), study.engine_options
+        )
+        self.binary = self.engine.binary
+        given = _topology_conf_arg(study.jobs_args)
+        own = [] if given else self.engine.placement_tree(local)
+        self.tree = given or own
+        self.own_tree = own if self.engine.tree_in_runs else []  # the runs need it
+        self.extra = [*self.own_tree, *study.jobs_args]
 
     def hand(self) -> str | None:
         """The command line of a run by hand (FILE, SEED to fill in), when it
         differs from the study file's (the cluster's topology.conf)."""
-        if self.desc is None:
+        if not self.own_tree:
             return None
-        wrap = shlex.split(self.study.engine_options["launcher"]) or ["contend", "cluster", "run"]
+        wrap = self.engine.launch_prefix("contend")
         wrap += [] if "--" in wrap else ["--"]
-        cmd = [*wrap, "contend", "jobs", "FILE", *self.common, "--seed", "SEED"]
+        cmd = [*wrap, "contend", "jobs", "FILE", *self.extra, "--seed", "SEED"]
         return shlex.join(cmd) + " -o OUT.json"
 
     def nodes(self) -> int:
-        s = self.study
-        if s.engine == "cluster":
-            return len((self.desc or cluster_description())["nodes"])
-        if s.engine == "mpi":
-            return s.engine_options["nodes"]
-        out, _ = run_command(
-            [self.binary, "topology", "paths", "-q", "--topology",
-             s.engine_options["topology"], "--pairs", "0:1"],
-            120,
-        )  # fmt: skip
-        return topology_nodes(out)
+        return self.engine.nodes()
 
-    def command(self, run: Run) -> list:
-        cmd = [*self.wrap, self.binary, "jobs", run.job_file, *self.common]
-        return [str(c) for c in cmd] + ["--seed", str(run.seed), "-q", "-o", str(run.results_file)]
+    def spec(self, run: Run, args, total: int) -> RunSpec:
+        """The run's spec: its job file with the study's options, its seed, its file."""
+        return RunSpec(
+            job_file=run.job_file,
+            seed=run.seed,
+            options=command.run_options(args),
+            extra=tuple(self.extra),
+            output=run.results_file,
+            timeout=args.timeout,
+            name=f"{run.condition}, repetition {run.repetition}",
+            progress=(
+                f"run {run.order_index + 1}/{total}: {run.condition}, repetition "
+                f"{run.repetition} (seed {run.seed})"
+            ),
+        )
 
     def dry_run(self, job_file: Path, seed: int, nodes: int, extra=()) -> dict:
         """The plan of a job file (`contend jobs --dry-run`): its errors are the
         study's bad input (exit 2 before anything runs)."""
-        with tempfile.TemporaryDirectory(prefix="contend-study-") as tmp:
-            out = Path(tmp) / "dry.json"
-            run_command(
-                [self.binary, "jobs", job_file, "--dry-run", "--nodes", nodes, *extra,
-                 "--seed", seed, "-q", "-o", out],
-                120,
-            )  # fmt: skip
-            return read_run(out)
+        spec = RunSpec(job_file=job_file, seed=seed, extra=tuple(extra))
+        return self.engine.dry_run(spec, nodes)
 
 
 def _topology_conf_arg(args: list) -> list:
@@ -315,32 +286,18 @@ def _topology_conf_arg(args: list) -> list:
     return []
 
 
-def _cluster_topology_conf(desc: dict) -> Path:
-    """The topology.conf that `contend cluster up` wrote for the cluster `desc`
-    (one leaf per leaf switch, host names the nodes')."""
-    from .cluster.state import state_dir
-
-    path = Path(state_dir(desc["prefix"])) / "topology.conf"
-    if not path.is_file():
-        raise UsageError(
-            f"--engine cluster: the cluster {clip_repr(desc['prefix'])} has no {path} "
-            "(bring it up again with `contend cluster up`)"
-        )
-    return path
-
-
 def write_job_files(study: Study, runs: list, hand: str | None = None) -> None:
     for run in runs:
         cond = study.condition(run.condition)
         text = study.job_file(cond, run.repetition, run.seed, hand=hand)
         run.job_file.parent.mkdir(parents=True, exist_ok=True)
         if not run.job_file.is_file() or run.job_file.read_text() != text:
-            from .outfile import write_text
+            from ..outfile import write_text
 
             write_text(run.job_file, text, error=UsageError)
 
 
-def check_conditions(engine: Engine, study: Study, runs: list) -> None:
+def check_conditions(engine: Runner, study: Study, runs: list) -> None:
     """One dry run per condition (repetition 1's file): a bad motif, an
     overlap or a placement that does not fit stops the study before it runs."""
     nodes = engine.nodes()
@@ -378,99 +335,62 @@ def check_study_files(study: Study, run_dir: Path, runs: list, output: Path, con
 
 
 def execute(study: Study, run_dir: Path, runs: list, state: dict, args, log) -> dict:
-    """Runs what is not finished, in the recorded order; {order_index: (doc, wall, reused)}."""
-    engine = Engine(study)
-    docs, todo = {}, []
+    """Runs what is not finished, in the recorded order; {order_index: Done}."""
+    runner = Runner(study)
+    done, todo = {}, []
     for run in runs:
         doc = valid_run(run, study)
         if doc is not None:
-            docs[run.order_index] = (doc, None, True)
+            done[run.order_index] = Done(None, doc, None, reused=True)
         else:
             todo.append(run)
     if todo:
         (run_dir / "runs").mkdir(exist_ok=True)
-        write_job_files(study, runs, engine.hand())
-        check_conditions(engine, study, runs)
-    state["finished"] = sorted(docs)
+        write_job_files(study, runs, runner.hand())
+        check_conditions(runner, study, runs)
+    state["finished"] = sorted(done)
     save_state(run_dir, state)
-    if docs and not args.quiet:
-        log(f"{PROG}: {len(docs)} of {len(runs)} run(s) already finished in {run_dir}: kept")
+    if done and not args.quiet:
+        log(f"{PROG}: {len(done)} of {len(runs)} run(s) already finished in {run_dir}: kept")
     kill_after = int(os.environ.get(KILL_AFTER_ENV, "0") or 0)
-    lock, stop = threading.Lock(), threading.Event()
-    started, done = time.monotonic(), [0]
+    by_spec = {}
+    for run in todo:
+        by_spec[runner.spec(run, args, len(runs))] = run
 
-    def one(run: Run):
-        if stop.is_set():
-            return
-        if not args.quiet:
-            with lock:
-                left = ""
-                if done[0]:
-                    rate = (time.monotonic() - started) / done[0] / args.parallel
-                    left = f", about {format_duration(rate * (len(todo) - done[0]))} left"
-                log(
-                    f"{PROG}: run {run.order_index + 1}/{len(runs)}: {run.condition}, "
-                    f"repetition {run.repetition} (seed {run.seed}){left}"
-                )
-        t0 = time.monotonic()
-        try:
-            run.results_file.unlink(missing_ok=True)  # a half-written file is redone
-            run_command(engine.command(run), args.timeout)
-        except UsageError as exc:
-            stop.set()
-            raise UsageError(f"{run.condition}, repetition {run.repetition}: {exc}") from None
-        except (RunError, OSError) as exc:
-            stop.set()
-            raise RunError(f"{run.condition}, repetition {run.repetition} failed: {exc}") from None
+    def before(spec: RunSpec) -> None:
+        Path(spec.output).unlink(missing_ok=True)  # a half-written file is redone
+
+    def read(spec: RunSpec) -> dict:
+        run = by_spec[spec]
         doc = valid_run(run, study)
         if doc is None:
-            stop.set()
-            raise RunError(
-                f"{run.condition}, repetition {run.repetition}: {run.results_file} is not a "
-                "complete results file of its job file"
-            )
-        with lock:
-            docs[run.order_index] = (doc, time.monotonic() - t0, False)
-            done[0] += 1
-            state["finished"] = sorted(docs)
-            save_state(run_dir, state)
-            if kill_after and done[0] >= kill_after:
-                os.kill(os.getpid(), signal.SIGKILL)
+            raise RunError(f"{run.results_file} is not a complete results file of its job file")
+        return doc
 
-    with ThreadPoolExecutor(max_workers=args.parallel) as pool:
-        futures = [pool.submit(one, run) for run in todo]
-        try:
-            wait(futures, return_when=FIRST_EXCEPTION)
-        except BaseException:  # Ctrl-C: no new run starts
-            stop.set()
-            for f in futures:
-                f.cancel()
-            raise
-        for f in futures:
-            f.cancel()
-        for f in futures:
-            if f.done() and not f.cancelled() and f.exception() is not None:
-                stop.set()
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise f.exception()
-    if not args.quiet and todo:
-        log(f"{PROG}: {len(todo)} run(s) in {format_duration(time.monotonic() - started)}")
-    return docs
+    def after(d: Done) -> None:  # under the executor's lock
+        done[by_spec[d.spec].order_index] = d
+        state["finished"] = sorted(done)
+        save_state(run_dir, state)
+        if kill_after and sum(not x.reused for x in done.values()) >= kill_after:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    ex = Executor(PROG, parallel=args.parallel, quiet=args.quiet, log=log)
+    ex.run_all(
+        list(by_spec), runner.engine.command, read=read, before=before, after=after,
+        reused=len(runs) - len(todo),
+    )  # fmt: skip
+    return done
 
 
 def document(study: Study, run_dir: Path, runs: list, docs: dict, args) -> dict:
-    from .studystats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
+    from ..studystats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
 
     entries = []
     for r in runs:
-        rdoc, wall, reused = docs[r.order_index]
-        entries.append(run_entry(r, study, rdoc, run_dir, wall, reused))
+        d = docs[r.order_index]
+        entries.append(run_entry(r, study, d.doc, run_dir, d.wall_s, d.reused))
     doc = {
-        "schema": SCHEMA_NAME,
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "contend", "version": __version__},
-        "created_utc": _now(),
-        "argv": ["study", *args.argv],
+        **document_head(SCHEMA_NAME, SCHEMA_VERSION, ["study", *args.argv]),
         "run_dir": str(run_dir),
         "study": study.config(),
         "order_shuffle": f"random.Random({study.seed}).shuffle of (condition, repetition)",
@@ -484,10 +404,9 @@ def document(study: Study, run_dir: Path, runs: list, docs: dict, args) -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
+    p = command.harness_parser(
+        PROG,
+        (
             "Runs a study (docs/study.md): a control and conditions (bullies beside the\n"
             "applications, other placements), each repeated R times, in an order shuffled\n"
             "with the study's seed; each run is one `contend jobs` of a generated job file\n"
@@ -496,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
             "difference vs. the control with Welch's t-test (the fat-tree poster's Table I)\n"
             "and the bullies' bandwidth per rank."
         ),
-        epilog=(
+        (
             "Run directory (--dir): state.json (the order, the finished runs), jobs/ (each\n"
             "run's job file), runs/ (each run's contend-jobs results), study.json.\n\n"
             "Example (about a minute; docs/study.md):\n"
@@ -516,23 +435,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME,...",
         help="only these conditions (and the control); the run directory is per selection",
     )
-    p.add_argument(
-        "--engine",
-        choices=("sim", "mpi", "cluster"),
-        help="run on this engine instead of the study file's (its [sim], [mpi] or [cluster] "
-        "table); cluster: the emulated cluster that is up (CONTEND_CLUSTER_PREFIX)",
+    command.add_engine_options(
+        p,
+        default=None,
+        lead="run on this engine instead of the study file's (its table of the engine's options)",
+        note="The emulated cluster is the one that is up (CONTEND_CLUSTER_PREFIX)",
+        params=False,
     )
-    p.add_argument(
-        "--parallel",
-        type=count(MAX_PARALLEL),
-        default=1,
-        help=f"runs at once [count, 1 to {MAX_PARALLEL}, default 1; 1 with the cluster engine]",
-    )
-    p.add_argument(
-        "--timeout",
-        type=lambda t: positive_float(t, "timeout"),
-        default=3600,
-        help="per run [s, default %(default)s]",
+    command.add_options(
+        p,
+        "parallel",
+        "timeout",
+        helps={
+            "parallel": f"runs at once [count, 1 to {MAX_PARALLEL}, default 1; 1 on an engine "
+            "whose runs take the whole machine]"
+        },
+        defaults={"timeout": 3600},
     )
     p.add_argument(
         "--slurm",
@@ -551,48 +469,32 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run nothing: write the results of the finished runs in DIR (all must be there)",
     )
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    command.add_options(p, "quiet")
     return p
 
 
 @guarded(PROG)
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-
-    def log(msg):
-        print(msg, file=sys.stderr, flush=True)
-
-    parser = build_parser()
-    parser.error = lambda message: parser.exit(  # one line, exit 2
-        EXIT_USAGE, f"{PROG}: error: {message} (see {PROG} --help)\n"
+    return command.harness_main(
+        PROG,
+        build_parser(),
+        lambda args: _main(args, log_stderr),
+        argv,
+        stopped="the running runs were stopped (finished runs kept: run again to resume)",
     )
-    args = parser.parse_args(argv)
-    args.argv = argv
-    try:
-        with children.forward_signals():
-            return _main(args, log)
-    except (UsageError, StudyFileError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except RunError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return EXIT_FAIL
-    except (children.Interrupted, KeyboardInterrupt) as exc:
-        print(
-            f"{PROG}: interrupted; the running runs were stopped (finished runs kept: run "
-            "again to resume)",
-            file=sys.stderr,
-        )
-        return children.interrupt_status(exc)
 
 
 def _main(args, log) -> int:
     """main's work after parsing (its errors are main's to report)."""
     study = load_study(args.study, args.engine)
-    if study.engine == "cluster" and args.parallel > 1 and not (args.slurm or args.collect):
+    if (
+        engine_class(study.engine).whole_machine
+        and args.parallel > 1
+        and not (args.slurm or args.collect)
+    ):
         raise UsageError(
-            "--parallel: the cluster engine runs one run at a time (a run's jobs take "
-            "the whole emulated cluster)"
+            f"--parallel: the {study.engine} engine runs one run at a time (a run's jobs take "
+            f"{engine_class(study.engine).whole_machine})"
         )
     if args.conditions is not None:
         names = [n.strip() for n in args.conditions.split(",") if n.strip()]
@@ -612,7 +514,7 @@ def _main(args, log) -> int:
             raise UsageError("--slurm needs --topology-conf FILE (or slurm.topology_conf)")
         state = load_or_create_state(study, run_dir, runs)
         script = write_slurm(
-            study, runs, run_dir, Path(conf), Path(args.study), Engine(study, local=False)
+            study, runs, run_dir, Path(conf), Path(args.study), Runner(study, local=False)
         )
         log(f"{PROG}: wrote {script} ({len(runs)} runs; submit with sbatch {script})")
         return 0
@@ -625,7 +527,7 @@ def _main(args, log) -> int:
             if doc is None:
                 missing.append(run)
             else:
-                docs[run.order_index] = (doc, None, True)
+                docs[run.order_index] = Done(None, doc, None, reused=True)
         if missing:
             raise RunError(
                 f"{len(missing)} of {len(runs)} run(s) have no valid results in "
@@ -635,11 +537,11 @@ def _main(args, log) -> int:
     else:
         docs = execute(study, run_dir, runs, state, args, log)
     doc = document(study, run_dir, runs, docs, args)
-    from .studystats import validate_document
+    from ..studystats import validate_document
 
     validate_document(doc, "the study's results")
     write_json_atomic(output, doc)
-    from .studyviews import render_study
+    from ..studyviews import render_study
 
     sys.stdout.write(render_study(doc, "text", source=str(output)) + "\n")
     if not args.quiet:

@@ -14,76 +14,42 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from . import infile
-from .argtypes import count
-from .guard import guarded
-from .limits import MAX_INPUT_BYTES, MAX_RUNS, clip_repr
-from .outfile import write_text
-from .trainruns import (
-    CONGESTORS,
-    RepeatCalibration,
-    UsageError,
-    add_engine_options,
-    check_files,
-    check_output,
-    command_main,
-    congestion_label,
-    congestor_jobs,
-    engine_from,
-    engine_nodes,
-    parse_congestion,
-    read_run,
-    run_command,
-    training_outputs,
-    write_json_atomic,
-)
+from .. import infile
+from ..guard import guarded
+from ..limits import MAX_INPUT_BYTES, clip_repr
+from ..runs.errors import UsageError
+from ..runs.spec import RunSpec
+from . import common
+from .common import CONGESTORS, Trainer
 
+PROG = "contend sensitivity-train"
 SCHEMA = "contend-sensitivity-train"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="contend sensitivity-train",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
-            "Runs one application job of a job file --runs times, alone and beside GPCNeT's\n"
-            "four congestors (all-to-all, incast, RMA incast, RMA broadcast) on a share of\n"
-            "the other nodes, at a random placement per run, with the fabric's counters\n"
-            "sampled meanwhile: the training data of the Netscope delay sensitivity model\n"
-            "(contend model sensitivity).  --congestion cycles over the runs; the paper's\n"
-            "quick training alternates the extremes (none, full congestion)."
-        ),
-        epilog=(
-            "Output: -o TRAIN.json (schema contend-sensitivity-train: the runs, their\n"
-            "congestion and seeds) and beside it TRAIN.runN.job / .json / .csv (each run's\n"
-            "job file, contend-jobs results and counters).\n\n"
-            "Examples:\n"
-            "  contend sensitivity-train examples/netscope/milc.job --job milc --runs 10 \\\n"
-            "      -o milc.json\n"
-            "  contend model sensitivity milc.json --latency latency.json -o milc.sens.json\n"
-            "Arguments after -- go to every simulated run (e.g. --routing, --network)."
-        ),
+    p = common.training_parser(
+        PROG,
+        "Runs one application job of a job file --runs times, alone and beside GPCNeT's\n"
+        "four congestors (all-to-all, incast, RMA incast, RMA broadcast) on a share of\n"
+        "the other nodes, at a random placement per run, with the fabric's counters\n"
+        "sampled meanwhile: the training data of the Netscope delay sensitivity model\n"
+        "(contend model sensitivity).  --congestion cycles over the runs; the paper's\n"
+        "quick training alternates the extremes (none, full congestion).",
+        "Output: -o TRAIN.json (schema contend-sensitivity-train: the runs, their\n"
+        "congestion and seeds) and beside it TRAIN.runN.job / .json / .csv (each run's\n"
+        "job file, contend-jobs results and counters).\n\n"
+        "Examples:\n"
+        "  contend sensitivity-train examples/netscope/milc.job --job milc --runs 10 \\\n"
+        "      -o milc.json\n"
+        "  contend model sensitivity milc.json --latency latency.json -o milc.sens.json",
     )
-    p.error = lambda msg: (_ for _ in ()).throw(UsageError(msg))  # one message, exit 2
     p.add_argument("job_file", help="job file holding the application job")
     p.add_argument("--job", required=True, help="the application job's name in the file")
-    p.add_argument("-o", "--output", required=True, help="training file to write (JSON)")
-    p.add_argument(
-        "--runs",
-        type=count(MAX_RUNS),
-        default=10,
-        help=f"runs [count, 1 to {MAX_RUNS}, default %(default)s]",
-    )
-    p.add_argument(
-        "--congestion",
-        default="none,gpcnet",
-        help="per run in turn: none, or gpcnet[:F] = the congestors on a share F of the other "
-        "nodes [default %(default)s: the paper's synthetic extremes]",
-    )
+    common.add_runs_options(p, runs=10)
+    common.add_congestion_option(p, "none,gpcnet", ": the paper's synthetic extremes")
     p.add_argument(
         "-D",
         dest="defines",
@@ -92,30 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="job-file variable (as contend jobs -D)",
     )
-    add_engine_options(p)
+    common.add_training_options(p)
     return p
 
 
 def plan(engine, job_file: Path, defines, nodes: int, job: str) -> tuple[int, str]:
     """Checks the job file with a dry run; returns (nodes its jobs take, its text)."""
-    with tempfile.TemporaryDirectory() as d:
-        out = Path(d) / "plan.json"
-        run_command(
-            [
-                engine.binary,
-                "jobs",
-                job_file,
-                "--dry-run",
-                "--nodes",
-                nodes,
-                "-q",
-                "-o",
-                out,
-                *[a for x in defines for a in ("-D", x)],
-            ],
-            120,
-        )
-        doc = read_run(out)
+    doc = engine.dry_run(RunSpec(job_file=job_file, defines=tuple(defines)), nodes)
     names = [j["name"] for j in doc["jobs"]]
     if job not in names:
         raise UsageError(f"{job_file}: no job named {clip_repr(job)} (jobs: {', '.join(names)})")
@@ -130,21 +79,18 @@ def plan(engine, job_file: Path, defines, nodes: int, job: str) -> tuple[int, st
 
 
 def train(args, log) -> dict:
-    out = Path(args.output)
-    check_output(out)
-    job_file = Path(args.job_file)
+    out, job_file = Path(args.output), Path(args.job_file)
     infile.check_size(job_file, MAX_INPUT_BYTES, "a job file", UsageError)
-    stem = out.name.removesuffix(".json")
     calibration = [
-        ("the calibration run's file", out.parent / f".{stem}.calibration.{ext}")
-        for ext in ("job", "json", "csv")
-    ]
-    check_files(
-        [("JOB_FILE", job_file)], [("-o", out), *training_outputs(out, args.runs), *calibration]
+        p.with_name("." + p.name) for p in common.run_files(out, "calibration")
+    ]  # hidden, removed after
+    trainer = Trainer(
+        PROG,
+        args,
+        inputs=[("JOB_FILE", job_file)],
+        after=[("the calibration run's file", p) for p in calibration],
     )
-    congestion = parse_congestion(args.congestion)
-    engine = engine_from(args)
-    nodes, _ = engine_nodes(engine, args.nodes)
+    engine, nodes, congestion = trainer.engine, trainer.nodes, trainer.congestion
     used, text = plan(engine, job_file, args.defines, nodes, args.job)
     free = nodes - used
     if any(c[0] == "gpcnet" for c in congestion) and free < 2 * len(CONGESTORS):
@@ -152,18 +98,17 @@ def train(args, log) -> dict:
             f"the job file takes {used} of {nodes} nodes: {free} left, fewer than the "
             f"{2 * len(CONGESTORS)} the four congestors need"
         )
-    calib = RepeatCalibration(args.congestor_repeat)
+    calib = common.RepeatCalibration(args.congestor_repeat)
     window_s, interval_us = None, args.counter_interval_us
     frozen: dict = {}  # congestor share -> the repeats every congested run uses
     runs = []
-    extra = [a for d in args.defines for a in ("-D", d)]
 
-    def run_once(congestors, jf, res, csv, seed, window):
+    def run_once(congestors, files, seed, window):
         """One run; returns (results, the job's entry, its time, congestors' ends)."""
         header = f"# generated by contend sensitivity-train from {job_file}\n"
-        write_text(jf, header + text + "\n\n" + congestor_jobs(congestors), error=UsageError)
         ivl = interval_us or max(5.0, (window or 1e-3) * 1e6 / 10)
-        results = engine.run(jf, seed, res, csv, ivl, extra=extra)
+        body = header + text + "\n\n" + common.congestor_jobs(congestors)
+        results = trainer.run(body, files, seed, ivl, defines=args.defines)
         app = next(j for j in results["jobs"] if j["name"] == args.job)
         r = app["results"]["concurrent"]
         ends = [
@@ -173,17 +118,12 @@ def train(args, log) -> dict:
         ]
         return results, app, r["perform_end_s"] - r["perform_start_s"], ends
 
-    for i in range(args.runs):
-        cong = congestion[i % len(congestion)]
+    for i, cong, label, seed, files in trainer.runs():
         share = int(cong[1] * free) // len(CONGESTORS) if cong[0] == "gpcnet" else 0
-        jf, res, csv = (out.parent / f"{stem}.run{i}.{ext}" for ext in ("job", "json", "csv"))
-        label = congestion_label(cong)
-        run_seed = args.seed * 1000 + i
         t0 = time.monotonic()
         if share >= 2 and share not in frozen:
             # calibration runs (not kept): learn repeats that outlast the job, then keep
             # twice those for every congested run, so all see the same congestion
-            cal = [out.parent / f".{stem}.calibration.{ext}" for ext in ("job", "json", "csv")]
             try:
                 for attempt in range(4):
                     congestors = [
@@ -193,7 +133,7 @@ def train(args, log) -> dict:
                     if not args.quiet:
                         log(f"[sensitivity-train] calibrating the congestors ({attempt + 1})")
                     results, _, took, ends = run_once(
-                        congestors, *cal, args.seed * 1000 + 999, window_s
+                        congestors, calibration, common.run_seed(args.seed, 999), window_s
                     )
                     window_s = max(window_s or 0, took)
                     calib.learn(results, {name: (n, rep) for name, n, rep in congestors})
@@ -202,7 +142,7 @@ def train(args, log) -> dict:
                 grow = 1 if args.congestor_repeat else 2
                 frozen[share] = {name: rep * grow for name, _, rep in congestors}
             finally:
-                for f in cal:
+                for f in calibration:
                     f.unlink(missing_ok=True)
         congestors = (
             [(name, share, frozen[share][name]) for name in CONGESTORS] if share >= 2 else []
@@ -212,19 +152,11 @@ def train(args, log) -> dict:
                 f"[sensitivity-train] run {i + 1}/{args.runs}: congestion {label} "
                 f"({len(congestors) * share} congestor nodes)"
             )
-        results, app, took, ends = run_once(congestors, jf, res, csv, run_seed, window_s)
+        results, app, took, ends = run_once(congestors, files, seed, window_s)
         window_s = max(window_s or 0, took)
         runs.append(
             {
-                "run": i,
-                "seed": run_seed,
-                "congestion": label,
-                "congestors": [
-                    {"motif": name, "nodes": n, "repeat": rep} for name, n, rep in congestors
-                ],
-                "job_file": jf.name,
-                "results": res.name,
-                "counters": csv.name if engine.name != "mpi" else None,
+                **trainer.record(i, label, congestors),
                 "runtime_s": took,
                 "congestors_outlasted_job": bool(ends) and min(ends) >= 0,
             }
@@ -235,19 +167,15 @@ def train(args, log) -> dict:
                 f"{','.join(map(str, app['nodes'][:8]))}{',...' if len(app['nodes']) > 8 else ''}"
                 f" ({time.monotonic() - t0:.1f} s)"
             )
-    doc = {
-        "schema": SCHEMA,
-        "schema_version": "1.0",
-        "engine": engine.name,
-        "job_file": str(job_file),
-        "job": args.job,
-        "defines": args.defines,
-        "seed": args.seed,
-        "jobs_args": engine.sim_args,
-        "runs": runs,
-    }
-    write_json_atomic(out, doc)
-    return doc
+    return trainer.document(
+        SCHEMA,
+        job_file=str(job_file),
+        job=args.job,
+        defines=args.defines,
+        seed=args.seed,
+        jobs_args=engine.simulator_args(),
+        runs=runs,
+    )
 
 
 def _summary(args, doc) -> str:
@@ -258,9 +186,9 @@ def _summary(args, doc) -> str:
     )
 
 
-@guarded("contend sensitivity-train")
+@guarded(PROG)
 def main(argv=None) -> int:
-    return command_main("contend sensitivity-train", build_parser(), train, _summary, argv)
+    return common.training_main(PROG, build_parser(), train, _summary, argv)
 
 
 if __name__ == "__main__":

@@ -1,59 +1,50 @@
 """``contend mitigate MIX``: the Netscope comparison harness (seeds/netscope-ics21.md 6.2).
 
 Runs a job mix (a delay-sensitive proxy beside congestor jobs) with ``contend
-jobs --engine sim``: alone (``--mode isolated``: each job alone at the placement
-of the seed) for every placement seed, then ``--repeat`` times per throttle
-mode (``--mode concurrent --throttle MODE --throttle-ca ...``) with seeds
-seed0, seed0+1, ...: the same placements in every mode.  It reports per mode
-and job the runtime increase (runtime / isolated runtime) at p50/p90/p99 and
-its mean, the node-seconds increase of the mix, the paper's headline ratio
-and Welch's t-test of netscope against each mode (:mod:`contend.mitigatestats`),
+jobs`` on an engine (:mod:`contend.runs.engines`; the simulated fabric by
+default): alone (``--mode isolated``: each job alone at the placement of the
+seed) for every placement seed, then ``--repeat`` times per throttle mode
+(``--mode concurrent --throttle MODE --throttle-ca ...``) with seeds seed0,
+seed0+1, ...: the same placements in every mode.  It reports per mode and job
+the runtime increase (runtime / isolated runtime) at p50/p90/p99 and its
+mean, the node-seconds increase of the mix, the paper's headline ratio and
+Welch's t-test of netscope against each mode (:mod:`contend.mitigatestats`),
 as a table on stdout and a ``contend-mitigate`` JSON file (``-o``).
 
-Runs go through :mod:`contend.trainruns` (binary lookup, process groups and
-timeouts, exit-status mapping, atomic output).
+The harness is a plan on top of the run layer (:mod:`contend.runs`): its
+runs are run specs, which the engine turns into command lines and the
+executor runs (process groups, timeouts, exit statuses, ``--parallel``,
+progress).  ``--seed`` takes one straight path: ``args.seed`` ->
+:func:`placement_seeds` (seed0 .. seed0+repeat-1) -> each :class:`Run`'s
+seed -> its :class:`~contend.runs.spec.RunSpec` (:func:`plan`) -> ``--seed``
+of its command line (:meth:`contend.runs.engines.Engine.jobs_argv`); the dry
+run that names the mix's jobs takes seed0 the same way.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import math
 import re
-import shlex
 import shutil
 import sys
 import tempfile
-import threading
-import time
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, children, infile
-from .argtypes import count, positive_float, split_dashes
-from .formatting import format_duration
-from .guard import guarded
-from .limits import MAX_INPUT_BYTES, MAX_NODES, MAX_PARALLEL, MAX_REPEAT, clip_repr
-from .outfile import check_output_dir, make_dir
-from .trainruns import (
-    EXIT_FAIL,
-    EXIT_USAGE,
-    RunError,
-    UsageError,
-    check_files,
-    check_output,
-    cluster_description,
-    contend_binary,
-    read_run,
-    run_command,
-    topology_nodes,
-    write_json_atomic,
-)
+from .. import infile
+from ..argtypes import count
+from ..guard import guarded
+from ..limits import MAX_INPUT_BYTES, MAX_PARALLEL, MAX_REPEAT, clip_repr
+from ..outfile import check_output_dir, make_dir
+from ..runs import command
+from ..runs.errors import RunError, UsageError
+from ..runs.executor import Done, Executor, log_stderr, read_run, reusable
+from ..runs.files import check_files, check_output, document_head, write_json_atomic
+from ..runs.spec import RunSpec
 
 PROG = "contend mitigate"
 DEFAULT_MODES = "off,static:50%,dcqcn,netscope"
-DEFAULT_TOPOLOGY = "dragonfly:a=4,p=4,h=2"
 # Options the harness sets on every run itself: refused after --.
 OWN_OPTIONS = {
     "--mode": "the harness runs --mode isolated, then --mode concurrent",
@@ -143,8 +134,8 @@ def read_model_ca(job: str, path: str) -> float:
     """c_a of ``job`` from a delay-sensitivity file of `contend model sensitivity`:
     the application named ``job``, else the file's only application; its
     dimensionless ``delay_sensitivity``, clipped at 0 as docs/netscope.md says."""
-    from .models.errors import ModelError
-    from .models.modelfile import SENSITIVITY_SCHEMA, load_model_file
+    from ..models.errors import ModelError
+    from ..models.modelfile import SENSITIVITY_SCHEMA, load_model_file
 
     try:
         doc = load_model_file(path, expect=SENSITIVITY_SCHEMA)
@@ -240,10 +231,78 @@ class Run:
     seed: int
     condition: Condition | None
     path: Path
+    spec: RunSpec | None = None  # set by plan()
 
     @property
     def label(self) -> str:
         return "isolated" if self.condition is None else self.condition.label
+
+
+def placement_seeds(seed: int, repeat: int) -> list:
+    """The placement seeds of the runs: --seed, --seed+1, ... (--repeat of them)."""
+    return [seed + i for i in range(repeat)]
+
+
+def split_throttle_options(extra: list) -> tuple[list, list]:
+    """(the --throttle* options, the rest) of the options after --: on a
+    launcher they go to the throttle library, not to `contend jobs` (every
+    throttle option takes a value)."""
+    throttle, rest, i = [], [], 0
+    while i < len(extra):
+        a = extra[i]
+        if a.startswith("--throttle"):
+            take = 1 if "=" in a else 2
+            throttle += extra[i : i + take]
+            i += take
+        else:
+            rest.append(a)
+            i += 1
+    return throttle, rest
+
+
+def plan(runs: list, args, engine, defines: dict) -> None:
+    """Gives every run its spec: the mix on the engine with the run's seed,
+    mode and throttle; on a launcher the throttle options after -- go to the
+    throttle library of the concurrent runs (isolated runs run unthrottled)."""
+    extra = list(args.jobs_args)
+    throttle_extra = []
+    if not engine.in_process:
+        throttle_extra, extra = split_throttle_options(extra)
+    per_label: dict = {}
+    for run in runs:
+        per_label.setdefault(run.label, []).append(run)
+    for run in runs:
+        throttle = ()
+        if run.condition is not None:
+            throttle = ("--throttle", run.condition.throttle)
+            if run.condition.ca:
+                throttle += ("--throttle-ca", run.condition.throttle_ca())
+            if not engine.in_process:
+                throttle += tuple(throttle_extra)
+        group = per_label[run.label]
+        what = "isolated" if run.condition is None else f"mode {run.label}"
+        run.spec = RunSpec(
+            job_file=args.mix,
+            seed=run.seed,
+            mode="isolated" if run.condition is None else "concurrent",
+            throttle=throttle,
+            options=command.run_options(args),
+            defines=tuple(f"{k}={v}" for k, v in defines.items()),
+            extra=tuple(extra),
+            output=run.path,
+            timeout=args.timeout,
+            name=f"{run.label} run, seed {run.seed}",
+            progress=f"{what}: run {group.index(run) + 1}/{len(group)} (seed {run.seed})",
+        )
+
+
+def mix_jobs(engine, args, defines: dict) -> list:
+    """The names of the mix's jobs, from a dry run on the engine's nodes at
+    the first placement seed."""
+    spec = RunSpec(
+        job_file=args.mix, seed=args.seed, defines=tuple(f"{k}={v}" for k, v in defines.items())
+    )
+    return [j["name"] for j in engine.dry_run(spec, engine.nodes())["jobs"]]
 
 
 def slug(label: str) -> str:
@@ -264,7 +323,7 @@ def error_points(modes: list, errors: list) -> list:
 
 def condition_labels(modes: list, errors: list) -> list:
     """The labels build_conditions gives, known before the mix is read."""
-    from .mitigatestats import ca_error_label
+    from ..mitigatestats import ca_error_label
 
     return list(modes) + [ca_error_label(e) for e in error_points(modes, errors)]
 
@@ -281,7 +340,7 @@ def run_files(run_dir: Path, seeds: list, iso_seeds: list, labels: list) -> list
 
 def build_conditions(modes, ca: dict, jobs: list, proxy: str, errors: list) -> list:
     base_ca = {job: ca.get(job, 0.0) for job in jobs}
-    from .mitigatestats import ca_error_label
+    from ..mitigatestats import ca_error_label
 
     out = [Condition(m, m, None, dict(base_ca)) for m in modes]
     for e in error_points(modes, errors):
@@ -289,120 +348,6 @@ def build_conditions(modes, ca: dict, jobs: list, proxy: str, errors: list) -> l
         scaled[proxy] = base_ca[proxy] * (1 + e / 100)
         out.append(Condition(ca_error_label(e), "netscope", e, scaled))
     return out
-
-
-class Harness:
-    def __init__(self, args, log):
-        self.args, self.log = args, log
-        self.binary = contend_binary()
-        if not shutil.which(self.binary):
-            raise UsageError(
-                f"cannot run the contend binary {self.binary!r}: put build/bin on PATH or set "
-                "CONTEND_BIN (the harness runs `contend jobs`)"
-            )
-        self.mix = Path(args.mix)
-        self.defines = parse_defines(args.define)
-        self.extra = extra = check_extra(args.jobs_args)
-        defines = [f"-D{k}={v}" for k, v in self.defines.items()]
-        if args.engine == "sim":
-            self.common = ["--engine", "sim", "--topology", args.topology, *defines, *extra]
-            self.wrap, self.throttle_extra = [], []
-        else:
-            # real MPI: the throttle is the PMPI library around `contend jobs`
-            # (contend throttle OPTIONS -- contend jobs ...), which takes each
-            # rank's c_a from its job; --throttle* options go to it
-            self.throttle_extra, rest, i = [], [], 0
-            while i < len(extra):
-                a = extra[i]
-                if a.startswith("--throttle"):  # every throttle option takes a value
-                    take = 1 if "=" in a else 2
-                    self.throttle_extra += extra[i : i + take]
-                    i += take
-                else:
-                    rest.append(a)
-                    i += 1
-            self.common = [*defines, *rest]
-            if args.engine == "cluster":
-                self.wrap = shlex.split(args.launcher) or [self.binary, "cluster", "run", "--"]
-            else:
-                self.wrap = shlex.split(args.launcher)
-
-    def nodes(self) -> int:
-        """Nodes the runs get: the topology's, the cluster's, or --nodes."""
-        if self.args.engine == "cluster":
-            return len(cluster_description()["nodes"])
-        if self.args.engine == "mpi":
-            return self.args.nodes
-        out, _ = run_command(
-            [self.binary, "topology", "paths", "-q", "--topology", self.args.topology,
-             "--pairs", "0:1"],
-            120,
-        )  # fmt: skip
-        return topology_nodes(out)
-
-    # the jobs of the mix, from a dry run on the topology's node count
-    def mix_jobs(self) -> list:
-        nodes = self.nodes()
-        with tempfile.TemporaryDirectory(prefix="contend-mitigate-") as tmp:
-            dry = Path(tmp) / "dry.json"
-            run_command(
-                [self.binary, "jobs", self.mix, "--dry-run", "--nodes", nodes,
-                 *[f"-D{k}={v}" for k, v in self.defines.items()],
-                 "--seed", self.args.seed, "-q", "-o", dry],
-                120,
-            )  # fmt: skip
-            doc = read_run(dry)
-        return [j["name"] for j in doc["jobs"]]
-
-    def command(self, run: Run) -> list:
-        """The run's command line; its `contend jobs` part starts at
-        jobs_start(cmd)."""
-        cmd = [self.binary, "jobs", self.mix, *self.common, "--seed", run.seed, "-q"]
-        throttle = []
-        if run.condition is None:
-            cmd += ["--mode", "isolated"]
-        else:
-            cmd += ["--mode", "concurrent"]
-            throttle = ["--throttle", run.condition.throttle]
-            if run.condition.ca:
-                throttle += ["--throttle-ca", run.condition.throttle_ca()]
-        if self.args.engine == "sim":
-            cmd += throttle
-        elif throttle:
-            cmd = [self.binary, "throttle", *throttle, *self.throttle_extra, "--", *cmd]
-        return [str(c) for c in [*self.wrap, *cmd]] + ["-o", str(run.path)]
-
-    def jobs_start(self, cmd: list) -> int:
-        """Index of the `contend` of `contend jobs` in a command() line."""
-        return max(i for i in range(len(cmd) - 1) if cmd[i + 1] == "jobs" and i >= len(self.wrap))
-
-
-def _reusable(path: Path, cmd: list) -> dict | None:
-    """A kept run file made by the same command (all but its -o path), else None."""
-    if not path.is_file():
-        return None
-    try:
-        doc = infile.load_json(path)
-    except ValueError:
-        return None
-    argv = doc.get("argv") if isinstance(doc, dict) else None
-    if not isinstance(argv, list) or doc.get("dry_run") or not doc.get("passes"):
-        return None
-    strip = ("-o", "--output")
-
-    def core(args):
-        out, skip = [], False
-        for a in args:
-            if skip:
-                skip = False
-                continue
-            if a in strip:
-                skip = True
-                continue
-            out.append(a)
-        return out
-
-    return doc if core(argv) == core(cmd[1:]) else None
 
 
 def _runtimes(doc: dict, kind: str, path: Path) -> dict:
@@ -434,14 +379,9 @@ def _throttle_jobs(doc: dict) -> dict | None:
 
 def execute(args, log) -> dict:
     """Plans, checks, runs; returns the contend-mitigate document."""
-    if args.engine == "mpi" and not (args.launcher and args.nodes):
-        raise UsageError(
-            "--engine mpi needs --launcher 'mpirun -n N ...' (or srun) and --nodes N, the nodes "
-            "the launcher gives"
-        )
-    if args.engine == "sim" and (args.launcher or args.nodes):
-        raise UsageError("--launcher and --nodes are for --engine mpi or cluster")
-    if args.engine != "sim" and args.parallel > 1:
+    binary = command.harness_binary("the harness")
+    engine = command.engine_from_args(args, binary)
+    if not engine.in_process and args.parallel > 1:
         raise UsageError(f"--parallel {args.parallel}: runs on real MPI share the nodes: use 1")
     infile.check_size(args.mix, MAX_INPUT_BYTES, "a job file", UsageError)
     if args.output:
@@ -450,10 +390,12 @@ def execute(args, log) -> dict:
     ca = parse_ca(args.ca)
     models = parse_assignments(args.model, "--model")
     errors = parse_ca_errors(args.ca_error)
+    defines = parse_defines(args.define)
+    args.jobs_args = check_extra(args.jobs_args)
     both = sorted(set(ca) & set(models))
     if both:
         raise UsageError(f"c_a of {', '.join(both)} given by both --ca and --model: give one")
-    seeds = [args.seed + i for i in range(args.repeat)]
+    seeds = placement_seeds(args.seed, args.repeat)
     iso_seeds = seeds[:1] if args.isolated_once else seeds
     outputs = [("-o", args.output)]
     if args.keep_runs:
@@ -465,8 +407,7 @@ def execute(args, log) -> dict:
         ]
     inputs = [("MIX", args.mix)] + [(f"--model {job}", f) for job, f in models.items()]
     check_files(inputs, outputs)
-    h = Harness(args, log)
-    jobs = h.mix_jobs()
+    jobs = mix_jobs(engine, args, defines)
     for job, path in models.items():
         ca[job] = read_model_ca(job, path)
     proxy = args.proxy or jobs[0]
@@ -495,111 +436,63 @@ def execute(args, log) -> dict:
                 runs.append(Run("isolated", s, None, run_file(run_dir, "isolated", s)))
             for c in conds:
                 runs.append(Run("concurrent", s, c, run_file(run_dir, c.label, s)))
-        docs = _run_all(h, runs, args, log)
-        return _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_seeds)
+        plan(runs, args, engine, defines)
+        done = _run_all(engine, runs, args, log)
+        return _document(args, engine, defines, jobs, proxy, conds, ca, models, errors, runs, done)
     finally:
         if own_tmp:
             shutil.rmtree(own_tmp, ignore_errors=True)
 
 
-def _run_all(h: Harness, runs: list, args, log) -> dict:
-    """Runs (or reuses) every run; returns {index: (doc, wall_s, reused)}."""
-    docs = {}
-    todo = []
-    per_label = {}
-    for i, run in enumerate(runs):
-        per_label.setdefault(run.label, []).append(i)
-        cmd = h.command(run)
-        doc = _reusable(run.path, cmd[h.jobs_start(cmd) :]) if args.keep_runs else None
-        if doc is not None:
-            docs[i] = (doc, None, True)
-        else:
-            todo.append((i, run, cmd))
-    if docs and not args.quiet:
-        log(f"{PROG}: reusing {len(docs)} finished run(s) in {args.keep_runs}")
-    lock = threading.Lock()
-    started = time.monotonic()
-    done = [0]
-    stop = threading.Event()
-
-    def one(i, run, cmd):
-        if stop.is_set():
-            return
-        position = per_label[run.label].index(i) + 1
-        if not args.quiet:
-            with lock:
-                left = ""
-                if done[0]:
-                    rate = (time.monotonic() - started) / done[0]
-                    left = f", about {format_duration(rate * (len(todo) - done[0]))} left"
-                what = "isolated" if run.condition is None else f"mode {run.label}"
-                log(
-                    f"{PROG}: {what}: run {position}/{len(per_label[run.label])} "
-                    f"(seed {run.seed}){left}"
-                )
-        t0 = time.monotonic()
-        try:
-            run_command(cmd, args.timeout)
-            doc = read_run(run.path)
-        except UsageError as exc:
-            stop.set()
-            raise UsageError(f"{run.label} run, seed {run.seed}: {exc}") from None
-        except (RunError, OSError, ValueError) as exc:
-            stop.set()
-            raise RunError(f"{run.label} run, seed {run.seed} failed: {exc}") from None
-        with lock:
-            docs[i] = (doc, time.monotonic() - t0, False)
-            done[0] += 1
-
-    with ThreadPoolExecutor(max_workers=args.parallel) as pool:
-        futures = [pool.submit(one, *item) for item in todo]
-        try:
-            _, pending = wait(futures, return_when=FIRST_EXCEPTION)
-        except BaseException:  # Ctrl-C: no new run starts; running ones end by themselves
-            stop.set()
-            for f in futures:
-                f.cancel()
-            raise
-        for f in pending:
-            f.cancel()
-        for f in futures:
-            if f.done() and not f.cancelled() and f.exception() is not None:
-                stop.set()
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise f.exception()
-    if not args.quiet:
-        log(
-            f"{PROG}: {len(todo)} run(s) in {format_duration(time.monotonic() - started)}"
-            + (f", {len(docs) - len(todo)} reused" if len(docs) > len(todo) else "")
-        )
-    return docs
+def _run_all(engine, runs: list, args, log) -> list:
+    """Runs (or reuses, --keep-runs) every run; returns their Done, in order."""
+    done: list = [None] * len(runs)
+    if args.keep_runs:
+        for i, run in enumerate(runs):
+            doc = reusable(run.path, engine.jobs_argv(run.spec))
+            if doc is not None:
+                done[i] = Done(run.spec, doc, None, reused=True)
+    reused = sum(d is not None for d in done)
+    if reused and not args.quiet:
+        log(f"{PROG}: reusing {reused} finished run(s) in {args.keep_runs}")
+    todo = [i for i, d in enumerate(done) if d is None]
+    ex = Executor(PROG, parallel=args.parallel, quiet=args.quiet, log=log)
+    ran = ex.run_all(
+        [runs[i].spec for i in todo],
+        engine.command,
+        read=lambda spec: read_run(spec.output),
+        reused=reused,
+    )
+    for i, d in zip(todo, ran):
+        done[i] = d
+    return done
 
 
 def _ref(path: Path, args) -> str | None:
     if not args.keep_runs:
         return None
     base = Path(args.output).resolve().parent if args.output else Path.cwd()
-    from .models.modelfile import relative_to
+    from ..models.modelfile import relative_to
 
     return relative_to(path, base)
 
 
-def _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_seeds) -> dict:
-    from .mitigatestats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
+def _document(args, engine, defines, jobs, proxy, conds, ca, models, errors, runs, done) -> dict:
+    from ..mitigatestats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
 
-    first_iso = next(docs[i][0] for i, r in enumerate(runs) if r.condition is None)
+    first_iso = next(done[i].doc for i, r in enumerate(runs) if r.condition is None)
     job_info = [
         {"name": j["name"], "nodes": len(j["nodes"]), "ranks": int(j["ranks"])}
         for j in first_iso["jobs"]
     ]
     isolated, concurrent = [], []
-    for i, run in enumerate(runs):
-        doc, wall, reused = docs[i]
+    for run, d in zip(runs, done):
+        doc = d.doc
         entry = {
             "seed": run.seed,
             "file": _ref(run.path, args),
-            "reused": reused,
-            "wall_s": wall if wall is not None else doc.get("wall_s"),
+            "reused": d.reused,
+            "wall_s": d.wall_s if d.wall_s is not None else doc.get("wall_s"),
         }
         if run.condition is None:
             entry["runtime_s"] = _runtimes(doc, "isolated", run.path)
@@ -617,9 +510,9 @@ def _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_s
             concurrent.append(entry)
     # placements equal across modes: the harness relies on it, so it checks it
     place = {iso["seed"]: iso["nodes"] for iso in isolated}
-    for i, run in enumerate(runs):
+    for run, d in zip(runs, done):
         if run.condition is not None and run.seed in place:
-            got = {j["name"]: j["nodes"] for j in docs[i][0]["jobs"]}
+            got = {j["name"]: j["nodes"] for j in d.doc["jobs"]}
             if got != place[run.seed]:
                 raise RunError(
                     f"{run.label} run, seed {run.seed}: placement differs from the isolated "
@@ -635,24 +528,20 @@ def _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_s
         }
     )
     if idle:
-        h.log(
+        log_stderr(
             f"{PROG}: warning: the controller closed no window in some runs of "
             f"{', '.join(idle)}: the runs are shorter than the throttle window (contend jobs' "
             "default is 1 s; simulated runs last milliseconds: add -- --throttle-window-us 20)"
         )
     doc = {
-        "schema": SCHEMA_NAME,
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "contend", "version": __version__},
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "argv": ["mitigate", *args.argv],
+        **document_head(SCHEMA_NAME, SCHEMA_VERSION, ["mitigate", *args.argv]),
         "config": {
             "mix_file": str(args.mix),
-            "engine": args.engine,
-            "topology": args.topology if args.engine == "sim" else "",
-            "launcher": " ".join(h.wrap),
-            "defines": h.defines,
-            "jobs_args": h.extra,
+            "engine": engine.name,
+            "topology": engine.options.get("topology", ""),
+            "launcher": " ".join(engine.launch_prefix()),
+            "defines": defines,
+            "jobs_args": list(args.jobs_args),
             "modes": [c.throttle for c in conds if c.ca_error_percent is None],
             "conditions": [c.record(proxy) for c in conds],
             "repeat": args.repeat,
@@ -668,7 +557,7 @@ def _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_s
             "ca_error_percent": errors,
             "parallel": args.parallel,
             "timeout_s": args.timeout,
-            "binary": h.binary,
+            "binary": engine.binary,
         },
         "jobs": job_info,
         "isolated": isolated,
@@ -682,10 +571,9 @@ def _document(args, h, jobs, proxy, conds, ca, models, errors, runs, docs, iso_s
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
+    p = command.harness_parser(
+        PROG,
+        (
             "Netscope's comparison of rate control (seeds/netscope-ics21.md 6.2, Table 5,\n"
             "Figures 5-7) on the simulated fabric: runs the job mix MIX alone, then --repeat\n"
             "times per throttle mode with all its jobs at once, at the same random placements\n"
@@ -696,7 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Runtime = perform_end_s - perform_start_s of a job's pass (the engine's clock).\n"
             "Percentiles: numpy.percentile, linear interpolation (type 7)."
         ),
-        epilog=(
+        (
             "Isolated runs: by default one per placement seed (each job alone on the nodes\n"
             "it gets in the concurrent runs of that seed), so that a run's increase compares\n"
             "equal placements: with random placements the isolated runtime itself depends\n"
@@ -727,7 +615,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="concurrent runs per mode, seeds --seed .. --seed+N-1 [count, 1 to "
         f"{MAX_REPEAT}, default %(default)s]",
     )
-    p.add_argument("--seed", type=int, default=1, help="first placement seed [default 1]")
+    command.add_options(p, "seed", helps={"seed": "first placement seed [default 1]"})
     p.add_argument(
         "--isolated-once",
         action="store_true",
@@ -756,33 +644,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="also run netscope with the proxy's c_a x (1 + E/100) for each E (the paper's "
         "Fig. 7: -100,-50,0,50,100) [percent]",
     )
-    p.add_argument(
-        "--engine",
-        choices=("sim", "cluster", "mpi"),
-        default="sim",
-        help="sim: the simulated fabric (throttled NICs); cluster: the emulated cluster "
-        "(`contend cluster up` first; runs go through `contend cluster run --`); mpi: real MPI "
-        "through --launcher. On cluster and mpi each concurrent run is `LAUNCHER contend "
-        "throttle --throttle MODE --throttle-ca ... -- contend jobs ...`: the PMPI library "
-        "throttles every rank with its own job's c_a [default sim]",
-    )
-    p.add_argument(
-        "--launcher",
-        default="",
-        metavar="CMD",
-        help="mpi: the launcher, e.g. 'mpirun -n 16' or 'srun -N 16' (one rank per node, or "
-        "with --virtual-nodes K after --); cluster: default `contend cluster run --`",
-    )
-    p.add_argument(
-        "--nodes",
-        type=count(MAX_NODES),
-        default=0,
-        help=f"mpi: nodes the launcher gives (placement of the mix) [count, at most {MAX_NODES}]",
-    )
-    p.add_argument(
-        "--topology",
-        default=DEFAULT_TOPOLOGY,
-        help="simulated fabric (contend jobs --help) [default %(default)s, 144 nodes]",
+    command.add_engine_options(
+        p,
+        note="On a launcher each concurrent run is `LAUNCHER contend throttle --throttle MODE "
+        "--throttle-ca ... -- contend jobs ...`: the PMPI library throttles every rank with its "
+        "own job's c_a; on the simulated fabric the NICs are throttled",
     )
     p.add_argument(
         "-D",
@@ -791,17 +657,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="set a job-file variable (repeatable)",
     )
-    p.add_argument(
-        "--parallel",
-        type=count(MAX_PARALLEL),
-        default=1,
-        help=f"simulations at once [count, 1 to {MAX_PARALLEL}, default %(default)s]",
-    )
-    p.add_argument(
-        "--timeout",
-        type=lambda t: positive_float(t, "timeout"),
-        default=1800,
-        help="per run [s, default %(default)s]",
+    command.add_options(
+        p,
+        "parallel",
+        "timeout",
+        helps={
+            "parallel": f"simulations at once [count, 1 to {MAX_PARALLEL}, default %(default)s]"
+        },
     )
     p.add_argument("-o", "--output", help="write the contend-mitigate JSON results here")
     p.add_argument(
@@ -810,7 +672,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep every run's contend-jobs JSON here; a rerun with the same DIR reuses the "
         "finished runs made by the same command",
     )
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    command.add_options(p, "quiet")
     return p
 
 
@@ -822,37 +684,22 @@ def main(argv=None) -> int:
         if argv[i] == "--ca-error" and re.match(r"^-[0-9.]", argv[i + 1]):
             argv[i : i + 2] = [f"--ca-error={argv[i + 1]}"]
             break
+    return command.harness_main(
+        PROG, build_parser(), _main, argv, stopped="the runs were stopped (no output written)",
+        extra=True,
+    )  # fmt: skip
 
-    def log(msg):
-        print(msg, file=sys.stderr, flush=True)
 
-    parser = build_parser()
-    parser.error = lambda message: parser.exit(  # one line, exit 2
-        EXIT_USAGE, f"{PROG}: error: {message} (see {PROG} --help)\n"
-    )
-    own, extra = split_dashes(argv)
-    args = parser.parse_args(own)
-    args.jobs_args = extra
-    args.argv = argv
-    try:
-        with children.forward_signals():
-            doc = execute(args, log)
-        if args.output:
-            write_json_atomic(Path(args.output), doc)
-        from .mitigateviews import render_mitigate
+def _main(args) -> int:
+    """main's work after parsing (its errors are harness_main's to report)."""
+    doc = execute(args, log_stderr)
+    if args.output:
+        write_json_atomic(Path(args.output), doc)
+    from ..mitigateviews import render_mitigate
 
-        sys.stdout.write(render_mitigate(doc, "text", source=args.output) + "\n")
-        if args.output and not args.quiet:
-            log(f"{PROG}: wrote {args.output}")
-    except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except RunError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return EXIT_FAIL
-    except (children.Interrupted, KeyboardInterrupt) as exc:
-        print(f"{PROG}: interrupted; the runs were stopped (no output written)", file=sys.stderr)
-        return children.interrupt_status(exc)
+    sys.stdout.write(render_mitigate(doc, "text", source=args.output) + "\n")
+    if args.output and not args.quiet:
+        log_stderr(f"{PROG}: wrote {args.output}")
     return 0
 
 

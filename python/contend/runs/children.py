@@ -1,5 +1,6 @@
 """Child processes of the harnesses (study, mitigate, sweep, the training
 commands): started in their own process group, stopped with their parent.
+The executor (:mod:`contend.runs.executor`) starts every run through here.
 
 Every child is started by :func:`start`, in a new session (its own process
 group, so a launcher's ranks or a simulator's threads are reached as one),
@@ -56,13 +57,19 @@ def start(cmd, **popen_kw) -> subprocess.Popen:
     return proc
 
 
+def stopping() -> bool:
+    """Whether the harness is stopping (a signal came): a child that ends now was stopped."""
+    return _stopping.is_set()
+
+
 def finished(proc: subprocess.Popen) -> None:
     """Unregister a child that has been waited for."""
     with _lock:
         _running.discard(proc)
 
 
-def _signal_group(proc, signum) -> None:
+def signal_group(proc, signum) -> None:
+    """Send signum to the process group of proc (gone already: nothing)."""
     try:
         os.killpg(proc.pid, signum)
     except (ProcessLookupError, PermissionError):
@@ -76,7 +83,7 @@ def stop_all(signum: int = signal.SIGTERM, grace: float = GRACE_S) -> None:
         _stopping.set()
         procs = list(_running)
     for proc in procs:
-        _signal_group(proc, signum)
+        signal_group(proc, signum)
     deadline = time.monotonic() + grace
     for proc in procs:
         try:
@@ -84,7 +91,7 @@ def stop_all(signum: int = signal.SIGTERM, grace: float = GRACE_S) -> None:
         except subprocess.TimeoutExpired:
             pass
     for proc in procs:
-        _signal_group(proc, signal.SIGKILL)  # the group: a launcher's orphans too
+        signal_group(proc, signal.SIGKILL)  # the group: a launcher's orphans too
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)

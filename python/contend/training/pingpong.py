@@ -28,31 +28,14 @@ import sys
 import time
 from pathlib import Path
 
-from .argtypes import count
-from .cluster.paths import node_index, paths_doc
-from .guard import guarded
-from .limits import MAX_EXCHANGES, MAX_MSG_BYTES, MAX_PAIRS, MAX_RUNS, clip_repr
-from .outfile import write_text
-from .trainruns import (
-    CONGESTORS,
-    RepeatCalibration,
-    RunError,
-    UsageError,
-    add_engine_options,
-    check_files,
-    check_output,
-    command_main,
-    congestion_label,
-    congestor_jobs,
-    engine_from,
-    engine_nodes,
-    parse_congestion,
-    read_run,
-    run_command,
-    training_outputs,
-    write_json_atomic,
-)
+from ..argtypes import count
+from ..guard import guarded
+from ..limits import MAX_EXCHANGES, MAX_MSG_BYTES, MAX_PAIRS, clip_repr
+from ..runs.errors import RunError, UsageError
+from . import common
+from .common import CONGESTORS, Trainer
 
+PROG = "contend pingpong-train"
 SCHEMA = "contend-pingpong-train"
 ALL_PAIRS_MAX = 100000  # ordered pairs up to which the paths file holds them all
 
@@ -86,7 +69,7 @@ def job_file(pairs, congestors, exchanges, msg_bytes, warmup) -> str:
             f"[MOTIF] pingpong iters={exchanges} warmup={warmup} msg_bytes={msg_bytes}",
             "",
         ]
-    return "\n".join(lines) + "\n" + congestor_jobs(congestors)
+    return "\n".join(lines) + "\n" + common.congestor_jobs(congestors)
 
 
 def split_congestors(nodes: list[int]) -> list[tuple[str, list[int]]]:
@@ -145,39 +128,26 @@ def samples_from(results: dict, clock_key: str, msg_bytes: int) -> list[dict]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="contend pingpong-train",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
-            "Measures ping-pong round-trip times between node pairs under varied congestion\n"
-            "while the fabric's counters are sampled: the training data of the Netscope\n"
-            "network latency model (contend model fit-latency).  Each run places --pairs\n"
-            "disjoint node pairs at random, each exchanging --exchanges messages, beside\n"
-            "GPCNeT's four congestors (all-to-all, incast, RMA incast, RMA broadcast) on a\n"
-            "share of the other nodes; --congestion cycles over the runs."
-        ),
-        epilog=(
-            "Output: -o TRAIN.json (schema contend-pingpong-train) and beside it\n"
-            "TRAIN.runN.job / .json / .csv (each run's job file, jobs results and counters)\n"
-            "and TRAIN.paths.json (the routing's paths: of every node pair up to 316 nodes,\n"
-            "else of the pairs measured; contend model sensitivity reuses it).\n\n"
-            "Examples:\n"
-            "  contend pingpong-train --topology dragonfly:a=4,p=4,h=2 --runs 20 -o train.json\n"
-            "  contend pingpong-train --topology fattree:leaves=16,nodes=8,uplinks=4 \\\n"
-            "      --congestion none,gpcnet:0.3,gpcnet --exchanges 2000 -o ft.json -- --cc ecn\n"
-            "  contend pingpong-train --engine cluster --pairs 2 --runs 8 -o cl.json\n"
-            "  contend model fit-latency train.json -o latency.json\n"
-            "Arguments after -- go to every simulated run (e.g. --routing, --network)."
-        ),
+    p = common.training_parser(
+        PROG,
+        "Measures ping-pong round-trip times between node pairs under varied congestion\n"
+        "while the fabric's counters are sampled: the training data of the Netscope\n"
+        "network latency model (contend model fit-latency).  Each run places --pairs\n"
+        "disjoint node pairs at random, each exchanging --exchanges messages, beside\n"
+        "GPCNeT's four congestors (all-to-all, incast, RMA incast, RMA broadcast) on a\n"
+        "share of the other nodes; --congestion cycles over the runs.",
+        "Output: -o TRAIN.json (schema contend-pingpong-train) and beside it\n"
+        "TRAIN.runN.job / .json / .csv (each run's job file, jobs results and counters)\n"
+        "and TRAIN.paths.json (the routing's paths: of every node pair up to 316 nodes,\n"
+        "else of the pairs measured; contend model sensitivity reuses it).\n\n"
+        "Examples:\n"
+        "  contend pingpong-train --topology dragonfly:a=4,p=4,h=2 --runs 20 -o train.json\n"
+        "  contend pingpong-train --topology fattree:leaves=16,nodes=8,uplinks=4 \\\n"
+        "      --congestion none,gpcnet:0.3,gpcnet --exchanges 2000 -o ft.json -- --cc ecn\n"
+        "  contend pingpong-train --engine cluster --pairs 2 --runs 8 -o cl.json\n"
+        "  contend model fit-latency train.json -o latency.json",
     )
-    p.error = lambda msg: (_ for _ in ()).throw(UsageError(msg))  # one message, exit 2
-    p.add_argument("-o", "--output", required=True, help="training file to write (JSON)")
-    p.add_argument(
-        "--runs",
-        type=count(MAX_RUNS),
-        default=12,
-        help=f"runs [count, 1 to {MAX_RUNS}, default %(default)s]",
-    )
+    common.add_runs_options(p, runs=12)
     p.add_argument(
         "--pairs",
         type=count(MAX_PAIRS),
@@ -199,25 +169,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=8,
         help=f"message size [B, at most {MAX_MSG_BYTES}, default %(default)s]",
     )
-    p.add_argument(
-        "--congestion",
-        default="none,gpcnet:0.25,gpcnet:0.5,gpcnet",
-        help="per run in turn: none, or gpcnet[:F] = the congestors on a share F of the other "
-        "nodes [default %(default)s]",
-    )
-    add_engine_options(p)
+    common.add_congestion_option(p, "none,gpcnet:0.25,gpcnet:0.5,gpcnet")
+    common.add_training_options(p)
     return p
 
 
 def train(args, log) -> dict:
     out = Path(args.output)
-    check_output(out)
-    stem = out.name.removesuffix(".json")
-    outputs = [("-o", out), ("-o's paths file", out.parent / f"{stem}.paths.json")]
-    check_files([], outputs + training_outputs(out, args.runs))
-    congestion = parse_congestion(args.congestion)
-    engine = engine_from(args)
-    nodes, desc = engine_nodes(engine, args.nodes)
+    paths = out.parent / f"{out.name.removesuffix('.json')}.paths.json"
+    trainer = Trainer(PROG, args, before=[("-o's paths file", paths)])
+    engine, nodes, congestion = trainer.engine, trainer.nodes, trainer.congestion
     fixed = parse_pair_list(args.pair_list, nodes) if args.pair_list else None
     npairs = len(fixed) if fixed else args.pairs
     if npairs < 1 or 2 * npairs > nodes:
@@ -232,50 +193,35 @@ def train(args, log) -> dict:
             )
     window_s = max(args.exchanges * 2e-6, 1e-5)  # first guess: ~2 us per round trip
     interval_us = args.counter_interval_us or max(5.0, window_s * 1e6 / 10)
-    calib = RepeatCalibration(args.congestor_repeat)
+    calib = common.RepeatCalibration(args.congestor_repeat)
     rng = random.Random(args.seed)
     runs, used_pairs = [], set()
-    for i in range(args.runs):
-        cong = congestion[i % len(congestion)]
+    for i, cong, label, seed, files in trainer.runs():
         pairs, cnodes = plan_run(rng, nodes, npairs, fixed, cong)
-        run_seed = args.seed * 1000 + i
-        jf, res, csv = (out.parent / f"{stem}.run{i}.{ext}" for ext in ("job", "json", "csv"))
         congestors = [
             (name, ns, calib.repeat(name, len(ns), window_s))
             for name, ns in split_congestors(cnodes)
         ]
-        write_text(
-            jf, job_file(pairs, congestors, args.exchanges, args.msg_bytes, 10), error=UsageError
-        )
-        label = congestion_label(cong)
         t0 = time.monotonic()
         if not args.quiet:
             log(
                 f"[pingpong-train] run {i + 1}/{args.runs}: {npairs} pairs, congestion {label} "
                 f"({sum(len(ns) for _, ns, _ in congestors)} congestor nodes)"
             )
-        results = engine.run(jf, run_seed, res, csv, interval_us)
-        samples = samples_from(results, engine.clock_key(), args.msg_bytes)
-        if desc:  # contend's node numbers -> the cluster's
-            names = results["environment"]["node_names"]
-            for smp in samples:
-                smp["src"] = node_index(desc, names[smp["src"]])
-                smp["dst"] = node_index(desc, names[smp["dst"]])
+        text = job_file(pairs, congestors, args.exchanges, args.msg_bytes, 10)
+        results = trainer.run(text, files, seed, interval_us)
+        samples = samples_from(results, engine.clock_key, args.msg_bytes)
+        for smp in samples:  # contend's node numbers -> the machine's
+            smp["src"] = engine.node_of(results, smp["src"])
+            smp["dst"] = engine.node_of(results, smp["dst"])
         calib.learn(results, {name: (len(ns), rep) for name, ns, rep in congestors})
         window_s = max(s["t_end_s"] - s["t_start_s"] for s in samples)
         used_pairs.update((s["src"], s["dst"]) for s in samples)
+        used = [(name, len(ns), rep) for name, ns, rep in congestors]
         runs.append(
             {
-                "run": i,
-                "seed": run_seed,
-                "congestion": label,
-                "congestors": [
-                    {"motif": name, "nodes": len(ns), "repeat": rep} for name, ns, rep in congestors
-                ],
-                "job_file": jf.name,
-                "results": res.name,
-                "counters": csv.name if engine.name != "mpi" else None,
-                "counters_source": engine.name if engine.name != "mpi" else None,
+                **trainer.record(i, label, used),
+                "counters_source": engine.name if engine.records_counters else None,
                 "samples": samples,
             }
         )
@@ -285,43 +231,20 @@ def train(args, log) -> dict:
                 f"[pingpong-train]   RTT median {rtts[len(rtts) // 2]:.3f} us, max "
                 f"{rtts[-1]:.3f} us ({time.monotonic() - t0:.1f} s)"
             )
-    doc = {
-        "schema": SCHEMA,
-        "schema_version": "1.0",
-        "engine": engine.name,
-        "topology": None,
-        "routing": None,
-        "paths": None,
-        "exchanges": args.exchanges,
-        "msg_bytes": args.msg_bytes,
-        "seed": args.seed,
-        "jobs_args": engine.sim_args[2:],
-        "runs": runs,
-    }
-    paths = out.parent / f"{stem}.paths.json"
+    # the routing's paths: of every pair when that is small (sensitivity runs reuse the file)
     both = sorted(used_pairs | {(b, a) for a, b in used_pairs})
-    if engine.name == "sim":  # every pair when that is small: sensitivity runs reuse the file
-        select = (
-            ["--all-pairs"]
-            if nodes * (nodes - 1) <= ALL_PAIRS_MAX
-            else ["--pairs", ",".join(f"{a}:{b}" for a, b in both)]
-        )
-        run_command(
-            [engine.binary, "topology", "paths", "-q", *engine.fabric_args(), *select, "-o", paths],
-            300,
-        )
-        pdoc = read_run(paths)
-    elif desc:
-        pdoc = paths_doc(desc, both)
-        write_json_atomic(paths, pdoc)
-    if engine.name != "mpi":
-        doc["topology"], doc["routing"], doc["paths"] = (
-            pdoc["topology"],
-            pdoc["routing"],
-            paths.name,
-        )
-    write_json_atomic(out, doc)
-    return doc
+    pdoc = engine.paths(both, paths, ALL_PAIRS_MAX) or {}
+    return trainer.document(
+        SCHEMA,
+        topology=pdoc.get("topology"),
+        routing=pdoc.get("routing"),
+        paths=paths.name if pdoc else None,
+        exchanges=args.exchanges,
+        msg_bytes=args.msg_bytes,
+        seed=args.seed,
+        jobs_args=list(trainer.extra),
+        runs=runs,
+    )
 
 
 def _summary(args, doc) -> str:
@@ -329,9 +252,9 @@ def _summary(args, doc) -> str:
     return f"{n} RTT samples in {len(doc['runs'])} runs -> {args.output}"
 
 
-@guarded("contend pingpong-train")
+@guarded(PROG)
 def main(argv=None) -> int:
-    return command_main("contend pingpong-train", build_parser(), train, _summary, argv)
+    return common.training_main(PROG, build_parser(), train, _summary, argv)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""contend.runs: the run layer of the Python harnesses."""

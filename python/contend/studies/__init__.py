@@ -1,0 +1,1 @@
+"""contend.studies: the harnesses that plan runs."""

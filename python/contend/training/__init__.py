@@ -1,0 +1,1 @@
+"""contend.training: the training runs of the Netscope models."""
