@@ -1,5 +1,5 @@
 """Command line of the analysis layer: report, compare, significance, plot, html
-(and sweep, in :mod:`contend.sweep`).
+(and sweep, in :mod:`contend.studies.sweep`).
 
 The C binary runs ``contend X ...`` as the program ``contend-X``; the console
 scripts ``contend-report``, ``contend-compare``, ``contend-significance``,
@@ -16,7 +16,7 @@ import glob
 import os
 import sys
 
-from . import __version__, sweep
+from . import __version__
 from . import formatting as fmt
 from .argtypes import count, nonneg_int
 from .guard import TRACEBACK_ENV, guarded, report
@@ -25,6 +25,7 @@ from .outfile import check_distinct, check_output, write_text
 from .reports import registry
 from .reports.html import Page
 from .reports.view import UsageError
+from .studies import sweep
 
 EXIT_USAGE = 2
 

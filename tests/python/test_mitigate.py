@@ -182,7 +182,7 @@ def test_runtimes_in_file_are_the_kept_runs(harness):
 
 
 def test_headline_ratio_is_the_papers():
-    from contend.mitigatestats import headline_ratio
+    from contend.studies.mitigatestats import headline_ratio
 
     assert headline_ratio(2.8, 1.11) == pytest.approx(16.36, abs=0.01)  # "16.3x"
     assert headline_ratio(2.3, 1.11) == pytest.approx(11.82, abs=0.01)  # "11.8x"

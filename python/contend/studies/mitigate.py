@@ -8,7 +8,7 @@ seed) for every placement seed, then ``--repeat`` times per throttle mode
 seed0+1, ...: the same placements in every mode.  It reports per mode and job
 the runtime increase (runtime / isolated runtime) at p50/p90/p99 and its
 mean, the node-seconds increase of the mix, the paper's headline ratio and
-Welch's t-test of netscope against each mode (:mod:`contend.mitigatestats`),
+Welch's t-test of netscope against each mode (:mod:`contend.studies.mitigatestats`),
 as a table on stdout and a ``contend-mitigate`` JSON file (``-o``).
 
 The harness is a plan on top of the run layer (:mod:`contend.runs`): its
@@ -323,7 +323,7 @@ def error_points(modes: list, errors: list) -> list:
 
 def condition_labels(modes: list, errors: list) -> list:
     """The labels build_conditions gives, known before the mix is read."""
-    from ..mitigatestats import ca_error_label
+    from .mitigatestats import ca_error_label
 
     return list(modes) + [ca_error_label(e) for e in error_points(modes, errors)]
 
@@ -340,7 +340,7 @@ def run_files(run_dir: Path, seeds: list, iso_seeds: list, labels: list) -> list
 
 def build_conditions(modes, ca: dict, jobs: list, proxy: str, errors: list) -> list:
     base_ca = {job: ca.get(job, 0.0) for job in jobs}
-    from ..mitigatestats import ca_error_label
+    from .mitigatestats import ca_error_label
 
     out = [Condition(m, m, None, dict(base_ca)) for m in modes]
     for e in error_points(modes, errors):
@@ -478,7 +478,7 @@ def _ref(path: Path, args) -> str | None:
 
 
 def _document(args, engine, defines, jobs, proxy, conds, ca, models, errors, runs, done) -> dict:
-    from ..mitigatestats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
+    from .mitigatestats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
 
     first_iso = next(done[i].doc for i, r in enumerate(runs) if r.condition is None)
     job_info = [
@@ -695,7 +695,7 @@ def _main(args) -> int:
     doc = execute(args, log_stderr)
     if args.output:
         write_json_atomic(Path(args.output), doc)
-    from ..mitigateviews import render_mitigate
+    from ..reports.views.mitigate import render_mitigate
 
     sys.stdout.write(render_mitigate(doc, "text", source=args.output) + "\n")
     if args.output and not args.quiet:

@@ -10,7 +10,7 @@ runs whose results file is present and valid and redoes the others, so it
 ends with exactly R repetitions per condition.  The study's results
 (schema ``contend-study``) hold per run its condition, repetition, place in
 the order, seed, results file, each application's runtime and the bullies'
-bandwidth; the report (:mod:`contend.studyviews`) is the poster's Table I.
+bandwidth; the report (:mod:`contend.reports.views.study`) is the poster's Table I.
 
 The study is a plan on the run layer (:mod:`contend.runs`): each run is a
 run spec (its job file, the study's jobs_args, its seed and results file)
@@ -383,7 +383,7 @@ def execute(study: Study, run_dir: Path, runs: list, state: dict, args, log) -> 
 
 
 def document(study: Study, run_dir: Path, runs: list, docs: dict, args) -> dict:
-    from ..studystats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
+    from .studystats import SCHEMA_NAME, SCHEMA_VERSION, summary_block
 
     entries = []
     for r in runs:
@@ -537,11 +537,11 @@ def _main(args, log) -> int:
     else:
         docs = execute(study, run_dir, runs, state, args, log)
     doc = document(study, run_dir, runs, docs, args)
-    from ..studystats import validate_document
+    from .studystats import validate_document
 
     validate_document(doc, "the study's results")
     write_json_atomic(output, doc)
-    from ..studyviews import render_study
+    from ..reports.views.study import render_study
 
     sys.stdout.write(render_study(doc, "text", source=str(output)) + "\n")
     if not args.quiet:

@@ -2,7 +2,7 @@
 CSV, JSON), the figure of ``plot mitigate`` (the paper's Figures 5-7) and the
 HTML section.
 
-All numbers come from :func:`contend.mitigatestats.summarize`, recomputed from
+All numbers come from :func:`contend.studies.mitigatestats.summarize`, recomputed from
 the file's runs.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ... import formatting as fmt
-from ...mitigatestats import (
+from ...studies.mitigatestats import (
     NETSCOPE,
     PAPER_SOURCE,
     PAPER_TABLE5,

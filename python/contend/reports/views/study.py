@@ -1,7 +1,7 @@
 """The view of the results of ``contend study``: the poster's Table I and the
 long table (text, markdown, CSV, JSON), the bullies' bandwidth, the figure of
 ``plot study`` (per-run difference vs. the control per application and
-condition) and the HTML section.  Numbers come from :mod:`contend.studystats`.
+condition) and the HTML section.  Numbers come from :mod:`contend.studies.studystats`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ... import formatting as fmt
-from ...studystats import (
+from ...studies.studystats import (
     SCHEMA_NAME,
     bully_table,
     conditions,

@@ -27,8 +27,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from .analysis.welch import significance_marker, welch_t_test
-from .results import ResultsError, check_versioned, load_document
+from ..analysis.welch import significance_marker, welch_t_test
+from ..results import ResultsError, check_versioned, load_document
 
 SCHEMA_NAME = "contend-mitigate"
 SCHEMA_FILE = "contend-mitigate.schema.json"
@@ -258,7 +258,7 @@ def ca_error_label(error_percent: float) -> str:
 
 def summary_block(doc: dict) -> dict:
     """The ``summary`` object written into the file (plain JSON, NaN -> null)."""
-    from .formatting import records
+    from ..formatting import records
 
     s = summarize(doc)
     return {

@@ -26,9 +26,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .analysis.impact import performance_difference_pct
-from .analysis.welch import DEFAULT_ALPHAS, significance_marker, welch_t_test
-from .results import ResultsError, check_versioned, load_document
+from ..analysis.impact import performance_difference_pct
+from ..analysis.welch import DEFAULT_ALPHAS, significance_marker, welch_t_test
+from ..results import ResultsError, check_versioned, load_document
 
 SCHEMA_NAME = "contend-study"
 SCHEMA_FILE = "contend-study.schema.json"
@@ -194,7 +194,7 @@ def order_check(doc: dict) -> dict:
 
 def summary_block(doc: dict) -> dict:
     """The ``summary`` object written into the file (plain JSON, NaN -> null)."""
-    from .formatting import records
+    from ..formatting import records
 
     diff = difference_table(doc)
     bully = bully_table(doc)
