@@ -53,22 +53,33 @@ def _expected(hint: str | None) -> str:
     return f" (expected {hint})" if hint else ""
 
 
-def stat_input(path, hint: str | None = None, error=InputError, directory_ok: bool = False):
-    """os.stat of an input, following links; ``error`` naming the path when it
-    is missing, a link loop, a directory (unless ``directory_ok``) or unusable."""
-    path = Path(path)
+def stat_or_none(path, error, not_dir: str, cannot: str):
+    """os.stat(path) following links; None when nothing is there.  A link loop,
+    a path through a non-directory (``not_dir``) or another failure
+    (``cannot``: the verb phrase before the reason) raise ``error`` naming it."""
     try:
-        st = os.stat(path)
+        return os.stat(path)
     except FileNotFoundError:
-        raise error(f"{clip_path(path)}: no such file{_expected(hint)}") from None
+        return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise error(
                 f"{clip_path(path)}: symbolic link loop (too many levels of links)"
             ) from None
         if exc.errno == errno.ENOTDIR:
-            raise error(f"{clip_path(path)}: no such file (a part of the path is not a directory)")
-        raise error(f"{clip_path(path)}: cannot read: {exc.strerror}") from None
+            raise error(f"{clip_path(path)}: {not_dir}") from None
+        raise error(f"{clip_path(path)}: {cannot}: {exc.strerror}") from None
+
+
+def stat_input(path, hint: str | None = None, error=InputError, directory_ok: bool = False):
+    """os.stat of an input, following links; ``error`` naming the path when it
+    is missing, a link loop, a directory (unless ``directory_ok``) or unusable."""
+    path = Path(path)
+    st = stat_or_none(
+        path, error, "no such file (a part of the path is not a directory)", "cannot read"
+    )
+    if st is None:
+        raise error(f"{clip_path(path)}: no such file{_expected(hint)}")
     if stat.S_ISDIR(st.st_mode) and not directory_ok:
         raise error(f"{clip_path(path)}: is a directory{_expected(hint)}")
     return st

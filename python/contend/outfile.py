@@ -24,13 +24,13 @@ with the target's path, never the temporary's.
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from .infile import stat_or_none
 from .limits import MAX_NAME_CHARS, MAX_PATH_CHARS, clip, clip_path
 
 
@@ -50,20 +50,12 @@ def _umask() -> int:
 
 def _stat(path: Path, what: str, error):
     """os.stat(path) following links; None when nothing is there yet."""
-    try:
-        return os.stat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise error(
-                f"{clip_path(path)}: symbolic link loop (too many levels of links)"
-            ) from None
-        if exc.errno == errno.ENOTDIR:
-            raise error(
-                f"{clip_path(path)}: a part of the {what}'s path is not a directory"
-            ) from None
-        raise error(f"{clip_path(path)}: cannot use as the {what}: {exc.strerror}") from None
+    return stat_or_none(
+        path,
+        error,
+        f"a part of the {what}'s path is not a directory",
+        f"cannot use as the {what}",
+    )
 
 
 def target(path) -> Path:
