@@ -10,6 +10,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,18 @@ def results_schema() -> dict:
 @pytest.fixture(scope="session")
 def plan_schema() -> dict:
     return json.loads((SCHEMAS / "contend-plan.schema.json").read_text())
+
+
+def as_nobody():
+    """The command prefix that runs a program as user nobody (root reads
+    files without read permission), or None when this is not possible."""
+    if os.geteuid() != 0:
+        return []
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    try:
+        r = subprocess.run(
+            [*prefix, sys.executable, "-c", "import contend"], check=False, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return prefix if r.returncode == 0 else None

@@ -4,10 +4,14 @@ through a unique temporary, nothing left behind on failure."""
 import gzip
 import json
 import os
+import shutil
 import stat
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import as_nobody, run_bounded
 from contend import outfile
 from contend.cli import main as analysis_main
 from contend.models.cli import main as model_main
@@ -187,3 +191,26 @@ def test_output_dash_is_stdout(tmp_path, capsys, monkeypatch):
     assert analysis_main(["report", str(JOBS), "-f", "json", "-o", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["command"] == "jobs"
     assert listing(tmp_path) == []
+
+
+def test_output_below_unreachable_directory_exits_2():
+    """An output whose directory the user may not enter (a root-only directory,
+    seen as user nobody): one line naming it, exit 2, nothing written."""
+    prefix = as_nobody()
+    if prefix is None:
+        pytest.skip("root, and cannot run Python as user nobody (setpriv) to drop the privilege")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        work.chmod(0o755)
+        locked = work / "locked"
+        (locked / "w").mkdir(parents=True)
+        locked.chmod(0o700)
+        src = work / "in.json.gz"
+        shutil.copy(RESULTS / "network_vn1_n4.json.gz", src)
+        src.chmod(0o644)
+        cmd = [sys.executable, "-m", "contend", "report", src, "-o", locked / "w" / "x.csv"]
+        r = run_bounded([*prefix, *cmd], timeout=60)
+        assert r.returncode == 2, (r.returncode, r.stderr)
+        assert r.stderr.count("\n") == 1 and "Permission denied" in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr
+        assert sorted(p.name for p in (locked / "w").iterdir()) == []

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ROOT, run_bounded
+from conftest import ROOT, as_nobody, run_bounded
 from contend.telemetry import read_counters, stall_intervals
 from contend.telemetry.cli import main, parse_seconds
 
@@ -296,21 +296,6 @@ def test_bad_options_and_paths_exit_2_before_reading(tmp_path, capsys):
     assert_one_line_error(code, err, "missing.csv: no such file")
     code, _, err = run_main(capsys, "replay", FIX / "ib", "--source", "sim", "-o", tmp_path / "x")
     assert_one_line_error(code, err, "is a directory")
-
-
-def as_nobody():
-    """The command prefix that runs a program as user nobody (root reads
-    files without read permission), or None when this is not possible."""
-    if os.geteuid() != 0:
-        return []
-    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    try:
-        r = subprocess.run(
-            [*prefix, sys.executable, "-c", "import contend"], check=False, timeout=60
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return prefix if r.returncode == 0 else None
 
 
 def test_unreadable_input_exits_2():
