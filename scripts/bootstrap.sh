@@ -2,7 +2,7 @@
 # Installs what contend needs to build and test, when it is missing:
 # Debian packages via apt-get (when running as root), Python packages into
 # a local virtual environment (.venv).  Idempotent; fast when all is there.
-#   scripts/bootstrap.sh build   compiler, CMake, Open MPI, HDF5, Boost.Context, and
+#   scripts/bootstrap.sh build   compiler, CMake, Open MPI, HDF5, Boost.Context, OTF2, and
 #                                .venv with the Python layer (report, plot, html, ...),
 #                                so that every `contend COMMAND` works after `make demo`
 #   scripts/bootstrap.sh test    + MPICH, clang-format, clang with libFuzzer, iproute2,
@@ -27,6 +27,9 @@ need ip iproute2
 need unshare util-linux
 need /usr/include/hdf5/openmpi/hdf5.h libhdf5-openmpi-dev # the HDF5 I/O back end, found at configure
 need /usr/include/boost/context/detail/fcontext.hpp libboost-context-dev # user-level contexts of the in-process engines
+need pkg-config pkg-config # finds OTF2 at configure
+need /usr/include/otf2/otf2.h libopen-trace-format2-dev # OTF2 traces: contend record, the replay motif (found at configure)
+need otf2-print otf2-tools                 # reading a recorded archive by hand (and in the tests)
 python3 -c 'import venv, ensurepip' 2>/dev/null || pkgs+=(python3-venv) # .venv for the Python layer
 if [[ $what == test ]]; then
   need mpicc.mpich mpich libmpich-dev

@@ -32,31 +32,21 @@ extern const contend_motif contend_motif_wl_allreduce, contend_motif_compute, co
     contend_motif_pingpong_sweep, contend_motif_io_write, contend_motif_io_read,
     contend_motif_milc_like, contend_motif_lammps_like, contend_motif_amg_like,
     contend_motif_bully_pairs, contend_motif_bully_incast, contend_motif_umt_like,
-    contend_motif_pf3d_like;
+    contend_motif_pf3d_like, contend_motif_replay;
 
 /* Job-file motifs (`contend jobs`), in the order of `contend jobs --list`. */
 const contend_motif *const contend_workload_motifs[] = {
-    &contend_motif_wl_allreduce,
-    &contend_motif_compute,
-    &contend_motif_barrier,
-    &contend_motif_halo2d,
-    &contend_motif_halo3d,
-    &contend_motif_halo3d_unstructured,
-    &contend_motif_sweep3d,
-    &contend_motif_fft,
-    &contend_motif_incast,
-    &contend_motif_pingpong,
-    &contend_motif_pingpong_sweep,
-    &contend_motif_io_write,
-    &contend_motif_io_read,
-    &contend_motif_milc_like,
-    &contend_motif_lammps_like,
-    &contend_motif_amg_like,
-    &contend_motif_bully_pairs,
-    &contend_motif_bully_incast,
-    &contend_motif_umt_like,
-    &contend_motif_pf3d_like,
-    NULL,
+    &contend_motif_wl_allreduce,   &contend_motif_compute,
+    &contend_motif_barrier,        &contend_motif_halo2d,
+    &contend_motif_halo3d,         &contend_motif_halo3d_unstructured,
+    &contend_motif_sweep3d,        &contend_motif_fft,
+    &contend_motif_incast,         &contend_motif_pingpong,
+    &contend_motif_pingpong_sweep, &contend_motif_io_write,
+    &contend_motif_io_read,        &contend_motif_milc_like,
+    &contend_motif_lammps_like,    &contend_motif_amg_like,
+    &contend_motif_bully_pairs,    &contend_motif_bully_incast,
+    &contend_motif_umt_like,       &contend_motif_pf3d_like,
+    &contend_motif_replay,         NULL,
 };
 
 const contend_motif *contend_job_motif_find(const char *name) {
