@@ -13,6 +13,7 @@
 #include "../src/engine_sim/sim_cmd.h"
 #include "../src/engine_sim/topo_cmd.h"
 #include "../src/jobs/jobs.h"
+#include "../src/record/cmd.h"
 #include "../src/suite/suite.h"
 #include "../src/throttle/cmd.h"
 #include "version.h"
@@ -28,6 +29,7 @@ static const struct {
     {"sim", "synthetic traffic on the simulated fabric (packets, credits, counters)", "sim"},
     {"topology", "a machine as a tree (show) and the routing's paths between nodes (paths)", "sim"},
     {"throttle", "run a program with the PMPI throttle (rate control of its sends)", "throttle"},
+    {"record", "run an MPI program with the PMPI recorder: an OTF2 trace to replay", "otf2"},
     {"list", "tests (motifs) and their parameters", NULL},
     {"version", "the version, git commit, MPI library and optional parts built", NULL},
     {"help CMD", "help of one command (same as contend CMD --help)", NULL},
@@ -295,6 +297,8 @@ int main(int argc, char **argv) {
     return contend_topology_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "throttle"))
     return usage_exit(contend_throttle_main(argc - 1, argv + 1, launcher_rank() == 0));
+  if (!strcmp(cmd, "record"))
+    return usage_exit(contend_record_main(argc - 1, argv + 1, launcher_rank() == 0));
   if (!strcmp(cmd, "jobs"))
     return usage_exit(contend_jobs_main(argc - 1, argv + 1, launcher_rank() == 0));
   contend_command c;

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../src/core/libpath.h"
 #include "../src/engine_mpi/library.h"
 #include "../src/throttle/cmd.h"
+#include "../src/trace_otf2/trace.h"
 #include "contend/engine.h"
 #include "contend/version.h"
 
@@ -21,6 +23,8 @@ int contend_part_built(const char *part) {
   const char *why = "";
   if (!strcmp(part, "hdf5"))
     return contend_io_hdf5_available(&why);
+  if (!strcmp(part, "otf2"))
+    return contend_trace_available(&why);
 #ifdef CONTEND_NO_SIM
   if (!strcmp(part, "sim"))
     return 0;
@@ -49,7 +53,8 @@ int contend_version_main(int argc, char **argv, int print) {
            "configured at, the MPI library this binary runs with and the one it was\n"
            "compiled against, and whether each optional part is built: the HDF5 I/O back\n"
            "end, the simulator (--engine sim, contend sim, contend topology) and the PMPI\n"
-           "throttle (libcontend-throttle.so, contend throttle).\n");
+           "throttle (libcontend-throttle.so, contend throttle), OTF2 traces (the replay\n"
+           "motif; libcontend-record.so, contend record).\n");
     return 0;
   }
   printf("contend %s\n", CONTEND_VERSION);
@@ -83,6 +88,12 @@ int contend_version_main(int argc, char **argv, int print) {
   else
     printf("  throttle    yes, but its library is missing: %s\n", lib);
 #endif
+  if (!contend_trace_available(&why))
+    printf("  otf2        no: %s\n", why);
+  else if (contend_library_path("libcontend-record.so", lib, sizeof lib) == 0)
+    printf("  otf2        yes: replay motif, contend record (%s)\n", lib);
+  else
+    printf("  otf2        yes, but the recorder library is missing: %s\n", lib);
   (void)lib;
   return 0;
 }

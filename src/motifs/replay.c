@@ -30,7 +30,7 @@ typedef struct {
   int ncomm;
   const unsigned char *is_group; /* per comm: its members are the group, in order */
   unsigned char *sbuf, *rbuf, *win;
-  size_t buf_bytes; /* of sbuf and rbuf: the largest step of any rank */
+  size_t buf_bytes; /* of sbuf and rbuf: more than the largest step of any rank */
   double scale;
 } state;
 
@@ -55,41 +55,20 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
   }
   if (nranks <= 0)
     return 0;
-  int n;
-  uint64_t rma;
-  if (contend_trace_check(path, &n, &rma, err, errlen))
+  contend_trace_sizes sz;
+  if (contend_trace_check(path, &sz, err, errlen))
     return -1;
-  if (n != nranks) {
+  if (sz.nranks != nranks) {
     snprintf(err, errlen,
              "trace=%s was recorded on %d ranks, the job has %d: replay needs the recorded rank "
              "count",
-             path, n, nranks);
+             path, sz.nranks, nranks);
     return -1;
   }
   return 0;
 }
 
 static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
-
-/* Bytes one member sends to one other in the played form of collective x
- * on n ranks (the largest such step). */
-static size_t coll_step_bytes(const contend_tstep *x, int n) {
-  switch (x->coll) {
-  case CONTEND_TC_BARRIER:
-    return 0;
-  case CONTEND_TC_ALLREDUCE:
-  case CONTEND_TC_REDUCE:
-  case CONTEND_TC_REDUCE_SCATTER:
-  case CONTEND_TC_SCAN:
-  case CONTEND_TC_EXSCAN:
-  case CONTEND_TC_REDUCE_SCATTER_BLOCK:
-  case CONTEND_TC_GATHER:
-  case CONTEND_TC_GATHERV:
-    return max_sz(x->bytes, x->bytes2);
-  default: /* to every other member: its share */
-    return n > 1 ? max_sz(x->bytes, x->bytes2) / (size_t)(n - 1) + 1 : 0;
-  }
-}
 
 /* Copies the trace into engine memory (freed with the context). */
 static int adopt(contend_ctx *c, state *s, contend_trace *t) {
@@ -121,11 +100,14 @@ static int setup(contend_ctx *c) {
   const char *path = contend_param_str(c->params, "trace");
   s->scale = contend_param_double(c->params, "compute_scale");
   contend_trace t;
+  contend_trace_sizes sz;
   if (!*path) {
     snprintf(c->error, sizeof c->error, "trace= is required: the OTF2 archive to replay");
     return -1;
   }
-  if (contend_trace_read(path, c->rank, &t, c->error, sizeof c->error))
+  /* every rank's sizes (remembered from validate): buffers and the window */
+  if (contend_trace_check(path, &sz, c->error, sizeof c->error) ||
+      contend_trace_read(path, c->rank, &t, c->error, sizeof c->error))
     return -1;
   if (t.nranks != c->size) {
     snprintf(c->error, sizeof c->error,
@@ -137,26 +119,12 @@ static int setup(contend_ctx *c) {
   }
   adopt(c, s, &t);
   contend_trace_free(&t);
-  /* the largest step and one-sided transfer of any rank: buffer sizes */
-  int64_t big[2] = {0, 0};
-  for (size_t i = 0; i < s->nstep; i++) {
-    const contend_tstep *x = &s->step[i];
-    if (x->kind == CONTEND_TS_SEND || x->kind == CONTEND_TS_RECV)
-      big[0] = (int64_t)max_sz((size_t)big[0], x->bytes);
-    else if (x->kind == CONTEND_TS_COLL)
-      big[0] = (int64_t)max_sz((size_t)big[0], max_sz(max_sz(x->bytes, x->bytes2) + 8,
-                                                      coll_step_bytes(x, s->comm[x->comm].size)));
-    else if (x->kind == CONTEND_TS_PUT || x->kind == CONTEND_TS_GET)
-      big[1] = (int64_t)max_sz((size_t)big[1], x->bytes);
-  }
-  int64_t all[2];
-  contend_allreduce(c, big, all, 2, CONTEND_DT_INT64, CONTEND_OP_MAX);
-  s->buf_bytes = max_sz((size_t)all[0], (size_t)all[1]) + 8;
+  s->buf_bytes = (size_t)max_sz(sz.msg_max, sz.rma_max) + 8;
   s->sbuf = contend_alloc(c, s->buf_bytes);
   s->rbuf = contend_alloc(c, s->buf_bytes);
-  if (all[1] > 0) /* the same on every rank: win_alloc is collective */
-    s->win = contend_win_alloc(c, (size_t)all[1]);
-  c->msg_bytes = (size_t)all[0];
+  if (sz.rma_max > 0) /* the same on every rank: win_alloc is collective */
+    s->win = contend_win_alloc(c, (size_t)sz.rma_max);
+  c->msg_bytes = (size_t)sz.msg_max;
   c->metric_scale = 1.0;
   return 0;
 }

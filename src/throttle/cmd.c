@@ -5,13 +5,13 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/libpath.h"
 #include "contend/files.h"
 #include "contend/strbuf.h"
 #include "libparams.h"
@@ -42,31 +42,8 @@ static void help(const contend_params *p) {
   contend_sb_free(&out);
 }
 
-/* The library next to this binary: BIN/../lib (the build tree and a
- * prefix install), BIN/../lib64, the install's libdir (relative to the
- * prefix, so that a copied prefix still finds it). */
 int contend_throttle_library(char *out, size_t len) {
-  char self[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0)
-    return -1;
-  self[n] = 0;
-  const char *dir = dirname(self);
-#ifndef CONTEND_INSTALL_LIBDIR
-#define CONTEND_INSTALL_LIBDIR "lib"
-#endif
-  static const char *const rel[] = {"../lib", "../lib64", "../" CONTEND_INSTALL_LIBDIR,
-                                    "../lib/contend"};
-  for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-    char p[PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/%s/%s", dir, rel[i], LIBNAME);
-    if (realpath(p, out) && access(out, R_OK) == 0) {
-      (void)len;
-      return 0;
-    }
-  }
-  snprintf(out, len, "%s/../lib/%s", dir, LIBNAME);
-  return -1;
+  return contend_library_path(LIBNAME, out, len);
 }
 
 int contend_throttle_main(int argc, char **argv, int verbose) {

@@ -771,22 +771,41 @@ out:
   return rc;
 }
 
-int contend_trace_check(const char *path, int *nranks, uint64_t *rma_max, char *err,
-                        size_t errlen) {
+int contend_trace_check(const char *path, contend_trace_sizes *sz, char *err, size_t errlen) {
+  static struct {
+    char path[4096];
+    struct stat st;
+    contend_trace_sizes sz;
+  } last;
+  char anchor[4096];
+  struct stat st;
+  memset(sz, 0, sizeof *sz);
+  if (anchor_of(path, anchor, sizeof anchor, err, errlen))
+    return -1;
+  if (!stat(anchor, &st) && !strcmp(last.path, path) && st.st_ino == last.st.st_ino &&
+      st.st_mtime == last.st.st_mtime && st.st_size == last.st.st_size) {
+    *sz = last.sz;
+    return 0;
+  }
   contend_trace t;
-  *rma_max = 0;
   if (contend_trace_read(path, -1, &t, err, errlen))
     return -1;
-  *nranks = t.nranks;
+  sz->nranks = t.nranks;
   contend_trace_free(&t);
-  for (int q = 0; q < *nranks; q++) {
+  for (int q = 0; q < sz->nranks; q++) {
     if (contend_trace_read(path, q, &t, err, errlen))
       return -1;
-    for (size_t i = 0; i < t.nstep; i++)
-      if ((t.step[i].kind == CONTEND_TS_PUT || t.step[i].kind == CONTEND_TS_GET) &&
-          t.step[i].bytes > *rma_max)
-        *rma_max = t.step[i].bytes;
+    for (size_t i = 0; i < t.nstep; i++) {
+      const contend_tstep *x = &t.step[i];
+      uint64_t *m =
+          x->kind == CONTEND_TS_PUT || x->kind == CONTEND_TS_GET ? &sz->rma_max : &sz->msg_max;
+      const uint64_t b = x->bytes > x->bytes2 ? x->bytes : x->bytes2;
+      *m = b > *m ? b : *m;
+    }
     contend_trace_free(&t);
   }
+  snprintf(last.path, sizeof last.path, "%s", path);
+  last.st = st;
+  last.sz = *sz;
   return 0;
 }

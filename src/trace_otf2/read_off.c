@@ -26,10 +26,8 @@ int contend_trace_read(const char *path, int rank, contend_trace *t, char *err, 
   return not_built(path, err, errlen);
 }
 
-int contend_trace_check(const char *path, int *nranks, uint64_t *rma_max, char *err,
-                        size_t errlen) {
-  *nranks = 0;
-  *rma_max = 0;
+int contend_trace_check(const char *path, contend_trace_sizes *sz, char *err, size_t errlen) {
+  memset(sz, 0, sizeof *sz);
   return not_built(path, err, errlen);
 }
 

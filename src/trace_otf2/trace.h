@@ -89,9 +89,17 @@ int contend_trace_available(const char **why_not);
  * one line in err (and *t empty). */
 int contend_trace_read(const char *path, int rank, contend_trace *t, char *err, size_t errlen);
 
-/* Reads every rank (a check of the whole archive) and gives the largest
- * one-sided transfer of any rank in *rma_max.  Returns 0 or -1 with err. */
-int contend_trace_check(const char *path, int *nranks, uint64_t *rma_max, char *err, size_t errlen);
+/* What contend_trace_check finds over all ranks. */
+typedef struct contend_trace_sizes {
+  int nranks;
+  uint64_t msg_max; /* the most bytes of one message or collective, sent or received */
+  uint64_t rma_max; /* the most bytes of one put or get */
+} contend_trace_sizes;
+
+/* Reads every rank (a check of the whole archive) into *sz.  The last
+ * archive checked is remembered (same path, anchor file unchanged), so
+ * that every rank of a process can ask.  Returns 0 or -1 with err. */
+int contend_trace_check(const char *path, contend_trace_sizes *sz, char *err, size_t errlen);
 
 void contend_trace_free(contend_trace *t);
 

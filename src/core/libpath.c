@@ -1,0 +1,36 @@
+/* Finding a library shipped beside the binary (see libpath.h). */
+#define _GNU_SOURCE
+#include "libpath.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#ifndef CONTEND_INSTALL_LIBDIR
+#define CONTEND_INSTALL_LIBDIR "lib"
+#endif
+
+int contend_library_path(const char *name, char *out, size_t len) {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    snprintf(out, len, "%s", name);
+    return -1;
+  }
+  self[n] = 0;
+  const char *dir = dirname(self);
+  static const char *const rel[] = {"../lib", "../lib64", "../" CONTEND_INSTALL_LIBDIR,
+                                    "../lib/contend"};
+  for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+    char p[PATH_MAX + 64], real[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s/%s", dir, rel[i], name);
+    if (realpath(p, real) && access(real, R_OK) == 0) {
+      snprintf(out, len, "%s", real);
+      return 0;
+    }
+  }
+  snprintf(out, len, "%s/../lib/%s", dir, name);
+  return -1;
+}

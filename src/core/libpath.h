@@ -1,0 +1,15 @@
+/* Finding a library contend ships (the PMPI throttle, the recorder) next
+ * to the running binary: one rule for every command that preloads one. */
+#ifndef CONTEND_CORE_LIBPATH_H
+#define CONTEND_CORE_LIBPATH_H
+
+#include <stddef.h>
+
+/* The absolute path of library `name` (e.g. "libcontend-record.so") into
+ * out: looked for in BIN/../lib, BIN/../lib64, BIN/../<install libdir>
+ * and BIN/../lib/contend, BIN being the directory of this binary (the
+ * build tree and an installed prefix, copied or not).  Returns 0, or -1
+ * with out set to where it was expected. */
+int contend_library_path(const char *name, char *out, size_t len);
+
+#endif
