@@ -72,6 +72,14 @@ def run_bounded(cmd, timeout=120, cwd=None, env=None, memory=None, cpu_s=None):
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+def otf2_built() -> bool:
+    """Whether build/bin/contend reads and records OTF2 traces (`contend version`)."""
+    r = subprocess.run(
+        [BUILD / "bin" / "contend", "version"], check=False, capture_output=True, text=True
+    )
+    return any(line.split()[:2] == ["otf2", "yes:"] for line in r.stdout.splitlines())
+
+
 @pytest.fixture(scope="session")
 def contend_bin() -> Path:
     path = BUILD / "bin" / "contend"

@@ -1,0 +1,142 @@
+"""OTF2 record and replay (docs/trace.md), issue acceptance 1 and 2 (parity):
+tests/pmpi/trace_program.c, whose traffic is known, recorded on 4 ranks with
+`contend record`; otf2-print reads the archive; the replay's dry run gives
+exactly the bytes and messages per rank pair and the collectives the
+program made (expected values from the program's pattern, below); the
+replay on the simulator and on MPI moves the same bytes per node pair."""
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import BUILD, otf2_built, run_bounded
+
+PROGRAM = BUILD / "bin" / "trace_program"
+BUSY_S = 0.02  # trace_program's compute between phases
+PHASES = 7  # busy() calls per rank: each is one recorded gap between MPI calls
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory, contend_bin, mpirun):
+    """The program recorded on 4 ranks: (archive directory, scratch dir)."""
+    if not otf2_built() or not PROGRAM.exists():
+        pytest.skip("built without OTF2")
+    d = tmp_path_factory.mktemp("trace")
+    r = mpirun(4, "record", "-o", d / "app.trace", "--", PROGRAM, timeout=180)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "warning" not in r.stderr, r.stderr[-2000:]  # everything it does is recorded
+    return d / "app.trace", d
+
+
+def expected_pairs() -> dict:
+    """(src, dst) -> [bytes, messages] of trace_program as replayed: its
+    point-to-point and one-sided transfers, and its collectives on the
+    2-rank sub-communicators {0, 2} and {1, 3}, which a replay plays as
+    messages between the two members (docs/trace.md)."""
+    pairs = {}
+
+    def add(src, dst, nbytes):
+        p = pairs.setdefault((src, dst), [0, 0])
+        p[0] += nbytes
+        p[1] += 1
+
+    add(0, 1, 1000)  # MPI_Send / MPI_Recv
+    for r in range(4):
+        add(r, (r + 1) % 4, 2048)  # the Isend/Irecv ring (Waitany)
+    for _ in range(3):
+        add(2, 3, 512)  # persistent request, started 3 times
+    for r in range(4):
+        partner = (r + 2) % 4
+        add(r, partner, 16 * 8)  # MPI_Allreduce of 16 doubles on the sub-communicator
+        add(r, partner, 100 * (r + 1))  # MPI_Alltoallv: the block for the partner
+    for r in range(4):
+        add(r, (r + 1) % 4, 256)  # MPI_Put into rank r + 1
+        add((r + 3) % 4, r, 128)  # MPI_Get from rank r - 1: data flows from it
+    return pairs
+
+
+def job_file(d: Path, archive: Path, name: str, extra: str = "") -> Path:
+    job = d / name
+    job.write_text(f"[JOB_NAME] app\n[NID_LIST] 0-3\n[MOTIF] replay trace={archive} {extra}\n")
+    return job
+
+
+def traffic(results: Path) -> dict:
+    return json.loads(results.read_text())["jobs"][0]["traffic"]
+
+
+def pairs_of(t: dict) -> dict:
+    return {(s, d): [b, m] for s, d, b, m in t["pairs"]}
+
+
+def dry_run(contend_bin, job: Path, out: Path) -> dict:
+    r = run_bounded([contend_bin, "jobs", job, "--dry-run", "--nodes", "4", "-o", out], timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return traffic(out)
+
+
+def test_otf2_print_reads_the_archive(recorded):
+    archive, _ = recorded
+    tool = shutil.which("otf2-print")
+    if not tool:
+        pytest.skip("otf2-print not installed (Debian: otf2-tools)")
+    r = run_bounded([tool, archive / "traces.otf2"], timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stderr.strip() == "", r.stderr[-2000:]  # no out-of-order definitions
+    events = Counter(line.split()[0] for line in r.stdout.splitlines() if line[:1].isupper())
+    assert events["MPI_SEND"] == 1 and events["MPI_RECV"] == 1
+    assert events["MPI_ISEND"] == 4 + 3  # the ring, the persistent send started 3 times
+    assert events["MPI_IRECV"] == 4 + 3
+    assert events["MPI_COLLECTIVE_END"] == 4 * 4  # per rank: 2 sub-communicator, 2 world
+    assert events["RMA_PUT"] == 4 and events["RMA_GET"] == 4
+    g = run_bounded([tool, "-G", archive / "traces.otf2"], timeout=60)
+    comms = [line for line in g.stdout.splitlines() if line.startswith("COMM ")]
+    assert len(comms) == 4, comms  # world, self, the two halves of the split
+
+
+def test_dry_run_gives_the_program_traffic(recorded, contend_bin):
+    archive, d = recorded
+    t = dry_run(contend_bin, job_file(d, archive, "dry.job"), d / "dry.json")
+    assert pairs_of(t) == expected_pairs()
+    # the world collectives: MPI_Allreduce of 8 doubles and MPI_Barrier on every rank
+    assert t["collectives"]["allreduce"] == {"calls": 4, "bytes": 4 * 8 * 8}
+    assert t["collectives"]["barrier"] == {"calls": 4, "bytes": 0}
+    assert t["collectives"]["alltoall"]["calls"] == 0
+    # the compute between calls: at least the program's busy time
+    assert 4 * PHASES * BUSY_S * 0.99 <= t["compute_s"] < 4 * PHASES * BUSY_S + 20
+
+
+def test_compute_scale_scales_the_gaps(recorded, contend_bin):
+    archive, d = recorded
+    one = dry_run(contend_bin, job_file(d, archive, "s1.job"), d / "s1.json")
+    half = dry_run(contend_bin, job_file(d, archive, "s2.job", "compute_scale=0.5"), d / "s2.json")
+    assert half["compute_s"] == pytest.approx(one["compute_s"] / 2, rel=1e-9)
+    assert pairs_of(half) == pairs_of(one)
+
+
+def test_record_compute_scale_zero_records_no_gaps(tmp_path, contend_bin, mpirun):
+    if not otf2_built():
+        pytest.skip("built without OTF2")
+    archive = tmp_path / "fast.trace"
+    r = mpirun(4, "record", "-o", archive, "--compute-scale", "0", "--", PROGRAM, timeout=180)
+    assert r.returncode == 0, r.stderr[-2000:]
+    t = dry_run(contend_bin, job_file(tmp_path, archive, "z.job"), tmp_path / "z.json")
+    assert t["compute_s"] == 0
+    assert pairs_of(t) == expected_pairs()
+
+
+def test_replay_on_sim_and_mpi_moves_the_dry_run_bytes(recorded, contend_bin, mpirun):
+    archive, d = recorded
+    job = job_file(d, archive, "parity.job")
+    dry = pairs_of(dry_run(contend_bin, job, d / "p-dry.json"))
+    r = run_bounded(
+        [contend_bin, "jobs", job, "--engine", "sim", "--nodes", "4", "-o", d / "p-sim.json"],
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert pairs_of(traffic(d / "p-sim.json")) == dry
+    r = mpirun(4, "jobs", job, "--virtual-nodes", "1", "-o", d / "p-mpi.json", timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert pairs_of(traffic(d / "p-mpi.json")) == dry
