@@ -95,6 +95,7 @@ def test_dependencies():
     assert names[("extends", "python")]["when"] == "'+python'"
     assert names[("depends_on", "hdf5")]["when"] == "'+hdf5'"
     assert any(spec.startswith("hdf5+mpi") for _, spec, _ in deps)
+    assert names[("depends_on", "otf2")]["when"] == "'+otf2'"
     # the Python layer's runtime dependencies are pyproject.toml's
     pyproject = (ROOT / "pyproject.toml").read_text()
     wanted = re.search(r"^dependencies = \[(.*)\]", pyproject, re.MULTILINE)[1]

@@ -28,6 +28,7 @@ class Contend(CMakePackage):
     variant("hdf5", default=True, description="HDF5 I/O back end of the I/O motifs (parallel HDF5)")
     variant("sim", default=True, description="Simulated fabric (--engine sim, contend sim)")
     variant("throttle", default=True, description="PMPI throttle libcontend-throttle.so")
+    variant("otf2", default=True, description="OTF2 traces: replay motif, contend record")
     variant("python", default=True, description="Python layer: report, plot, html, cluster, ...")
 
     depends_on("c", type="build")
@@ -35,6 +36,8 @@ class Contend(CMakePackage):
     depends_on("mpi")
     depends_on("boost+context")  # user-level contexts of the in-process engines
     depends_on("hdf5+mpi", when="+hdf5")
+    depends_on("otf2", when="+otf2")
+    depends_on("pkgconfig", type="build", when="+otf2")
     # the man pages are made at build time from the commands' --help
     depends_on("python@3.9:", type="build")
 
@@ -56,6 +59,7 @@ class Contend(CMakePackage):
             self.define_from_variant("CONTEND_WITH_HDF5", "hdf5"),
             self.define_from_variant("CONTEND_WITH_SIM", "sim"),
             self.define_from_variant("CONTEND_WITH_THROTTLE", "throttle"),
+            self.define_from_variant("CONTEND_WITH_OTF2", "otf2"),
         ]
 
     @run_before("install")
