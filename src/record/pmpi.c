@@ -732,8 +732,8 @@ int MPI_Startall(int n, MPI_Request rq[]) {
 }
 int MPI_Request_free(MPI_Request *rq) {
   req *r = g.on ? req_find(*rq) : NULL;
-  if (r && !r->active)
-    req_drop(r); /* an inactive persistent request; an active one completes unseen */
+  if (r) /* an active request completes unseen (a replay completes it at the end) */
+    req_drop(r);
   return PMPI_Request_free(rq);
 }
 

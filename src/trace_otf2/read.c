@@ -795,6 +795,15 @@ int contend_trace_check(const char *path, contend_trace_sizes *sz, char *err, si
   for (int q = 0; q < sz->nranks; q++) {
     if (contend_trace_read(path, q, &t, err, errlen))
       return -1;
+    sz->steps += t.nstep;
+    if (sz->steps > CONTEND_TRACE_MAX_TOTAL) {
+      snprintf(err, errlen,
+               "%s: more than %d replay steps over the ranks up to rank %d (the limit of a "
+               "trace: the dry run and the simulator hold every rank's steps)",
+               path, CONTEND_TRACE_MAX_TOTAL, q);
+      contend_trace_free(&t);
+      return -1;
+    }
     for (size_t i = 0; i < t.nstep; i++) {
       const contend_tstep *x = &t.step[i];
       uint64_t *m =

@@ -18,6 +18,7 @@
 /* Limits (named in the messages that refuse an archive). */
 #define CONTEND_TRACE_MAX_RANKS 65536        /* MPI ranks (locations) of an archive */
 #define CONTEND_TRACE_MAX_STEPS 4000000      /* replay steps per rank */
+#define CONTEND_TRACE_MAX_TOTAL 20000000     /* replay steps of all ranks (in-process engines) */
 #define CONTEND_TRACE_MAX_BYTES (1ULL << 30) /* bytes of one message, put or get */
 #define CONTEND_TRACE_MAX_COMMS 65536        /* communicator definitions */
 #define CONTEND_TRACE_MAX_PENDING 65536      /* requests posted and not yet complete */
@@ -92,6 +93,7 @@ int contend_trace_read(const char *path, int rank, contend_trace *t, char *err, 
 /* What contend_trace_check finds over all ranks. */
 typedef struct contend_trace_sizes {
   int nranks;
+  uint64_t steps;   /* replay steps of all ranks */
   uint64_t msg_max; /* the most bytes of one message or collective, sent or received */
   uint64_t rma_max; /* the most bytes of one put or get */
 } contend_trace_sizes;

@@ -3,7 +3,9 @@
  * separated by BUSY seconds of compute.  Byte counts are in the tests:
  *   1. MPI_Send/MPI_Recv: 1000 B from rank 0 to rank 1 (tag 1);
  *   2. a ring with MPI_Irecv/MPI_Isend (2048 B to rank + 1), completed by
- *      two MPI_Waitany;
+ *      two MPI_Waitany; the reverse ring (1024 B to rank - 1) completed by
+ *      MPI_Waitall; 64 B between partners r and r ^ 1 completed by polling
+ *      MPI_Testall; MPI_Sendrecv of 32 B between the same partners;
  *   3. a persistent send/receive pair, rank 2 to 3 (512 B, 3 MPI_Starts);
  *   4. MPI_Comm_split by rank parity ({0, 2}, {1, 3}): MPI_Allreduce of 16
  *      doubles and MPI_Alltoallv where rank r sends 100 (r + 1) B to its
@@ -47,6 +49,15 @@ int main(int argc, char **argv) {
     int idx;
     MPI_Waitany(2, q, &idx, MPI_STATUS_IGNORE);
   }
+  MPI_Irecv(rbuf, 1024, MPI_BYTE, (r + 1) % n, 4, MPI_COMM_WORLD, &q[0]);
+  MPI_Isend(sbuf, 1024, MPI_BYTE, (r + n - 1) % n, 4, MPI_COMM_WORLD, &q[1]);
+  MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+  MPI_Irecv(rbuf, 64, MPI_BYTE, r ^ 1, 5, MPI_COMM_WORLD, &q[0]);
+  MPI_Isend(sbuf, 64, MPI_BYTE, r ^ 1, 5, MPI_COMM_WORLD, &q[1]);
+  for (int done = 0; !done;)
+    MPI_Testall(2, q, &done, MPI_STATUSES_IGNORE);
+  MPI_Sendrecv(sbuf, 32, MPI_BYTE, r ^ 1, 6, rbuf, 32, MPI_BYTE, r ^ 1, 6, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
   busy();
   if (r == 2 || r == 3) {
     MPI_Request p;

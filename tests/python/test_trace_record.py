@@ -45,6 +45,9 @@ def expected_pairs() -> dict:
     add(0, 1, 1000)  # MPI_Send / MPI_Recv
     for r in range(4):
         add(r, (r + 1) % 4, 2048)  # the Isend/Irecv ring (Waitany)
+        add(r, (r + 3) % 4, 1024)  # the reverse ring (Waitall)
+        add(r, r ^ 1, 64)  # partners, completed by polling Testall
+        add(r, r ^ 1, 32)  # MPI_Sendrecv with the partner
     for _ in range(3):
         add(2, 3, 512)  # persistent request, started 3 times
     for r in range(4):
@@ -87,8 +90,10 @@ def test_otf2_print_reads_the_archive(recorded):
     assert r.stderr.strip() == "", r.stderr[-2000:]  # no out-of-order definitions
     events = Counter(line.split()[0] for line in r.stdout.splitlines() if line[:1].isupper())
     assert events["MPI_SEND"] == 1 and events["MPI_RECV"] == 1
-    assert events["MPI_ISEND"] == 4 + 3  # the ring, the persistent send started 3 times
-    assert events["MPI_IRECV"] == 4 + 3
+    # 4 per exchange (rings, Testall, Sendrecv), the persistent send started 3 times
+    assert events["MPI_ISEND"] == 4 * 4 + 3
+    assert events["MPI_IRECV"] == 4 * 4 + 3
+    assert events["MPI_ISEND_COMPLETE"] == 4 * 4 + 3
     assert events["MPI_COLLECTIVE_END"] == 4 * 4  # per rank: 2 sub-communicator, 2 world
     assert events["RMA_PUT"] == 4 and events["RMA_GET"] == 4
     g = run_bounded([tool, "-G", archive / "traces.otf2"], timeout=60)
