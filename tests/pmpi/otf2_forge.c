@@ -3,6 +3,8 @@
  *   otf2_forge DIR unknown-comm   rank 0 sends on a communicator that is
  *                                 not defined
  *   otf2_forge DIR outside-comm   rank 0 sends to rank 5 of the 2-rank world
+ *   otf2_forge DIR huge-message   rank 0 sends 2 GiB (beyond the 1 GiB limit)
+ *   otf2_forge DIR many-ranks     65537 locations defined (beyond the limit)
  *   otf2_forge DIR ok             rank 0 sends 64 B to rank 1 (a control)
  * Exit status 0, or 1 with a message. */
 #include <otf2/otf2.h>
@@ -22,16 +24,22 @@ static OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: otf2_forge DIR unknown-comm|outside-comm|ok\n");
+    fprintf(stderr, "usage: otf2_forge DIR unknown-comm|outside-comm|huge-message|many-ranks|ok\n");
     return 1;
   }
   const char *kind = argv[2];
   OTF2_CommRef comm = 0;
   uint32_t peer = 1;
+  uint64_t bytes = 64;
+  int nloc = 2;
   if (!strcmp(kind, "unknown-comm"))
     comm = 7;
   else if (!strcmp(kind, "outside-comm"))
     peer = 5;
+  else if (!strcmp(kind, "huge-message"))
+    bytes = 2ULL << 30;
+  else if (!strcmp(kind, "many-ranks"))
+    nloc = 65537;
   else if (strcmp(kind, "ok")) {
     fprintf(stderr, "otf2_forge: unknown kind %s\n", kind);
     return 1;
@@ -49,7 +57,7 @@ int main(int argc, char **argv) {
     OTF2_EvtWriter *ev = OTF2_Archive_GetEvtWriter(ar, (OTF2_LocationRef)r);
     OTF2_EvtWriter_Enter(ev, NULL, 10, 0);
     if (r == 0)
-      OTF2_EvtWriter_MpiSend(ev, NULL, 11, peer, comm, 0, 64);
+      OTF2_EvtWriter_MpiSend(ev, NULL, 11, peer, comm, 0, bytes);
     else
       OTF2_EvtWriter_MpiRecv(ev, NULL, 11, 0, 0, 0, 64);
     OTF2_EvtWriter_Leave(ev, NULL, 12, 0);
@@ -69,7 +77,7 @@ int main(int argc, char **argv) {
                                    OTF2_REGION_FLAG_NONE, 0, 0, 0);
   OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, 2, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
   const uint64_t members[2] = {0, 1};
-  for (int r = 0; r < 2; r++) {
+  for (int r = 0; r < nloc; r++) { /* events only for the first two */
     OTF2_GlobalDefWriter_WriteLocationGroup(w, (OTF2_LocationGroupRef)r, 2,
                                             OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                             OTF2_UNDEFINED_LOCATION_GROUP);

@@ -67,6 +67,16 @@ def test_peer_outside_its_communicator(tmp_path, forge):
     refuse_replay(tmp_path, archive, 2, "rank 5 outside communicator", "MpiSend")
 
 
+def test_message_beyond_the_size_limit(tmp_path, forge):
+    archive = forge(tmp_path / "a.trace", "huge-message")
+    refuse_replay(tmp_path, archive, 2, "more than the limit of 1073741824", "MpiSend")
+
+
+def test_ranks_beyond_the_limit(tmp_path, forge):
+    archive = forge(tmp_path / "a.trace", "many-ranks")
+    refuse_replay(tmp_path, archive, 2, "more than 65536 locations (the limit of ranks)")
+
+
 def test_rank_count_mismatch(tmp_path, forge):
     archive = forge(tmp_path / "a.trace", "ok")
     refuse_replay(tmp_path, archive, 4, "recorded on 2 ranks, the job has 4")
