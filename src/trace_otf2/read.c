@@ -564,7 +564,38 @@ static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, c
   return code;
 }
 
-/* The anchor file of path (a directory holding one, or the file). */
+/* Whether the archive's files next to anchor (DIR/NAME.otf2: NAME.def and
+ * the files in NAME/) are regular files or absent: a FIFO or a device
+ * would block or flood the reader.  Returns 0, or -1 with err. */
+static int regular_files(const char *anchor, char *err, size_t errlen) {
+  char base[4096], p[4096 + 512];
+  const size_t n = strlen(anchor);
+  snprintf(base, sizeof base, "%.*s", (int)(n - 5), anchor); /* without ".otf2" */
+  struct stat st;
+  snprintf(p, sizeof p, "%s.def", base);
+  if (!stat(p, &st) && !S_ISREG(st.st_mode))
+    goto bad;
+  DIR *d = opendir(base);
+  if (!d)
+    return 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(p, sizeof p, "%s/%s", base, e->d_name);
+    if (!stat(p, &st) && !S_ISREG(st.st_mode)) {
+      closedir(d);
+      goto bad;
+    }
+  }
+  closedir(d);
+  return 0;
+bad:
+  snprintf(err, errlen, "%s: not a regular file (an OTF2 archive holds only files)", p);
+  return -1;
+}
+
+/* The anchor file of path (a directory holding one, or the file); the
+ * archive's files must be regular files. */
 static int anchor_of(const char *path, char *out, size_t len, char *err, size_t errlen) {
   struct stat st;
   if (stat(path, &st)) {
@@ -578,29 +609,33 @@ static int anchor_of(const char *path, char *out, size_t len, char *err, size_t 
       return -1;
     }
     snprintf(out, len, "%s", path);
-    return 0;
-  }
-  snprintf(out, len, "%s/traces.otf2", path);
-  if (!stat(out, &st) && S_ISREG(st.st_mode))
-    return 0;
-  DIR *d = opendir(path);
-  int found = 0;
-  if (d) {
-    for (struct dirent *e; (e = readdir(d));) {
-      const size_t n = strlen(e->d_name);
-      if (n > 5 && !strcmp(e->d_name + n - 5, ".otf2")) {
-        found++;
-        snprintf(out, len, "%s/%s", path, e->d_name);
+  } else {
+    snprintf(out, len, "%s/traces.otf2", path);
+    if (stat(out, &st)) {
+      DIR *d = opendir(path);
+      int found = 0;
+      if (d) {
+        for (struct dirent *e; (e = readdir(d));) {
+          const size_t n = strlen(e->d_name);
+          if (n > 5 && !strcmp(e->d_name + n - 5, ".otf2")) {
+            found++;
+            snprintf(out, len, "%s/%s", path, e->d_name);
+          }
+        }
+        closedir(d);
+      }
+      if (found != 1) {
+        snprintf(err, errlen, "%s: not an OTF2 archive (%s .otf2 anchor file in the directory)",
+                 path, found ? "more than one" : "no");
+        return -1;
       }
     }
-    closedir(d);
   }
-  if (found != 1) {
-    snprintf(err, errlen, "%s: not an OTF2 archive (%s .otf2 anchor file in the directory)", path,
-             found ? "more than one" : "no");
+  if (stat(out, &st) || !S_ISREG(st.st_mode)) {
+    snprintf(err, errlen, "%s: not a regular file (an OTF2 anchor file)", out);
     return -1;
   }
-  return 0;
+  return regular_files(out, err, errlen);
 }
 
 static void reader_free(reader *r) {

@@ -102,6 +102,15 @@ def test_corrupted_definitions(tmp_path, forge):
     refuse_replay(tmp_path, archive, 2, str(archive), "definitions")
 
 
+def test_a_fifo_in_the_archive_is_not_opened(tmp_path, forge):
+    """A FIFO would block the reader: refused by its path, not opened."""
+    archive = forge(tmp_path / "a.trace", "ok")
+    evt = archive / "traces" / "1.evt"
+    evt.unlink()
+    os.mkfifo(evt)
+    refuse_replay(tmp_path, archive, 2, f"{evt}: not a regular file")
+
+
 def test_a_directory_that_is_not_otf2(tmp_path):
     archive = tmp_path / "notes"
     archive.mkdir()
