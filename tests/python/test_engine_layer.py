@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from conftest import BUILD, ROOT, _mpirun, run_bounded
 
-# Where MPI may be called: the MPI engine, and the PMPI throttle library,
-# which wraps MPI by nature.  (Program entry points of the benchmarks and the
-# PMPI test tools live outside src/ and include/.)
-ALLOWED = ("src/engine_mpi/", "src/throttle/pmpi.c")
+# Where MPI may be called: the MPI engine, and the PMPI libraries (the
+# throttle, the trace recorder), which wrap MPI by nature.  (Program entry
+# points of the benchmarks and the PMPI test tools live outside src/ and
+# include/.)
+ALLOWED = ("src/engine_mpi/", "src/throttle/pmpi.c", "src/record/pmpi.c")
 SCANNED = ("src", "include", "apps")
 MPI_USE = [
     (re.compile(r"\bP?MPI_[A-Z][A-Za-z_]*\s*\("), "MPI call"),
