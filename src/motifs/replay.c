@@ -29,6 +29,8 @@ typedef struct {
   const contend_tcomm *comm;
   int ncomm;
   const unsigned char *is_group; /* per comm: its members are the group, in order */
+  /* one send and one receive buffer for every transfer: the replay moves
+   * volume, not data (concurrent receives share rbuf) */
   unsigned char *sbuf, *rbuf, *win;
   size_t buf_bytes; /* of sbuf and rbuf: more than the largest step of any rank */
   double scale;
@@ -41,6 +43,15 @@ static const contend_param_def params[] = {
     {"compute_scale", CONTEND_P_DOUBLE, "1", "factor",
      "recorded compute time between MPI calls is replayed times this", 0, 1000},
     CONTEND_PARAM_END};
+
+/* The refusal of a trace recorded on another rank count than the job's. */
+static int rank_mismatch(const char *path, int traced, int job, char *err, size_t errlen) {
+  snprintf(err, errlen,
+           "trace=%s was recorded on %d ranks, the job has %d: replay needs the recorded rank "
+           "count",
+           path, traced, job);
+  return -1;
+}
 
 static int validate(const contend_params *p, int nranks, char *err, size_t errlen) {
   const char *path = contend_param_str(p, "trace");
@@ -58,20 +69,13 @@ static int validate(const contend_params *p, int nranks, char *err, size_t errle
   contend_trace_sizes sz;
   if (contend_trace_check(path, &sz, err, errlen))
     return -1;
-  if (sz.nranks != nranks) {
-    snprintf(err, errlen,
-             "trace=%s was recorded on %d ranks, the job has %d: replay needs the recorded rank "
-             "count",
-             path, sz.nranks, nranks);
-    return -1;
-  }
-  return 0;
+  return sz.nranks != nranks ? rank_mismatch(path, sz.nranks, nranks, err, errlen) : 0;
 }
 
 static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
 
 /* Copies the trace into engine memory (freed with the context). */
-static int adopt(contend_ctx *c, state *s, contend_trace *t) {
+static void adopt(contend_ctx *c, state *s, contend_trace *t) {
   contend_tstep *step = contend_alloc(c, max_sz(t->nstep, 1) * sizeof *step);
   contend_tcomm *comm = contend_alloc(c, (size_t)(t->ncomm ? t->ncomm : 1) * sizeof *comm);
   unsigned char *is_group = contend_alloc(c, (size_t)(t->ncomm ? t->ncomm : 1));
@@ -92,7 +96,6 @@ static int adopt(contend_ctx *c, state *s, contend_trace *t) {
   s->comm = comm;
   s->ncomm = t->ncomm;
   s->is_group = is_group;
-  return 0;
 }
 
 static int setup(contend_ctx *c) {
@@ -110,12 +113,8 @@ static int setup(contend_ctx *c) {
       contend_trace_read(path, c->rank, &t, c->error, sizeof c->error))
     return -1;
   if (t.nranks != c->size) {
-    snprintf(c->error, sizeof c->error,
-             "trace=%s was recorded on %d ranks, the job has %d: replay needs the recorded rank "
-             "count",
-             path, t.nranks, c->size);
     contend_trace_free(&t);
-    return -1;
+    return rank_mismatch(path, t.nranks, c->size, c->error, sizeof c->error);
   }
   adopt(c, s, &t);
   contend_trace_free(&t);

@@ -19,7 +19,7 @@ import pytest
 from conftest import BUILD, ROOT, run_bounded
 from installkit import copy_sources, is_git_checkout, scrubbed_env, site_python
 
-PARTS = ("hdf5", "simulator", "throttle")
+PARTS = ("hdf5", "simulator", "throttle", "otf2")
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +81,7 @@ def test_layout(prefix):
     for rel in (
         "bin/contend",
         "lib/libcontend-throttle.so",
+        "lib/libcontend-record.so",
         "share/contend/schemas/contend-results.schema.json",
         "share/contend/data/gpcnet_sc19_table2.csv",
         "share/contend/examples/slurm",
@@ -119,6 +120,10 @@ def test_version_shows_commit_mpi_and_parts(prefix):
     # the throttle library is found in the copied prefix, not where it was installed
     lib = re.search(r"^  throttle +yes: (.*)$", r.stdout, re.MULTILINE)[1]
     assert Path(lib) == (prefix["P"] / "lib" / "libcontend-throttle.so").resolve()
+    # so is the trace recorder's (this build has OTF2)
+    assert parts["otf2"] == "yes", r.stdout
+    lib = re.search(r"^  otf2 +yes: .*\((.*)\)$", r.stdout, re.MULTILINE)[1]
+    assert Path(lib) == (prefix["P"] / "lib" / "libcontend-record.so").resolve()
     assert run(prefix, "--version").stdout == r.stdout
 
 
