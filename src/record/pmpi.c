@@ -37,6 +37,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../trace_otf2/otf2_errors.h"
+
 #define WARN "contend-record: warning: "
 
 /* ---- regions: one per wrapped call --------------------------------------- */
@@ -334,6 +336,7 @@ static void start(uint64_t t_init) {
     return;
   }
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
+  contend_otf2_errors_capture(); /* OTF2's errors: one warning of ours */
   g.ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                            OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   int ok = g.ar != NULL;
@@ -347,7 +350,8 @@ static void start(uint64_t t_init) {
     g.ev = OTF2_Archive_GetEvtWriter(g.ar, (OTF2_LocationRef)g.rank);
   if (!all || !g.ev) {
     if (g.rank == 0)
-      fprintf(stderr, WARN "cannot create the OTF2 archive %s: nothing recorded\n", dir);
+      fprintf(stderr, WARN "cannot create the OTF2 archive %s: %s: nothing recorded\n", dir,
+              *contend_otf2_last_error() ? contend_otf2_last_error() : "error");
     return;
   }
   comm_add(MPI_COMM_WORLD, COMM_WORLD_ID);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "otf2_errors.h"
 #include "trace.h"
 
 _Static_assert((int)CONTEND_TC_ALLREDUCE == (int)OTF2_COLLECTIVE_OP_ALLREDUCE &&
@@ -548,22 +549,6 @@ static OTF2_CallbackCode e_rma_coll(EV_ARGS, OTF2_CollectiveOp op, OTF2_RmaSyncL
 
 /* ---- the archive --------------------------------------------------------- */
 
-static char otf2_last[256]; /* the last error the library reported */
-
-static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, const char *fn,
-                                    OTF2_ErrorCode code, const char *fmt, va_list ap) {
-  (void)ud, (void)file, (void)line, (void)fn;
-  char msg[200] = "";
-  if (fmt)
-    vsnprintf(msg, sizeof msg, fmt, ap);
-  for (char *p = msg; *p; p++)
-    if (*p == '\n')
-      *p = ' ';
-  snprintf(otf2_last, sizeof otf2_last, "%s%s%s", OTF2_Error_GetDescription(code), *msg ? ": " : "",
-           msg);
-  return code;
-}
-
 /* Whether the archive's files next to anchor (DIR/NAME.otf2: NAME.def and
  * the files in NAME/) are regular files or absent: a FIFO or a device
  * would block or flood the reader.  Returns 0, or -1 with err. */
@@ -665,7 +650,8 @@ void contend_trace_free(contend_trace *t) {
 static int lib_failed(reader *r, OTF2_ErrorCode rc, const char *what) {
   if (r->failed)
     return -1;
-  fail(r, NULL, "%s: %s", what, otf2_last[0] ? otf2_last : OTF2_Error_GetDescription(rc));
+  fail(r, NULL, "%s: %s", what,
+       *contend_otf2_last_error() ? contend_otf2_last_error() : OTF2_Error_GetDescription(rc));
   return -1;
 }
 
@@ -771,8 +757,7 @@ int contend_trace_read(const char *path, int rank, contend_trace *t, char *err, 
   if (anchor_of(path, anchor, sizeof anchor, err, errlen))
     return -1;
   reader r = {.arch = path, .err = err, .errlen = errlen, .rank_group = -1, .rank = rank, .t = t};
-  otf2_last[0] = 0;
-  OTF2_ErrorCallback prev_cb = OTF2_Error_RegisterCallback(on_otf2_error, NULL);
+  OTF2_ErrorCallback prev_cb = contend_otf2_errors_capture();
   int rc = -1;
   OTF2_Reader *rd = OTF2_Reader_Open(anchor);
   if (!rd) {
@@ -799,7 +784,7 @@ int contend_trace_read(const char *path, int rank, contend_trace *t, char *err, 
 out:
   if (rd)
     OTF2_Reader_Close(rd);
-  OTF2_Error_RegisterCallback(prev_cb, NULL);
+  contend_otf2_errors_restore(prev_cb);
   reader_free(&r);
   if (rc)
     contend_trace_free(t);

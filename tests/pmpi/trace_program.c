@@ -12,7 +12,9 @@
  *      partner (8 B to itself);
  *   5. MPI_Allreduce of 8 doubles and MPI_Barrier on MPI_COMM_WORLD;
  *   6. a window over 4096 B, one fence epoch: rank r puts 256 B into
- *      rank r + 1 and gets 128 B from rank r - 1 (mod 4). */
+ *      rank r + 1 and gets 128 B from rank r - 1 (mod 4); with the argument
+ *      `accumulate`, also an MPI_Accumulate of 8 B into rank r + 1 (which
+ *      the recorder does not record: it warns). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,6 +96,8 @@ int main(int argc, char **argv) {
   MPI_Win_fence(0, win);
   MPI_Put(sbuf, 256, MPI_BYTE, (r + 1) % n, 0, 256, MPI_BYTE, win);
   MPI_Get(rbuf, 128, MPI_BYTE, (r + n - 1) % n, 1024, 128, MPI_BYTE, win);
+  if (argc > 1 && !strcmp(argv[1], "accumulate"))
+    MPI_Accumulate(sbuf, 8, MPI_BYTE, (r + 1) % n, 2048, 8, MPI_BYTE, MPI_BOR, win);
   MPI_Win_fence(0, win);
   MPI_Win_free(&win);
   busy();
