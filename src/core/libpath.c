@@ -1,4 +1,5 @@
-/* Finding a library shipped beside the binary (see libpath.h). */
+/* Finding a library shipped beside the binary, and preloading it (see
+ * libpath.h). */
 #define _GNU_SOURCE
 #include "libpath.h"
 
@@ -6,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #ifndef CONTEND_INSTALL_LIBDIR
@@ -32,5 +34,19 @@ int contend_library_path(const char *name, char *out, size_t len) {
     }
   }
   snprintf(out, len, "%s/../lib/%s", dir, name);
+  return -1;
+}
+
+int contend_exec_preloaded(const char *lib, char **argv) {
+  const char *pre = getenv("LD_PRELOAD");
+  char *preload = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
+  if (!preload)
+    return -1;
+  sprintf(preload, "%s%s%s", lib, pre && *pre ? ":" : "", pre ? pre : "");
+  const int rc = setenv("LD_PRELOAD", preload, 1);
+  free(preload);
+  if (rc)
+    return -1;
+  execvp(argv[0], argv);
   return -1;
 }

@@ -1,5 +1,6 @@
 /* Finding a library contend ships (the PMPI throttle, the recorder) next
- * to the running binary: one rule for every command that preloads one. */
+ * to the running binary, and running a program with it preloaded: one rule
+ * for every command that preloads one. */
 #ifndef CONTEND_CORE_LIBPATH_H
 #define CONTEND_CORE_LIBPATH_H
 
@@ -11,5 +12,10 @@
  * build tree and an installed prefix, copied or not).  Returns 0, or -1
  * with out set to where it was expected. */
 int contend_library_path(const char *name, char *out, size_t len);
+
+/* Puts library lib first in LD_PRELOAD (keeping what is there) and execs
+ * argv[0] with argv (PATH searched).  Returns only on failure: -1, errno
+ * set. */
+int contend_exec_preloaded(const char *lib, char **argv);
 
 #endif

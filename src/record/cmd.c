@@ -49,8 +49,10 @@ static void help(const contend_params *p) {
 
 /* The archive path: given, not too long, not existing yet (checked by the
  * first rank only: the others may start after it created it), in an
- * existing, writable directory. */
-static int check_output(const char *dir, int first, char *err, size_t errlen) {
+ * existing, writable directory; made absolute into abs (the program may
+ * change its directory before MPI_Init). */
+static int check_output(const char *dir, int first, char *abs, size_t abslen, char *err,
+                        size_t errlen) {
   char show[200];
   struct stat st;
   if (!*dir) {
@@ -73,7 +75,9 @@ static int check_output(const char *dir, int first, char *err, size_t errlen) {
   if (!copy)
     return -1;
   char *slash = strrchr(copy, '/');
+  const char *base = slash ? slash + 1 : copy;
   const char *parent = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
+  char real[PATH_MAX];
   int rc = 0;
   if (stat(parent, &st) || !S_ISDIR(st.st_mode)) {
     snprintf(err, errlen, "-o %s: the directory %s does not exist",
@@ -83,6 +87,14 @@ static int check_output(const char *dir, int first, char *err, size_t errlen) {
     snprintf(err, errlen, "-o %s: cannot create it in %s: %s",
              contend_path_show(dir, show, sizeof show), parent, strerror(errno));
     rc = -1;
+  } else if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+    snprintf(err, errlen, "-o %s: name a new directory", contend_path_show(dir, show, sizeof show));
+    rc = -1;
+  } else if (!realpath(parent, real) ||
+             (size_t)snprintf(abs, abslen, "%s/%s", strcmp(real, "/") ? real : "", base) >=
+                 abslen) {
+    snprintf(err, errlen, "-o %s: the path is too long", contend_path_show(dir, show, sizeof show));
+    rc = -1;
   }
   free(copy);
   return rc;
@@ -90,7 +102,7 @@ static int check_output(const char *dir, int first, char *err, size_t errlen) {
 
 int contend_record_main(int argc, char **argv, int first) {
   contend_params p;
-  char err[1024] = "";
+  char err[PATH_MAX + 256] = ""; /* room for a library path */
   if (contend_params_init(&p, record_params, "", err, sizeof err)) {
     fprintf(stderr, "contend record: %s\n", err);
     return 3;
@@ -109,7 +121,9 @@ int contend_record_main(int argc, char **argv, int first) {
     snprintf(err, sizeof err, "missing '-- CMD [ARGS...]': the program to record"), rc = -1;
   else if (rc == 0 && dash + 1 >= argc)
     snprintf(err, sizeof err, "missing the program to record after '--'"), rc = -1;
-  if (rc == 0 && check_output(contend_param_str(&p, "output"), first, err, sizeof err))
+  char out[PATH_MAX + 256];
+  if (rc == 0 &&
+      check_output(contend_param_str(&p, "output"), first, out, sizeof out, err, sizeof err))
     rc = -1;
   char lib[PATH_MAX];
   if (rc == 0 && contend_library_path(LIBNAME, lib, sizeof lib)) {
@@ -124,19 +138,10 @@ int contend_record_main(int argc, char **argv, int first) {
   }
   char scale[64];
   snprintf(scale, sizeof scale, "%.17g", contend_param_double(&p, "compute_scale"));
-  setenv("CONTEND_RECORD_DIR", contend_param_str(&p, "output"), 1);
+  setenv("CONTEND_RECORD_DIR", out, 1);
   setenv("CONTEND_RECORD_COMPUTE_SCALE", scale, 1);
-  const char *pre = getenv("LD_PRELOAD");
-  char *preload = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
-  if (!preload) {
-    contend_params_free(&p);
-    return 3;
-  }
-  sprintf(preload, "%s%s%s", lib, pre && *pre ? ":" : "", pre ? pre : "");
-  setenv("LD_PRELOAD", preload, 1);
-  free(preload);
   contend_params_free(&p);
-  execvp(argv[dash + 1], argv + dash + 1);
+  contend_exec_preloaded(lib, argv + dash + 1);
   if (first)
     fprintf(stderr, "contend record: error: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
   return 2;

@@ -49,7 +49,7 @@ int contend_throttle_library(char *out, size_t len) {
 int contend_throttle_main(int argc, char **argv, int verbose) {
   contend_param_def *defs = ct_all_param_defs();
   contend_params p;
-  char err[1024] = "";
+  char err[PATH_MAX + 256] = ""; /* room for a library path */
   if (!defs || contend_params_init(&p, defs, "", err, sizeof err)) {
     fprintf(stderr, "contend throttle: %s\n", err);
     free(defs);
@@ -114,14 +114,9 @@ int contend_throttle_main(int argc, char **argv, int verbose) {
       contend_params_format(&p, (int)i, val, sizeof val);
     setenv(name, val, 1);
   }
-  const char *pre = getenv("LD_PRELOAD");
-  char *preload = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
-  sprintf(preload, "%s%s%s", lib, pre && *pre ? ":" : "", pre ? pre : "");
-  setenv("LD_PRELOAD", preload, 1);
-  free(preload);
   contend_params_free(&p);
   free(defs);
-  execvp(argv[dash + 1], argv + dash + 1);
+  contend_exec_preloaded(lib, argv + dash + 1);
   if (verbose)
     fprintf(stderr, "contend throttle: error: cannot run %s: %s\n", argv[dash + 1],
             strerror(errno));
