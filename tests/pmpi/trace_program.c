@@ -12,9 +12,11 @@
  *      partner (8 B to itself);
  *   5. MPI_Allreduce of 8 doubles and MPI_Barrier on MPI_COMM_WORLD;
  *   6. a window over 4096 B, one fence epoch: rank r puts 256 B into
- *      rank r + 1 and gets 128 B from rank r - 1 (mod 4); with the argument
- *      `accumulate`, also an MPI_Accumulate of 8 B into rank r + 1 (which
- *      the recorder does not record: it warns). */
+ *      rank r + 1 and gets 128 B from rank r - 1 (mod 4).
+ * With the argument `unrecorded`, also what the recorder cannot represent
+ * (it warns): an MPI_Accumulate of 8 B into rank r + 1 in the epoch, and
+ * an MPI_Sendrecv of 16 B around a ring on a Cartesian communicator (not a
+ * communicator the recorder defines). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,10 +98,20 @@ int main(int argc, char **argv) {
   MPI_Win_fence(0, win);
   MPI_Put(sbuf, 256, MPI_BYTE, (r + 1) % n, 0, 256, MPI_BYTE, win);
   MPI_Get(rbuf, 128, MPI_BYTE, (r + n - 1) % n, 1024, 128, MPI_BYTE, win);
-  if (argc > 1 && !strcmp(argv[1], "accumulate"))
+  const int unrecorded = argc > 1 && !strcmp(argv[1], "unrecorded");
+  if (unrecorded)
     MPI_Accumulate(sbuf, 8, MPI_BYTE, (r + 1) % n, 2048, 8, MPI_BYTE, MPI_BOR, win);
   MPI_Win_fence(0, win);
   MPI_Win_free(&win);
+  if (unrecorded) {
+    MPI_Comm ring;
+    int dims = n, periods = 1, left, right;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, &dims, &periods, 0, &ring);
+    MPI_Cart_shift(ring, 0, 1, &left, &right);
+    MPI_Sendrecv(sbuf, 16, MPI_BYTE, right, 7, rbuf, 16, MPI_BYTE, left, 7, ring,
+                 MPI_STATUS_IGNORE);
+    MPI_Comm_free(&ring);
+  }
   busy();
   MPI_Finalize();
   return 0;

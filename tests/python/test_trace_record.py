@@ -133,16 +133,19 @@ def test_record_compute_scale_zero_records_no_gaps(tmp_path, contend_bin, mpirun
 
 
 def test_what_is_not_recorded_is_listed(tmp_path, contend_bin, mpirun):
-    """An MPI_Accumulate (not representable): one warning per rank naming it,
-    the rest recorded as usual."""
+    """An MPI_Accumulate and a Sendrecv on a Cartesian communicator (not
+    representable): one warning per rank naming them, the rest recorded as
+    usual."""
     if not otf2_built():
         pytest.skip("built without OTF2")
     archive = tmp_path / "acc.trace"
-    r = mpirun(4, "record", "-o", archive, "--", PROGRAM, "accumulate", timeout=180)
+    r = mpirun(4, "record", "-o", archive, "--", PROGRAM, "unrecorded", timeout=180)
     assert r.returncode == 0, r.stderr[-2000:]
     warnings = sorted(line for line in r.stderr.splitlines() if "contend-record" in line)
     assert warnings == [
-        f"contend-record: warning: rank {q}: not recorded: MPI_Accumulate x1" for q in range(4)
+        f"contend-record: warning: rank {q}: not recorded: MPI_Accumulate x1, "
+        "calls on communicators not recorded x1"
+        for q in range(4)
     ], r.stderr[-2000:]
     t = dry_run(contend_bin, job_file(tmp_path, archive, "acc.job"), tmp_path / "acc.json")
     assert pairs_of(t) == expected_pairs()
