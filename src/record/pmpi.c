@@ -6,12 +6,14 @@
  * at MPI_Finalize and written there.
  *
  * Recorded, each inside an Enter/Leave of its MPI region: blocking and
- * non-blocking sends and receives (MpiSend/MpiRecv, MpiIsend/MpiIrecv with
- * their requests), Sendrecv (as a non-blocking pair), persistent requests
+ * non-blocking sends (every mode) and receives (MpiSend/MpiRecv,
+ * MpiIsend/MpiIrecv with their requests), Sendrecv (as a non-blocking
+ * pair), persistent requests
  * (each MPI_Start as a non-blocking post), completions from
  * Wait/Waitall/Waitany/Waitsome/Test/Testall/Testany/Testsome and
- * cancellations; the blocking collectives with their communicator, root
- * and sizes (bytes to and from the other ranks); communicators created by
+ * cancellations; the blocking collectives (v-variants, reduce_scatter and
+ * scans too) with their communicator, root and sizes (bytes to and from
+ * the other ranks); communicators created by
  * split, split_type, dup and create (one 4-byte broadcast on the new
  * communicator agrees on its id); windows (create, allocate) with their
  * puts, gets and fences.  Everything else is not recorded: the calls seen
@@ -48,8 +50,13 @@
   X(FINALIZE, "MPI_Finalize", FUNCTION)                                                            \
   X(SEND, "MPI_Send", POINT2POINT)                                                                 \
   X(SSEND, "MPI_Ssend", POINT2POINT)                                                               \
+  X(BSEND, "MPI_Bsend", POINT2POINT)                                                               \
+  X(RSEND, "MPI_Rsend", POINT2POINT)                                                               \
   X(RECV, "MPI_Recv", POINT2POINT)                                                                 \
   X(ISEND, "MPI_Isend", POINT2POINT)                                                               \
+  X(ISSEND, "MPI_Issend", POINT2POINT)                                                             \
+  X(IBSEND, "MPI_Ibsend", POINT2POINT)                                                             \
+  X(IRSEND, "MPI_Irsend", POINT2POINT)                                                             \
   X(IRECV, "MPI_Irecv", POINT2POINT)                                                               \
   X(SENDRECV, "MPI_Sendrecv", POINT2POINT)                                                         \
   X(SEND_INIT, "MPI_Send_init", POINT2POINT)                                                       \
@@ -73,6 +80,13 @@
   X(ALLGATHER, "MPI_Allgather", COLL_ALL2ALL)                                                      \
   X(ALLTOALL, "MPI_Alltoall", COLL_ALL2ALL)                                                        \
   X(ALLTOALLV, "MPI_Alltoallv", COLL_ALL2ALL)                                                      \
+  X(GATHERV, "MPI_Gatherv", COLL_ALL2ONE)                                                          \
+  X(SCATTERV, "MPI_Scatterv", COLL_ONE2ALL)                                                        \
+  X(ALLGATHERV, "MPI_Allgatherv", COLL_ALL2ALL)                                                    \
+  X(REDUCE_SCATTER, "MPI_Reduce_scatter", COLL_ALL2ALL)                                            \
+  X(REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", COLL_ALL2ALL)                                \
+  X(SCAN, "MPI_Scan", COLL_OTHER)                                                                  \
+  X(EXSCAN, "MPI_Exscan", COLL_OTHER)                                                              \
   X(COMM_SPLIT, "MPI_Comm_split", COLL_OTHER)                                                      \
   X(COMM_SPLIT_TYPE, "MPI_Comm_split_type", COLL_OTHER)                                            \
   X(COMM_DUP, "MPI_Comm_dup", COLL_OTHER)                                                          \
@@ -588,21 +602,29 @@ static void send_event(int dest, MPI_Comm comm, int tag, uint64_t bytes) {
                            bytes);
 }
 
-int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  enter(R_SEND);
+typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+
+/* The blocking sends (standard, synchronous, buffered, ready): MpiSend. */
+static int blocking_send(int region, send_fn fn, const void *buf, int count, MPI_Datatype dt,
+                         int dest, int tag, MPI_Comm comm) {
+  enter(region);
   if (outer())
     send_event(dest, comm, tag, type_bytes(count, dt));
-  const int rc = PMPI_Send(buf, count, dt, dest, tag, comm);
-  leave(R_SEND);
+  const int rc = fn(buf, count, dt, dest, tag, comm);
+  leave(region);
   return rc;
 }
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(R_SEND, PMPI_Send, buf, count, dt, dest, tag, comm);
+}
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  enter(R_SSEND);
-  if (outer())
-    send_event(dest, comm, tag, type_bytes(count, dt));
-  const int rc = PMPI_Ssend(buf, count, dt, dest, tag, comm);
-  leave(R_SSEND);
-  return rc;
+  return blocking_send(R_SSEND, PMPI_Ssend, buf, count, dt, dest, tag, comm);
+}
+int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(R_BSEND, PMPI_Bsend, buf, count, dt, dest, tag, comm);
+}
+int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(R_RSEND, PMPI_Rsend, buf, count, dt, dest, tag, comm);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -642,17 +664,36 @@ static req *track(MPI_Request h, int send, int peer, MPI_Comm comm, int tag, uin
   return r;
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-              MPI_Request *rq) {
-  enter(R_ISEND);
-  const int rc = PMPI_Isend(buf, count, dt, dest, tag, comm, rq);
+typedef int (*isend_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+
+/* The non-blocking sends (standard, synchronous, buffered, ready): MpiIsend. */
+static int nonblocking_send(int region, isend_fn fn, const void *buf, int count, MPI_Datatype dt,
+                            int dest, int tag, MPI_Comm comm, MPI_Request *rq) {
+  enter(region);
+  const int rc = fn(buf, count, dt, dest, tag, comm, rq);
   if (outer() && rc == MPI_SUCCESS) {
     req *r = track(*rq, 1, dest, comm, tag, type_bytes(count, dt), 0);
     if (r)
       post(r);
   }
-  leave(R_ISEND);
+  leave(region);
   return rc;
+}
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *rq) {
+  return nonblocking_send(R_ISEND, PMPI_Isend, buf, count, dt, dest, tag, comm, rq);
+}
+int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *rq) {
+  return nonblocking_send(R_ISSEND, PMPI_Issend, buf, count, dt, dest, tag, comm, rq);
+}
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *rq) {
+  return nonblocking_send(R_IBSEND, PMPI_Ibsend, buf, count, dt, dest, tag, comm, rq);
+}
+int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *rq) {
+  return nonblocking_send(R_IRSEND, PMPI_Irsend, buf, count, dt, dest, tag, comm, rq);
 }
 int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               MPI_Request *rq) {
@@ -971,6 +1012,82 @@ int MPI_Alltoallv(const void *s, const int sc[], const int sd[], MPI_Datatype st
     }
   coll(OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1, sent, recvd);
   leave(R_ALLTOALLV);
+  return rc;
+}
+
+/* Bytes of the counts of every rank but me. */
+static uint64_t others_bytes(const int counts[], int n, int me, MPI_Datatype dt) {
+  uint64_t b = 0;
+  for (int i = 0; i < n; i++)
+    if (i != me)
+      b += type_bytes(counts[i], dt);
+  return b;
+}
+
+int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc_[], const int rd[],
+                MPI_Datatype rt, int root, MPI_Comm comm) {
+  enter(R_GATHERV);
+  const int rc = PMPI_Gatherv(s, sc, st, r, rc_, rd, rt, root, comm);
+  const int me = rank_of(comm);
+  coll(OTF2_COLLECTIVE_OP_GATHERV, comm, root, me == root ? 0 : type_bytes(sc, st),
+       me == root ? others_bytes(rc_, size_of(comm), me, rt) : 0);
+  leave(R_GATHERV);
+  return rc;
+}
+int MPI_Scatterv(const void *s, const int sc[], const int sd[], MPI_Datatype st, void *r, int rc_,
+                 MPI_Datatype rt, int root, MPI_Comm comm) {
+  enter(R_SCATTERV);
+  const int rc = PMPI_Scatterv(s, sc, sd, st, r, rc_, rt, root, comm);
+  const int me = rank_of(comm);
+  coll(OTF2_COLLECTIVE_OP_SCATTERV, comm, root,
+       me == root ? others_bytes(sc, size_of(comm), me, st) : 0,
+       me == root ? 0 : type_bytes(rc_, rt));
+  leave(R_SCATTERV);
+  return rc;
+}
+int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc_[], const int rd[],
+                   MPI_Datatype rt, MPI_Comm comm) {
+  enter(R_ALLGATHERV);
+  const int rc = PMPI_Allgatherv(s, sc, st, r, rc_, rd, rt, comm);
+  const int n = size_of(comm);
+  coll(OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1, type_bytes(sc, st) * (uint64_t)(n - 1),
+       others_bytes(rc_, n, rank_of(comm), rt));
+  leave(R_ALLGATHERV);
+  return rc;
+}
+int MPI_Reduce_scatter(const void *s, void *r, const int rc_[], MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm) {
+  enter(R_REDUCE_SCATTER);
+  const int rc = PMPI_Reduce_scatter(s, r, rc_, dt, op, comm);
+  const int n = size_of(comm), me = rank_of(comm);
+  coll(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, -1, others_bytes(rc_, n, -1, dt),
+       type_bytes(rc_[me], dt));
+  leave(R_REDUCE_SCATTER);
+  return rc;
+}
+int MPI_Reduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
+                             MPI_Comm comm) {
+  enter(R_REDUCE_SCATTER_BLOCK);
+  const int rc = PMPI_Reduce_scatter_block(s, r, count, dt, op, comm);
+  const uint64_t b = type_bytes(count, dt);
+  coll(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, -1, b * (uint64_t)size_of(comm), b);
+  leave(R_REDUCE_SCATTER_BLOCK);
+  return rc;
+}
+int MPI_Scan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  enter(R_SCAN);
+  const int rc = PMPI_Scan(s, r, count, dt, op, comm);
+  const uint64_t b = type_bytes(count, dt);
+  coll(OTF2_COLLECTIVE_OP_SCAN, comm, -1, b, b);
+  leave(R_SCAN);
+  return rc;
+}
+int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  enter(R_EXSCAN);
+  const int rc = PMPI_Exscan(s, r, count, dt, op, comm);
+  const uint64_t b = type_bytes(count, dt);
+  coll(OTF2_COLLECTIVE_OP_EXSCAN, comm, -1, b, b);
+  leave(R_EXSCAN);
   return rc;
 }
 

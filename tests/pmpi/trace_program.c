@@ -11,6 +11,8 @@
  *      doubles and MPI_Alltoallv where rank r sends 100 (r + 1) B to its
  *      partner (8 B to itself);
  *   5. MPI_Allreduce of 8 doubles and MPI_Barrier on MPI_COMM_WORLD;
+ *      MPI_Gatherv to rank 0 of 10 (r + 1) B from rank r; MPI_Issend of
+ *      256 B from rank 3 to rank 0 (MPI_Wait), received with MPI_Recv;
  *   6. a window over 4096 B, one fence epoch: rank r puts 256 B into
  *      rank r + 1 and gets 128 B from rank r - 1 (mod 4).
  * With the argument `unrecorded`, also what the recorder cannot represent
@@ -92,6 +94,17 @@ int main(int argc, char **argv) {
   busy();
   MPI_Allreduce(v, w, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
+  int gc[4], gd[4];
+  for (int i = 0; i < n; i++)
+    gc[i] = 10 * (i + 1), gd[i] = 100 * i;
+  MPI_Gatherv(sbuf, gc[r], MPI_BYTE, rbuf, gc, gd, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (r == 3) {
+    MPI_Request q3;
+    MPI_Issend(sbuf, 256, MPI_BYTE, 0, 8, MPI_COMM_WORLD, &q3);
+    MPI_Wait(&q3, MPI_STATUS_IGNORE);
+  } else if (r == 0) {
+    MPI_Recv(rbuf, 256, MPI_BYTE, 3, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
   busy();
   MPI_Win win;
   MPI_Win_create(wbuf, sizeof wbuf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);

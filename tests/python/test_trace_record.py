@@ -54,6 +54,9 @@ def expected_pairs() -> dict:
         partner = (r + 2) % 4
         add(r, partner, 16 * 8)  # MPI_Allreduce of 16 doubles on the sub-communicator
         add(r, partner, 100 * (r + 1))  # MPI_Alltoallv: the block for the partner
+    for r in (1, 2, 3):
+        add(r, 0, 10 * (r + 1))  # MPI_Gatherv to rank 0 (played as messages to the root)
+    add(3, 0, 256)  # MPI_Issend
     for r in range(4):
         add(r, (r + 1) % 4, 256)  # MPI_Put into rank r + 1
         add((r + 3) % 4, r, 128)  # MPI_Get from rank r - 1: data flows from it
@@ -89,12 +92,13 @@ def test_otf2_print_reads_the_archive(recorded):
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stderr.strip() == "", r.stderr[-2000:]  # no out-of-order definitions
     events = Counter(line.split()[0] for line in r.stdout.splitlines() if line[:1].isupper())
-    assert events["MPI_SEND"] == 1 and events["MPI_RECV"] == 1
-    # 4 per exchange (rings, Testall, Sendrecv), the persistent send started 3 times
-    assert events["MPI_ISEND"] == 4 * 4 + 3
+    assert events["MPI_SEND"] == 1 and events["MPI_RECV"] == 2
+    # 4 per exchange (rings, Testall, Sendrecv), the persistent send started
+    # 3 times, the Issend
+    assert events["MPI_ISEND"] == 4 * 4 + 3 + 1
     assert events["MPI_IRECV"] == 4 * 4 + 3
-    assert events["MPI_ISEND_COMPLETE"] == 4 * 4 + 3
-    assert events["MPI_COLLECTIVE_END"] == 4 * 4  # per rank: 2 sub-communicator, 2 world
+    assert events["MPI_ISEND_COMPLETE"] == 4 * 4 + 3 + 1
+    assert events["MPI_COLLECTIVE_END"] == 4 * 5  # per rank: 2 sub-communicator, 3 world
     assert events["RMA_PUT"] == 4 and events["RMA_GET"] == 4
     g = run_bounded([tool, "-G", archive / "traces.otf2"], timeout=60)
     comms = [line for line in g.stdout.splitlines() if line.startswith("COMM ")]
