@@ -1,15 +1,18 @@
-/* The fabric's private state, shared by net.c (packets, credits,
- * arbitration), cc.c (congestion control) and counters.c.  Nobody else
- * includes it. */
+/* The fabric's private state, shared by net.c (channels, wires, credits,
+ * NICs), the router models (router_*.c), cc.c (congestion control) and
+ * counters.c.  Nobody else includes it. */
 #ifndef CONTEND_SIM_NET_IMPL_H
 #define CONTEND_SIM_NET_IMPL_H
 
 #include "contend/rng.h"
 #include "net.h"
+#include "router.h"
 
 #define SIM_NIL UINT32_MAX
-enum { PKT_LAST = 1, PKT_ECN = 2 };
-enum { EV_ARRIVE = 0, EV_ARB = 1, EV_CC = 2, EV_SAMPLE = 3, EV_USER = 16 };
+/* PKT_RSV: the oq model admitted the packet into its output queue's reserved minimum */
+enum { PKT_LAST = 1, PKT_ECN = 2, PKT_RSV = 4 };
+/* EV_ROUTER: the router model's own events (sim_router_model.event) */
+enum { EV_ARRIVE = 0, EV_ARB = 1, EV_CC = 2, EV_SAMPLE = 3, EV_ROUTER = 4, EV_USER = 16 };
 
 typedef struct sim_pkt {
   uint32_t next, msg;
@@ -19,6 +22,7 @@ typedef struct sim_pkt {
   uint8_t vc, out_vc;
   uint8_t flags;
   sim_route_state rs;
+  uint32_t in_ch; /* oq: the channel it came in on (its credits go back there) */
   sim_time t_arr; /* on a wire: when it reaches the next hop */
 } sim_pkt;
 
@@ -95,11 +99,53 @@ struct sim_net {
   sim_des des;
   contend_rng rng;
   sim_net_stats stats;
+  void *rm; /* the router model's state (cfg.router) */
   void *cc; /* cc.c's global state */
   /* counters.c's sampler: called at EV_SAMPLE events */
   void (*sample)(void *arg);
   void *sample_arg;
 };
+
+/* ---- shared by net.c and the router models ---- */
+
+/* Serialization time of bytes on channel c (ps, rounded up). */
+static inline sim_time sim_chan_ser(const sim_chan *c, uint64_t bytes) {
+  return (bytes * c->ppb + 0xffff) >> 16;
+}
+/* Asks for an EV_ARB event of channel c at t (one pending per channel:
+ * the earliest wins). */
+static inline void sim_chan_request(sim_net *n, uint32_t c, sim_time t) {
+  sim_chan *ch = &n->chan[c];
+  if (ch->ev_time <= t)
+    return;
+  ch->ev_time = t;
+  sim_des_push(&n->des, t, EV_ARB, c);
+}
+/* Brings the downstream occupancy integral of (channel, VC) v up to now. */
+static inline void sim_cvc_touch(sim_net *n, sim_cvc *v) {
+  const sim_time now = n->des.now;
+  v->occ_int += (double)((int64_t)n->cfg.buffer_bytes - v->credit) * (double)(now - v->occ_last);
+  v->occ_last = now;
+}
+/* Stall accounting of channel c: a stall (data waiting, no credit or
+ * buffer downstream) on the VCs of mask begins / every stall ends now. */
+void sim_stall_begin(sim_net *n, sim_chan *ch, unsigned mask);
+void sim_stall_end(sim_net *n, sim_chan *ch, uint32_t c);
+/* Takes up the credits of channel c that have arrived by now. */
+void sim_drain_credits(sim_net *n, uint32_t c);
+/* Credits for `bytes` on VC vc of channel c land at time t (a stalled
+ * channel is woken then). */
+void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t);
+/* Puts packet p on channel c's wire now, on VC p->vc downstream (takes the
+ * credits). */
+void sim_transmit(sim_net *n, uint32_t c, uint32_t p);
+/* Routes packet p, which arrived on channel c (VC p->vc), at c's router:
+ * sets p->out_port and p->out_vc, reading occupancies from the model. */
+void sim_route_packet(sim_net *n, uint32_t c, uint32_t p);
+/* The input buffer fed by NIC channel c (c >= nports) started holding a
+ * packet now (the wait sim_nic_blocked reports begins) / a packet left it. */
+void sim_nic_in_start(sim_net *n, uint32_t c);
+void sim_nic_in_leave(sim_net *n, uint32_t c);
 
 /* cc.c: called by net.c when cfg.cc != SIM_CC_NONE. */
 int sim_cc_init(sim_net *n, char *err, size_t errlen);

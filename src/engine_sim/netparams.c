@@ -28,6 +28,8 @@
  * (Slingshot) 1.8 us. */
 #include "netparams.h"
 
+#include "router.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +59,26 @@ const contend_param_def sim_param_defs[] = {
      "router internal speedup: an input port feeds the crossbar this many times faster than "
      "its link (1: none, the head-of-line blocking of a plain input-queued switch)",
      1, 8},
+    {"router", CONTEND_P_STRING, "iq", "",
+     "router model: iq (input FIFO per port and VC, head-of-line blocking, as today) | voq "
+     "(virtual output queues per input VC, iSLIP allocator, --speedup, small output buffers) | "
+     "oq (shared-buffer output-queued switch, dynamic-threshold admission, credits back when a "
+     "packet leaves the switch)",
+     1, 0},
+    {"islip_iterations", CONTEND_P_INT, "2", "count",
+     "voq: iterations of the iSLIP allocator (request, grant, accept) per allocation round", 1, 8},
+    {"output_buffer_bytes", CONTEND_P_INT, "0", "B",
+     "voq: buffer per router output port between crossbar and link (0: two packets of mtu + "
+     "header)",
+     0, 1e9},
+    {"shared_buffer_bytes", CONTEND_P_INT, "4194304", "B",
+     "oq: buffer pool per switch; each output queue is guaranteed one packet of it, the rest is "
+     "shared under the dynamic threshold",
+     1, 1073741824},
+    {"dt_alpha", CONTEND_P_DOUBLE, "1", "x",
+     "oq: dynamic threshold (Choudhury-Hahne): an output queue admits a packet while its length "
+     "is below alpha x the free shared pool (2^-7 to 2^3, as switch ASICs offer)",
+     0.0078125, 8},
     {"node_gbps", CONTEND_P_DOUBLE, "100", "Gbit/s", "NIC link bandwidth", 1e-3, 1e6},
     {"local_gbps", CONTEND_P_DOUBLE, "100", "Gbit/s",
      "router-router bandwidth (dragonfly group, lower tree levels)", 1e-3, 1e6},
@@ -248,6 +270,12 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
     snprintf(err, errlen, "--cc: unknown mode '%s' (known: none, ecn, perflow)", cc);
     return -1;
   }
+  const char *router = contend_param_str(p, "router");
+  const sim_router_model *rm = sim_router_find(router);
+  if (!rm) {
+    snprintf(err, errlen, "--router: unknown model '%s' (known: %s)", router, sim_router_names());
+    return -1;
+  }
   char e[512];
   if (sim_topo_parse(contend_param_str(p, "topology"), &s->topo, e, sizeof e)) {
     snprintf(err, errlen, "--topology: %s", e);
@@ -268,6 +296,13 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
   c->header = (uint32_t)contend_param_int(p, "header_bytes");
   c->buffer_bytes = (uint32_t)contend_param_int(p, "buffer_bytes");
   c->speedup = (uint32_t)contend_param_int(p, "speedup");
+  c->router = rm;
+  c->islip_iterations = (uint32_t)contend_param_int(p, "islip_iterations");
+  c->output_buffer_bytes = (uint32_t)contend_param_int(p, "output_buffer_bytes");
+  if (!c->output_buffer_bytes)
+    c->output_buffer_bytes = 2 * (c->mtu + c->header);
+  c->shared_buffer_bytes = (uint64_t)contend_param_int(p, "shared_buffer_bytes");
+  c->dt_alpha = contend_param_double(p, "dt_alpha");
   c->gbps[SIM_LINK_NODE] = contend_param_double(p, "node_gbps");
   c->gbps[SIM_LINK_LOCAL] = contend_param_double(p, "local_gbps");
   c->gbps[SIM_LINK_GLOBAL] = contend_param_double(p, "global_gbps");

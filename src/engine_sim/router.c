@@ -1,0 +1,18 @@
+/* The registry of router models (router.h): one line per model. */
+#include "router.h"
+
+#include <string.h>
+
+static const sim_router_model *const models[] = {&sim_router_iq};
+#define NMODELS (sizeof models / sizeof models[0])
+
+const sim_router_model *sim_router_find(const char *name) {
+  for (size_t i = 0; i < NMODELS; i++)
+    if (!strcmp(models[i]->name, name))
+      return models[i];
+  return NULL;
+}
+
+const sim_router_model *sim_router_default(void) { return &sim_router_iq; }
+
+const char *sim_router_names(void) { return "iq"; }
