@@ -160,15 +160,25 @@ void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_ti
 
 /* ---- moving packets ---- */
 
+void sim_take_credit(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes) {
+  sim_cvc *v = &n->cvc[(size_t)c * n->V + vc];
+  sim_cvc_touch(n, v);
+  v->credit -= bytes;
+}
+
 void sim_transmit(sim_net *n, uint32_t c, uint32_t p) {
+  if (n->chan[c].dst_router >= 0)
+    sim_take_credit(n, c, n->pkt[p].vc, n->pkt[p].bytes);
+  sim_transmit_reserved(n, c, p);
+}
+
+void sim_transmit_reserved(sim_net *n, uint32_t c, uint32_t p) {
   sim_chan *ch = &n->chan[c];
   sim_pkt *pk = &n->pkt[p];
   const sim_time now = n->des.now;
   const sim_time s = sim_chan_ser(ch, pk->bytes);
   sim_cvc *v = &n->cvc[(size_t)c * n->V + pk->vc];
   if (ch->dst_router >= 0) {
-    sim_cvc_touch(n, v);
-    v->credit -= pk->bytes;
     pk->t_arr = now + ch->head_delay;
   } else {
     pk->t_arr = now + s + ch->head_delay;

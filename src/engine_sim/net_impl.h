@@ -9,8 +9,9 @@
 #include "router.h"
 
 #define SIM_NIL UINT32_MAX
-/* PKT_RSV: the oq model admitted the packet into its output queue's reserved minimum */
-enum { PKT_LAST = 1, PKT_ECN = 2, PKT_RSV = 4 };
+/* PKT_RSV, PKT_CRED: the oq model admitted the packet into its output
+ * queue's reserved minimum / returned its input credits on admission */
+enum { PKT_LAST = 1, PKT_ECN = 2, PKT_RSV = 4, PKT_CRED = 8 };
 /* EV_ROUTER: the router model's own events (sim_router_model.event) */
 enum { EV_ARRIVE = 0, EV_ARB = 1, EV_CC = 2, EV_SAMPLE = 3, EV_ROUTER = 4, EV_USER = 16 };
 
@@ -139,6 +140,50 @@ void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_ti
 /* Puts packet p on channel c's wire now, on VC p->vc downstream (takes the
  * credits). */
 void sim_transmit(sim_net *n, uint32_t c, uint32_t p);
+/* The two halves of sim_transmit, for a model that reserves the downstream
+ * credits before the link is free (voq's output buffers): takes `bytes`
+ * of VC vc's credits of router channel c now / puts p on the wire without
+ * taking credits. */
+void sim_take_credit(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes);
+void sim_transmit_reserved(sim_net *n, uint32_t c, uint32_t p);
+/* FIFOs of packets linked through sim_pkt.next (input buffers, queues). */
+static inline void sim_fifo_push(sim_net *n, sim_ibuf *q, uint32_t p) {
+  n->pkt[p].next = SIM_NIL;
+  if (q->tail == SIM_NIL)
+    q->head = p;
+  else
+    n->pkt[q->tail].next = p;
+  q->tail = p;
+  q->bytes += n->pkt[p].bytes;
+}
+static inline uint32_t sim_fifo_pop(sim_net *n, sim_ibuf *q) {
+  const uint32_t p = q->head;
+  q->head = n->pkt[p].next;
+  if (q->head == SIM_NIL)
+    q->tail = SIM_NIL;
+  q->bytes -= n->pkt[p].bytes;
+  return p;
+}
+/* Next set bit of a bitmask of nbits bits in `words` words at or after
+ * `from`, circularly; nbits if none is set. */
+static inline uint32_t sim_bits_next(const uint64_t *w, uint32_t words, uint32_t nbits,
+                                     uint32_t from) {
+  if (from >= nbits)
+    from = 0;
+  uint32_t wi = from / 64;
+  uint64_t m = w[wi] & (~0ull << (from % 64));
+  for (uint32_t k = 0; k <= words; k++) {
+    if (m)
+      return wi * 64 + (uint32_t)__builtin_ctzll(m);
+    wi = wi + 1 == words ? 0 : wi + 1;
+    m = w[wi];
+  }
+  return nbits;
+}
+/* Radix (local ports) of router r. */
+static inline uint32_t sim_radix(const sim_net *n, int r) {
+  return (uint32_t)(n->t->port_base[r + 1] - n->t->port_base[r]);
+}
 /* Routes packet p, which arrived on channel c (VC p->vc), at c's router:
  * sets p->out_port and p->out_vc, reading occupancies from the model. */
 void sim_route_packet(sim_net *n, uint32_t c, uint32_t p);

@@ -1,9 +1,10 @@
 /* The registry of router models (router.h): one line per model. */
 #include "router.h"
 
+#include <stdio.h>
 #include <string.h>
 
-static const sim_router_model *const models[] = {&sim_router_iq};
+static const sim_router_model *const models[] = {&sim_router_iq, &sim_router_voq, &sim_router_oq};
 #define NMODELS (sizeof models / sizeof models[0])
 
 const sim_router_model *sim_router_find(const char *name) {
@@ -15,4 +16,12 @@ const sim_router_model *sim_router_find(const char *name) {
 
 const sim_router_model *sim_router_default(void) { return &sim_router_iq; }
 
-const char *sim_router_names(void) { return "iq"; }
+const char *sim_router_names(void) {
+  static char names[128];
+  if (!names[0])
+    for (size_t i = 0; i < NMODELS; i++) {
+      const size_t len = strlen(names);
+      snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", models[i]->name);
+    }
+  return names;
+}

@@ -37,22 +37,6 @@ static void head_route(sim_net *n, uint32_t c, int v) {
   sim_chan_request(n, oc, n->in_busy[c] > n->des.now ? n->in_busy[c] : n->des.now);
 }
 
-/* Next set bit of a router output's waiting set at or after `from`,
- * circularly; nbits > 0 and at least one bit set. */
-static uint32_t next_waiter(const uint64_t *w, uint32_t words, uint32_t nbits, uint32_t from) {
-  if (from >= nbits)
-    from = 0;
-  uint32_t wi = from / 64;
-  uint64_t m = w[wi] & (~0ull << (from % 64));
-  for (uint32_t k = 0; k <= words; k++) {
-    if (m)
-      return wi * 64 + (uint32_t)__builtin_ctzll(m);
-    wi = wi + 1 == words ? 0 : wi + 1;
-    m = w[wi];
-  }
-  return nbits; /* none */
-}
-
 static void iq_arbitrate(sim_net *n, uint32_t oc) {
   sim_chan *o = &n->chan[oc];
   const sim_time now = n->des.now;
@@ -73,7 +57,7 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   unsigned blocked = 0;
   sim_time input_free = SIM_NEVER; /* earliest a busy input is free */
   while (seen < o->nwait) {
-    b = next_waiter(w, words, nbits, b);
+    b = sim_bits_next(w, words, nbits, b);
     const uint32_t in_port = b / (uint32_t)V, v = b % (uint32_t)V;
     const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)in_port];
     const sim_pkt *pk = &n->pkt[n->ibuf[(size_t)ic * V + v].head];

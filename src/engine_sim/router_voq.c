@@ -1,0 +1,415 @@
+/* Router model voq: virtual output queues at each input, an iSLIP
+ * allocator, crossbar speedup and small output buffers.
+ *
+ * - An input port keeps `buffer_bytes` per VC (the credits its upstream
+ *   sees, as in iq); inside that buffer each VC holds one FIFO per output
+ *   (the VOQs).  A packet is routed when it arrives and joins the VOQ of
+ *   its output: no head-of-line blocking between outputs.
+ * - Allocation (McKeown's iSLIP, `islip_iterations` rounds of request,
+ *   grant, accept) runs per router whenever an input or a crossbar output
+ *   becomes free or a packet arrives.  An input requests every output for
+ *   which one of its VOQs (VCs taken round-robin) has a head that fits the
+ *   output buffer and the downstream credits of its output VC; an output
+ *   grants the requesting input next after its pointer, an input accepts
+ *   the granting output next after its pointer; pointers move one past
+ *   the match on the first round only.
+ * - A match crosses the crossbar in ser / speedup: the input and the
+ *   crossbar output are busy that long; the input's credits go back once
+ *   the tail has crossed (plus the link latency).  The downstream credits
+ *   are taken at the crossing, so a packet in an output buffer only waits
+ *   for the link (no VC blocks another there: the routing's deadlock
+ *   freedom holds).  The output buffer (`output_buffer_bytes`) holds the
+ *   packets waiting for the link; the link sends them in FIFO order.
+ * - A stall of an output: VOQ heads for it were waiting and none had the
+ *   downstream credits. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "net_impl.h"
+
+typedef struct voq_state {
+  uint32_t W;          /* 64-bit words of a port bitmask (the largest radix) */
+  uint32_t maxradix;   /* of any router */
+  uint32_t *coff;      /* nchan: the input's first (input, output) slot; SIM_NIL: feeds no router */
+  sim_ibuf *q;         /* VOQs: slot x V + VC ... see qidx */
+  uint32_t *npk;       /* per (input, output) slot: packets in its VOQs (all VCs) */
+  uint64_t *omask;     /* nchan x W: outputs with a non-empty VOQ at the input */
+  uint8_t *vptr;       /* nchan: the VC an input tries first */
+  uint32_t *aptr;      /* nchan: the input's accept pointer */
+  sim_ibuf *ofifo;     /* nports: the output buffers */
+  uint8_t *ofull;      /* nports: a request found the output buffer full */
+  sim_time *xbar_busy; /* nports: crossbar output busy until */
+  uint32_t *gptr;      /* nports: the output's grant pointer */
+  uint64_t *qbytes;    /* nports: bytes in VOQs for the output */
+  sim_time *alloc_t;   /* nrouters: pending allocation, or SIM_NEVER */
+  /* scratch of one allocation (maxradix x ...) */
+  uint64_t *reqT;     /* output x W: inputs requesting it */
+  uint64_t *grants;   /* input x W: outputs granting it */
+  uint64_t *in_free;  /* W: inputs not matched yet */
+  uint64_t *cand;     /* W: inputs an output may grant */
+  uint8_t *reqv;      /* input x maxradix: the VC of the request */
+  unsigned *blocked;  /* output: VCs whose heads lacked credits */
+  uint8_t *ok;        /* output: a head could go */
+  int32_t *in_match;  /* input: matched output or -1 */
+  int32_t *out_match; /* output: matched input or -1 */
+} voq_state;
+
+static inline size_t qidx(const sim_net *n, const voq_state *s, uint32_t c, int v, uint32_t o) {
+  return ((size_t)s->coff[c] + o) * (size_t)n->V + (size_t)v;
+}
+
+static void request_alloc(sim_net *n, int r, sim_time t) {
+  voq_state *s = n->rm;
+  if (s->alloc_t[r] <= t)
+    return;
+  s->alloc_t[r] = t;
+  sim_des_push(&n->des, t, EV_ROUTER, (uint32_t)r);
+}
+
+static uint32_t voq_occupancy(void *arg, int router, int port) {
+  sim_net *n = arg;
+  const voq_state *s = n->rm;
+  const uint32_t c = (uint32_t)(n->t->port_base[router] + port);
+  const sim_chan *ch = &n->chan[c];
+  int64_t used = (int64_t)s->qbytes[c];
+  if (ch->dst_router < 0)
+    used += s->ofifo[c].bytes;
+  else /* the downstream buffer and this output buffer (its credits are taken) */
+    for (int v = 0; v < n->V; v++)
+      used += (int64_t)n->cfg.buffer_bytes - n->cvc[(size_t)c * n->V + v].credit;
+  return used > 0 ? (uint32_t)(used > UINT32_MAX ? UINT32_MAX : used) : 0;
+}
+
+/* The link of output oc sends the head of its output buffer if it is free. */
+static void link_send(sim_net *n, uint32_t oc) {
+  voq_state *s = n->rm;
+  sim_chan *ch = &n->chan[oc];
+  sim_ibuf *f = &s->ofifo[oc];
+  if (f->head == SIM_NIL)
+    return;
+  if (ch->busy_until > n->des.now) {
+    sim_chan_request(n, oc, ch->busy_until);
+    return;
+  }
+  sim_transmit_reserved(n, oc, sim_fifo_pop(n, f));
+  if (s->ofull[oc]) { /* a request waits for this room */
+    s->ofull[oc] = 0;
+    request_alloc(n, ch->src_router, n->des.now);
+  }
+  if (f->head != SIM_NIL)
+    sim_chan_request(n, oc, ch->busy_until);
+}
+
+static void voq_arbitrate(sim_net *n, uint32_t oc) {
+  sim_chan *ch = &n->chan[oc];
+  if (ch->stalled) { /* woken by credits: the blocked VOQs may go */
+    sim_drain_credits(n, oc);
+    request_alloc(n, ch->src_router, n->des.now);
+  }
+  link_send(n, oc);
+}
+
+static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
+  voq_state *s = n->rm;
+  sim_route_packet(n, c, p);
+  const sim_pkt *pk = &n->pkt[p];
+  const int r = n->chan[c].dst_router, v = pk->vc;
+  const uint32_t o = pk->out_port;
+  sim_ibuf *ib = &n->ibuf[(size_t)c * n->V + v];
+  if (c >= (uint32_t)n->t->nports && !ib->bytes)
+    sim_nic_in_start(n, c);
+  ib->bytes += pk->bytes;
+  s->qbytes[n->t->port_base[r] + (int)o] += pk->bytes;
+  sim_fifo_push(n, &s->q[qidx(n, s, c, v, o)], p);
+  if (s->npk[s->coff[c] + o]++ == 0)
+    s->omask[(size_t)c * s->W + o / 64] |= 1ull << (o % 64);
+  request_alloc(n, r, n->in_busy[c] > n->des.now ? n->in_busy[c] : n->des.now);
+}
+
+/* Moves the head of VOQ (input port i, VC v, output o) of router r across
+ * the crossbar into o's output buffer. */
+static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
+  voq_state *s = n->rm;
+  const sim_time now = n->des.now;
+  const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)i];
+  const uint32_t oc = (uint32_t)(n->t->port_base[r] + (int)o);
+  sim_chan *och = &n->chan[oc];
+  const uint32_t p = sim_fifo_pop(n, &s->q[qidx(n, s, ic, v, o)]);
+  sim_pkt *pk = &n->pkt[p];
+  if (--s->npk[s->coff[ic] + o] == 0)
+    s->omask[(size_t)ic * s->W + o / 64] &= ~(1ull << (o % 64));
+  sim_ibuf *ib = &n->ibuf[(size_t)ic * n->V + v];
+  const uint32_t occupied = ib->bytes;
+  ib->bytes -= pk->bytes;
+  if (ic >= (uint32_t)n->t->nports)
+    sim_nic_in_leave(n, ic);
+  s->qbytes[oc] -= pk->bytes;
+  const sim_time x = sim_chan_ser(och, pk->bytes) / n->cfg.speedup;
+  n->in_busy[ic] = now + x;
+  s->xbar_busy[oc] = now + x;
+  s->vptr[ic] = (uint8_t)((v + 1) % n->V);
+  sim_credit_back(n, ic, (uint32_t)v, pk->bytes, now + x + n->chan[ic].link_lat);
+  if (n->cfg.cc != SIM_CC_NONE)
+    sim_cc_departure(n, pk, occupied, n->cfg.buffer_bytes, och->dst_router < 0);
+  if (och->dst_router >= 0)
+    sim_take_credit(n, oc, pk->out_vc, pk->bytes);
+  pk->vc = pk->out_vc;
+  sim_fifo_push(n, &s->ofifo[oc], p);
+  link_send(n, oc);
+}
+
+/* One allocation round of router r (iSLIP); asks for the next one. */
+static void voq_alloc(sim_net *n, int r) {
+  voq_state *s = n->rm;
+  const sim_time now = n->des.now;
+  const uint32_t R = sim_radix(n, r), W = s->W;
+  const int base = n->t->port_base[r];
+  const int V = n->V;
+  sim_time next = SIM_NEVER;
+  memset(s->reqT, 0, sizeof *s->reqT * R * W);
+  memset(s->grants, 0, sizeof *s->grants * R * W);
+  memset(s->in_free, 0, sizeof *s->in_free * W);
+  memset(s->blocked, 0, sizeof *s->blocked * R);
+  memset(s->ok, 0, R);
+  int nreq = 0;
+  /* requests */
+  for (uint32_t i = 0; i < R; i++) {
+    s->in_match[i] = s->out_match[i] = -1;
+    const uint32_t ic = n->in_chan[base + (int)i];
+    if (ic == SIM_NIL)
+      continue;
+    const uint64_t *om = &s->omask[(size_t)ic * W];
+    uint64_t any = 0;
+    for (uint32_t w = 0; w < W; w++)
+      any |= om[w];
+    if (!any)
+      continue;
+    if (n->in_busy[ic] > now) {
+      if (n->in_busy[ic] < next)
+        next = n->in_busy[ic];
+      continue;
+    }
+    s->in_free[i / 64] |= 1ull << (i % 64);
+    for (uint32_t w = 0; w < W; w++)
+      for (uint64_t m = om[w]; m; m &= m - 1) {
+        const uint32_t o = w * 64 + (uint32_t)__builtin_ctzll(m);
+        const uint32_t oc = (uint32_t)base + o;
+        const sim_chan *och = &n->chan[oc];
+        if (s->xbar_busy[oc] > now) {
+          if (s->xbar_busy[oc] < next)
+            next = s->xbar_busy[oc];
+          continue;
+        }
+        if (och->dst_router >= 0)
+          sim_drain_credits(n, oc);
+        for (int k = 0; k < V; k++) {
+          const int v = (s->vptr[ic] + k) % V;
+          const sim_ibuf *q = &s->q[qidx(n, s, ic, v, o)];
+          if (q->head == SIM_NIL)
+            continue;
+          const sim_pkt *pk = &n->pkt[q->head];
+          if (s->ofifo[oc].bytes + pk->bytes > n->cfg.output_buffer_bytes) {
+            s->ofull[oc] = 1;
+            continue;
+          }
+          if (och->dst_router >= 0 && n->cvc[(size_t)oc * V + pk->out_vc].credit < pk->bytes) {
+            s->blocked[o] |= 1u << pk->out_vc;
+            continue;
+          }
+          s->ok[o] = 1;
+          s->reqT[(size_t)o * W + i / 64] |= 1ull << (i % 64);
+          s->reqv[(size_t)i * s->maxradix + o] = (uint8_t)v;
+          nreq++;
+          break;
+        }
+      }
+  }
+  /* iSLIP rounds: grant, accept */
+  for (uint32_t it = 0; nreq && it < n->cfg.islip_iterations; it++) {
+    int granted = 0;
+    for (uint32_t o = 0; o < R; o++) {
+      if (s->out_match[o] >= 0)
+        continue;
+      uint64_t *cp = s->cand, any = 0;
+      for (uint32_t w = 0; w < W; w++)
+        any |= cp[w] = s->reqT[(size_t)o * W + w] & s->in_free[w];
+      if (any) {
+        const uint32_t g = sim_bits_next(cp, W, R, s->gptr[base + (int)o]);
+        s->grants[(size_t)g * W + o / 64] |= 1ull << (o % 64);
+        granted = 1;
+      }
+    }
+    if (!granted)
+      break;
+    for (uint32_t i = 0; i < R; i++) {
+      uint64_t *gm = &s->grants[(size_t)i * W];
+      uint64_t any = 0;
+      for (uint32_t w = 0; w < W; w++)
+        any |= gm[w];
+      if (!any)
+        continue;
+      const uint32_t ic = n->in_chan[base + (int)i];
+      const uint32_t o = sim_bits_next(gm, W, R, s->aptr[ic]);
+      memset(gm, 0, sizeof *gm * W);
+      s->in_match[i] = (int32_t)o;
+      s->out_match[o] = (int32_t)i;
+      s->in_free[i / 64] &= ~(1ull << (i % 64));
+      if (it == 0) {
+        s->gptr[base + (int)o] = (i + 1) % R;
+        s->aptr[ic] = (o + 1) % R;
+      }
+    }
+  }
+  for (uint32_t i = 0; i < R; i++)
+    if (s->in_match[i] >= 0) {
+      const uint32_t o = (uint32_t)s->in_match[i];
+      cross(n, r, i, s->reqv[(size_t)i * s->maxradix + o], o);
+      const sim_time x = s->xbar_busy[base + (int)o];
+      if (x < next)
+        next = x;
+    }
+  for (uint32_t o = 0; o < R; o++) {
+    const uint32_t oc = (uint32_t)base + o;
+    sim_chan *och = &n->chan[oc];
+    if (s->ok[o]) {
+      sim_stall_end(n, och, oc);
+      /* a request left unmatched by the rounds: try again a cell later */
+      if (s->out_match[o] < 0) {
+        const sim_time cell = sim_chan_ser(och, n->cfg.mtu + n->cfg.header) / n->cfg.speedup;
+        if (now + cell < next)
+          next = now + cell;
+      }
+    } else if (s->blocked[o]) {
+      sim_stall_begin(n, och, s->blocked[o]);
+      if (och->cred_head != SIM_NIL)
+        sim_chan_request(n, oc, n->cred[och->cred_head].t);
+    }
+  }
+  if (next != SIM_NEVER)
+    request_alloc(n, r, next);
+}
+
+static void voq_event(sim_net *n, uint32_t r) {
+  voq_state *s = n->rm;
+  if (s->alloc_t[r] != n->des.now)
+    return; /* superseded by an earlier request */
+  s->alloc_t[r] = SIM_NEVER;
+  voq_alloc(n, (int)r);
+}
+
+static int voq_check(const sim_net_config *cfg, char *err, size_t errlen) {
+  const uint32_t pkt = cfg->mtu + cfg->header;
+  if (cfg->output_buffer_bytes < pkt) {
+    snprintf(err, errlen,
+             "--output-buffer-bytes %u B holds less than one packet (mtu %u B + header %u B)",
+             cfg->output_buffer_bytes, cfg->mtu, cfg->header);
+    return -1;
+  }
+  if (cfg->output_buffer_bytes / pkt > SIM_BUFFER_PACKETS_MAX) {
+    snprintf(err, errlen,
+             "--output-buffer-bytes %u B holds %u packets, more than the limit of %d (packets in "
+             "flight are memory)",
+             cfg->output_buffer_bytes, cfg->output_buffer_bytes / pkt, SIM_BUFFER_PACKETS_MAX);
+    return -1;
+  }
+  return 0;
+}
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p)
+    contend_fail("out of memory (voq router model, %zu x %zu B)", n, size);
+  return p;
+}
+
+static void voq_init(sim_net *n) {
+  voq_state *s = xcalloc(1, sizeof *s);
+  const sim_topo *t = n->t;
+  for (int r = 0; r < t->nrouters; r++)
+    if (sim_radix(n, r) > s->maxradix)
+      s->maxradix = sim_radix(n, r);
+  s->W = (s->maxradix + 63) / 64;
+  if (!s->W)
+    s->W = 1;
+  s->coff = xcalloc(n->nchan, sizeof *s->coff);
+  size_t slots = 0;
+  for (uint32_t c = 0; c < n->nchan; c++) {
+    const int dr = n->chan[c].dst_router;
+    s->coff[c] = dr >= 0 ? (uint32_t)slots : SIM_NIL;
+    if (dr >= 0)
+      slots += sim_radix(n, dr);
+  }
+  s->q = xcalloc(slots * (size_t)n->V, sizeof *s->q);
+  for (size_t i = 0; i < slots * (size_t)n->V; i++)
+    s->q[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
+  s->npk = xcalloc(slots, sizeof *s->npk);
+  s->omask = xcalloc((size_t)n->nchan * s->W, sizeof *s->omask);
+  s->vptr = xcalloc(n->nchan, sizeof *s->vptr);
+  s->aptr = xcalloc(n->nchan, sizeof *s->aptr);
+  const size_t np = (size_t)t->nports;
+  s->ofifo = xcalloc(np, sizeof *s->ofifo);
+  for (size_t i = 0; i < np; i++)
+    s->ofifo[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
+  s->ofull = xcalloc(np, sizeof *s->ofull);
+  s->xbar_busy = xcalloc(np, sizeof *s->xbar_busy);
+  s->gptr = xcalloc(np, sizeof *s->gptr);
+  s->qbytes = xcalloc(np, sizeof *s->qbytes);
+  s->alloc_t = xcalloc((size_t)t->nrouters, sizeof *s->alloc_t);
+  for (int r = 0; r < t->nrouters; r++)
+    s->alloc_t[r] = SIM_NEVER;
+  const size_t R = s->maxradix ? s->maxradix : 1;
+  s->reqT = xcalloc(R * s->W, sizeof *s->reqT);
+  s->grants = xcalloc(R * s->W, sizeof *s->grants);
+  s->in_free = xcalloc(s->W, sizeof *s->in_free);
+  s->cand = xcalloc(s->W, sizeof *s->cand);
+  s->reqv = xcalloc(R * R, sizeof *s->reqv);
+  s->blocked = xcalloc(R, sizeof *s->blocked);
+  s->ok = xcalloc(R, sizeof *s->ok);
+  s->in_match = xcalloc(R, sizeof *s->in_match);
+  s->out_match = xcalloc(R, sizeof *s->out_match);
+  n->rm = s;
+}
+
+static void voq_free(sim_net *n) {
+  voq_state *s = n->rm;
+  if (!s)
+    return;
+  free(s->coff);
+  free(s->q);
+  free(s->npk);
+  free(s->omask);
+  free(s->vptr);
+  free(s->aptr);
+  free(s->ofifo);
+  free(s->ofull);
+  free(s->xbar_busy);
+  free(s->gptr);
+  free(s->qbytes);
+  free(s->alloc_t);
+  free(s->reqT);
+  free(s->grants);
+  free(s->in_free);
+  free(s->cand);
+  free(s->reqv);
+  free(s->blocked);
+  free(s->ok);
+  free(s->in_match);
+  free(s->out_match);
+  free(s);
+  n->rm = NULL;
+}
+
+const sim_router_model sim_router_voq = {
+    .name = "voq",
+    .help = "virtual output queues per input port and VC within its credits, iSLIP allocator "
+            "(--islip-iterations), crossbar --speedup, output buffers (--output-buffer-bytes)",
+    .check = voq_check,
+    .init = voq_init,
+    .free = voq_free,
+    .arrive = voq_arrive,
+    .arbitrate = voq_arbitrate,
+    .event = voq_event,
+    .occupancy = voq_occupancy,
+};
