@@ -44,16 +44,15 @@ typedef struct voq_state {
   uint32_t *gptr;      /* nports: the output's grant pointer */
   uint64_t *qbytes;    /* nports: bytes in VOQs for the output */
   sim_time *alloc_t;   /* nrouters: pending allocation, or SIM_NEVER */
-  /* scratch of one allocation (maxradix x ...) */
-  uint64_t *reqT;     /* output x W: inputs requesting it */
-  uint64_t *grants;   /* input x W: outputs granting it */
-  uint64_t *in_free;  /* W: inputs not matched yet */
-  uint64_t *cand;     /* W: inputs an output may grant */
-  uint8_t *reqv;      /* input x maxradix: the VC of the request */
-  unsigned *blocked;  /* output: VCs whose heads lacked credits */
-  uint8_t *ok;        /* output: a head could go */
-  int32_t *in_match;  /* input: matched output or -1 */
-  int32_t *out_match; /* output: matched input or -1 */
+  uint32_t *nin;       /* nchan: packets in the input's VOQs */
+  uint64_t *iact;      /* nrouters x W: input ports with packets */
+  /* scratch of one allocation: masks of W words over ports, arrays over ports */
+  uint64_t *reqT;   /* output x W: inputs requesting it (valid for touched outputs) */
+  uint64_t *grants; /* input x W: outputs granting it (kept zero between uses) */
+  uint64_t *in_free, *cand, *oreq, *otouch, *ook, *omatched, *ginp;
+  uint8_t *reqv;                  /* input x maxradix: the VC of the request */
+  unsigned *blocked;              /* output: VCs whose heads lacked credits */
+  uint32_t *match_in, *match_out; /* the matches of the round */
 } voq_state;
 
 static inline size_t qidx(const sim_net *n, const voq_state *s, uint32_t c, int v, uint32_t o) {
@@ -125,6 +124,10 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   sim_fifo_push(n, &s->q[qidx(n, s, c, v, o)], p);
   if (s->npk[s->coff[c] + o]++ == 0)
     s->omask[(size_t)c * s->W + o / 64] |= 1ull << (o % 64);
+  if (s->nin[c]++ == 0) {
+    const uint32_t i = (uint32_t)n->chan[c].dst_port;
+    s->iact[(size_t)r * s->W + i / 64] |= 1ull << (i % 64);
+  }
   request_alloc(n, r, n->in_busy[c] > n->des.now ? n->in_busy[c] : n->des.now);
 }
 
@@ -140,6 +143,8 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   sim_pkt *pk = &n->pkt[p];
   if (--s->npk[s->coff[ic] + o] == 0)
     s->omask[(size_t)ic * s->W + o / 64] &= ~(1ull << (o % 64));
+  if (--s->nin[ic] == 0)
+    s->iact[(size_t)r * s->W + i / 64] &= ~(1ull << (i % 64));
   sim_ibuf *ib = &n->ibuf[(size_t)ic * n->V + v];
   const uint32_t occupied = ib->bytes;
   ib->bytes -= pk->bytes;
@@ -160,7 +165,20 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   link_send(n, oc);
 }
 
-/* One allocation round of router r (iSLIP); asks for the next one. */
+/* Every set bit of the W-word mask m, lowest first, as uint32_t var. */
+#define FOR_BITS(var, m, W)                                                                        \
+  for (uint32_t w_ = 0; w_ < (W); w_++)                                                            \
+    for (uint64_t b_ = (m)[w_]; b_; b_ &= b_ - 1)                                                  \
+      for (uint32_t var = w_ * 64 + (uint32_t)__builtin_ctzll(b_), once_ = 1; once_; once_ = 0)
+
+static inline void bit_set(uint64_t *m, uint32_t i) { m[i / 64] |= 1ull << (i % 64); }
+static inline void bit_clear(uint64_t *m, uint32_t i) { m[i / 64] &= ~(1ull << (i % 64)); }
+static inline int bit_get(const uint64_t *m, uint32_t i) {
+  return (int)((m[i / 64] >> (i % 64)) & 1);
+}
+
+/* One allocation round of router r (iSLIP over the free inputs and
+ * crossbar outputs); asks for the next one. */
 static void voq_alloc(sim_net *n, int r) {
   voq_state *s = n->rm;
   const sim_time now = n->des.now;
@@ -168,115 +186,108 @@ static void voq_alloc(sim_net *n, int r) {
   const int base = n->t->port_base[r];
   const int V = n->V;
   sim_time next = SIM_NEVER;
-  memset(s->reqT, 0, sizeof *s->reqT * R * W);
-  memset(s->grants, 0, sizeof *s->grants * R * W);
-  memset(s->in_free, 0, sizeof *s->in_free * W);
-  memset(s->blocked, 0, sizeof *s->blocked * R);
-  memset(s->ok, 0, R);
-  int nreq = 0;
-  /* requests */
-  for (uint32_t i = 0; i < R; i++) {
-    s->in_match[i] = s->out_match[i] = -1;
+  uint64_t *ifree = s->in_free, *oreq = s->oreq, *otouch = s->otouch, *ook = s->ook;
+  uint64_t *omatched = s->omatched, *ginp = s->ginp;
+  for (uint32_t w = 0; w < W; w++)
+    ifree[w] = oreq[w] = otouch[w] = ook[w] = omatched[w] = 0;
+  /* requests: each free input, for each output it has packets for, the
+   * first VC (round-robin) whose head may cross now */
+  FOR_BITS(i, &s->iact[(size_t)r * W], W) {
     const uint32_t ic = n->in_chan[base + (int)i];
-    if (ic == SIM_NIL)
-      continue;
-    const uint64_t *om = &s->omask[(size_t)ic * W];
-    uint64_t any = 0;
-    for (uint32_t w = 0; w < W; w++)
-      any |= om[w];
-    if (!any)
-      continue;
     if (n->in_busy[ic] > now) {
       if (n->in_busy[ic] < next)
         next = n->in_busy[ic];
       continue;
     }
-    s->in_free[i / 64] |= 1ull << (i % 64);
-    for (uint32_t w = 0; w < W; w++)
-      for (uint64_t m = om[w]; m; m &= m - 1) {
-        const uint32_t o = w * 64 + (uint32_t)__builtin_ctzll(m);
-        const uint32_t oc = (uint32_t)base + o;
-        const sim_chan *och = &n->chan[oc];
-        if (s->xbar_busy[oc] > now) {
-          if (s->xbar_busy[oc] < next)
-            next = s->xbar_busy[oc];
-          continue;
-        }
+    FOR_BITS(o, &s->omask[(size_t)ic * W], W) {
+      const uint32_t oc = (uint32_t)base + o;
+      const sim_chan *och = &n->chan[oc];
+      if (s->xbar_busy[oc] > now) {
+        if (s->xbar_busy[oc] < next)
+          next = s->xbar_busy[oc];
+        continue;
+      }
+      if (!bit_get(otouch, o)) {
+        bit_set(otouch, o);
+        s->blocked[o] = 0;
+        memset(&s->reqT[(size_t)o * W], 0, sizeof *s->reqT * W);
         if (och->dst_router >= 0)
           sim_drain_credits(n, oc);
-        for (int k = 0; k < V; k++) {
-          const int v = (s->vptr[ic] + k) % V;
-          const sim_ibuf *q = &s->q[qidx(n, s, ic, v, o)];
-          if (q->head == SIM_NIL)
-            continue;
-          const sim_pkt *pk = &n->pkt[q->head];
-          if (s->ofifo[oc].bytes + pk->bytes > n->cfg.output_buffer_bytes) {
-            s->ofull[oc] = 1;
-            continue;
-          }
-          if (och->dst_router >= 0 && n->cvc[(size_t)oc * V + pk->out_vc].credit < pk->bytes) {
-            s->blocked[o] |= 1u << pk->out_vc;
-            continue;
-          }
-          s->ok[o] = 1;
-          s->reqT[(size_t)o * W + i / 64] |= 1ull << (i % 64);
-          s->reqv[(size_t)i * s->maxradix + o] = (uint8_t)v;
-          nreq++;
-          break;
+      }
+      for (int k = 0; k < V; k++) {
+        const int v = (s->vptr[ic] + k) % V;
+        const sim_ibuf *q = &s->q[qidx(n, s, ic, v, o)];
+        if (q->head == SIM_NIL)
+          continue;
+        const sim_pkt *pk = &n->pkt[q->head];
+        if (s->ofifo[oc].bytes + pk->bytes > n->cfg.output_buffer_bytes) {
+          s->ofull[oc] = 1;
+          continue;
         }
+        if (och->dst_router >= 0 && n->cvc[(size_t)oc * V + pk->out_vc].credit < pk->bytes) {
+          s->blocked[o] |= 1u << pk->out_vc;
+          continue;
+        }
+        bit_set(ook, o);
+        bit_set(oreq, o);
+        bit_set(ifree, i);
+        bit_set(&s->reqT[(size_t)o * W], i);
+        s->reqv[(size_t)i * s->maxradix + o] = (uint8_t)v;
+        break;
       }
+    }
   }
-  /* iSLIP rounds: grant, accept */
-  for (uint32_t it = 0; nreq && it < n->cfg.islip_iterations; it++) {
+  /* iSLIP rounds: each unmatched output grants the requesting unmatched
+   * input next after its pointer; each input accepts the granting output
+   * next after its pointer; pointers move on the first round only */
+  uint32_t nm = 0;
+  for (uint32_t it = 0; it < n->cfg.islip_iterations; it++) {
     int granted = 0;
-    for (uint32_t o = 0; o < R; o++) {
-      if (s->out_match[o] >= 0)
+    for (uint32_t w = 0; w < W; w++)
+      ginp[w] = 0;
+    FOR_BITS(o, oreq, W) {
+      if (bit_get(omatched, o))
         continue;
-      uint64_t *cp = s->cand, any = 0;
+      uint64_t any = 0;
       for (uint32_t w = 0; w < W; w++)
-        any |= cp[w] = s->reqT[(size_t)o * W + w] & s->in_free[w];
-      if (any) {
-        const uint32_t g = sim_bits_next(cp, W, R, s->gptr[base + (int)o]);
-        s->grants[(size_t)g * W + o / 64] |= 1ull << (o % 64);
-        granted = 1;
-      }
+        any |= s->cand[w] = s->reqT[(size_t)o * W + w] & ifree[w];
+      if (!any)
+        continue;
+      const uint32_t g = sim_bits_next(s->cand, W, R, s->gptr[base + (int)o]);
+      bit_set(&s->grants[(size_t)g * W], o);
+      bit_set(ginp, g);
+      granted = 1;
     }
     if (!granted)
       break;
-    for (uint32_t i = 0; i < R; i++) {
+    FOR_BITS(i, ginp, W) {
       uint64_t *gm = &s->grants[(size_t)i * W];
-      uint64_t any = 0;
-      for (uint32_t w = 0; w < W; w++)
-        any |= gm[w];
-      if (!any)
-        continue;
       const uint32_t ic = n->in_chan[base + (int)i];
       const uint32_t o = sim_bits_next(gm, W, R, s->aptr[ic]);
       memset(gm, 0, sizeof *gm * W);
-      s->in_match[i] = (int32_t)o;
-      s->out_match[o] = (int32_t)i;
-      s->in_free[i / 64] &= ~(1ull << (i % 64));
+      s->match_in[nm] = i;
+      s->match_out[nm++] = o;
+      bit_clear(ifree, i);
+      bit_set(omatched, o);
       if (it == 0) {
         s->gptr[base + (int)o] = (i + 1) % R;
         s->aptr[ic] = (o + 1) % R;
       }
     }
   }
-  for (uint32_t i = 0; i < R; i++)
-    if (s->in_match[i] >= 0) {
-      const uint32_t o = (uint32_t)s->in_match[i];
-      cross(n, r, i, s->reqv[(size_t)i * s->maxradix + o], o);
-      const sim_time x = s->xbar_busy[base + (int)o];
-      if (x < next)
-        next = x;
-    }
-  for (uint32_t o = 0; o < R; o++) {
+  for (uint32_t k = 0; k < nm; k++) {
+    const uint32_t i = s->match_in[k], o = s->match_out[k];
+    cross(n, r, i, s->reqv[(size_t)i * s->maxradix + o], o);
+    const sim_time x = s->xbar_busy[base + (int)o];
+    if (x < next)
+      next = x;
+  }
+  FOR_BITS(o, otouch, W) {
     const uint32_t oc = (uint32_t)base + o;
     sim_chan *och = &n->chan[oc];
-    if (s->ok[o]) {
+    if (bit_get(ook, o)) {
       sim_stall_end(n, och, oc);
-      /* a request left unmatched by the rounds: try again a cell later */
-      if (s->out_match[o] < 0) {
+      if (!bit_get(omatched, o)) { /* left unmatched by the rounds: again a cell later */
         const sim_time cell = sim_chan_ser(och, n->cfg.mtu + n->cfg.header) / n->cfg.speedup;
         if (now + cell < next)
           next = now + cell;
@@ -364,11 +375,17 @@ static void voq_init(sim_net *n) {
   s->grants = xcalloc(R * s->W, sizeof *s->grants);
   s->in_free = xcalloc(s->W, sizeof *s->in_free);
   s->cand = xcalloc(s->W, sizeof *s->cand);
+  s->oreq = xcalloc(s->W, sizeof *s->oreq);
+  s->otouch = xcalloc(s->W, sizeof *s->otouch);
+  s->ook = xcalloc(s->W, sizeof *s->ook);
+  s->omatched = xcalloc(s->W, sizeof *s->omatched);
+  s->ginp = xcalloc(s->W, sizeof *s->ginp);
   s->reqv = xcalloc(R * R, sizeof *s->reqv);
   s->blocked = xcalloc(R, sizeof *s->blocked);
-  s->ok = xcalloc(R, sizeof *s->ok);
-  s->in_match = xcalloc(R, sizeof *s->in_match);
-  s->out_match = xcalloc(R, sizeof *s->out_match);
+  s->match_in = xcalloc(R, sizeof *s->match_in);
+  s->match_out = xcalloc(R, sizeof *s->match_out);
+  s->nin = xcalloc(n->nchan, sizeof *s->nin);
+  s->iact = xcalloc((size_t)t->nrouters * s->W, sizeof *s->iact);
   n->rm = s;
 }
 
@@ -392,11 +409,17 @@ static void voq_free(sim_net *n) {
   free(s->grants);
   free(s->in_free);
   free(s->cand);
+  free(s->oreq);
+  free(s->otouch);
+  free(s->ook);
+  free(s->omatched);
+  free(s->ginp);
   free(s->reqv);
   free(s->blocked);
-  free(s->ok);
-  free(s->in_match);
-  free(s->out_match);
+  free(s->match_in);
+  free(s->match_out);
+  free(s->nin);
+  free(s->iact);
   free(s);
   n->rm = NULL;
 }
