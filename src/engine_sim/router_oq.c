@@ -161,16 +161,19 @@ static void oq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   const int r = n->chan[c].dst_router;
   sim_ibuf *ib = &n->ibuf[(size_t)c * n->V + pk->vc];
   if (ib->head == SIM_NIL) {
-    if (admit(n, r, p))
+    /* while inputs wait for room, a newcomer waits its turn with them */
+    if (!s->nheld[r] && admit(n, r, p))
       return;
-    s->nheld[r]++;
+    if (s->nheld[r]++)
+      request_retry(n, r, n->des.now);
     if (c >= (uint32_t)n->t->nports)
       sim_nic_in_start(n, c);
   }
   sim_fifo_push(n, ib, p);
 }
 
-/* Packets left router r: admit what now fits, input VCs round-robin. */
+/* Room may have come at router r: admit what now fits, input VCs
+ * round-robin from the one after the last admitted. */
 static void oq_event(sim_net *n, uint32_t r) {
   oq_state *s = n->rm;
   if (s->retry_t[r] != n->des.now)
@@ -187,6 +190,7 @@ static void oq_event(sim_net *n, uint32_t r) {
     sim_ibuf *ib = &n->ibuf[(size_t)ic * n->V + slot % (uint32_t)n->V];
     if (ib->head == SIM_NIL)
       continue;
+    int any = 0;
     while (ib->head != SIM_NIL) {
       const uint32_t p = ib->head;
       const uint32_t after = n->pkt[p].next;
@@ -200,11 +204,13 @@ static void oq_event(sim_net *n, uint32_t r) {
       ib->bytes -= bytes;
       if (ic >= (uint32_t)n->t->nports)
         sim_nic_in_leave(n, ic);
+      any = 1;
     }
+    if (any)
+      s->hrr[r] = (slot + 1) % slots;
     if (ib->head == SIM_NIL)
       s->nheld[r]--;
   }
-  s->hrr[r] = (start + 1) % slots;
 }
 
 static int oq_check(const sim_net_config *cfg, char *err, size_t errlen) {
