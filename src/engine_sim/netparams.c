@@ -77,8 +77,8 @@ const contend_param_def sim_param_defs[] = {
      1, 1073741824},
     {"dt_alpha", CONTEND_P_DOUBLE, "1", "x",
      "oq: dynamic threshold (Choudhury-Hahne): an output queue admits a packet while its length "
-     "is below alpha x the free shared pool (2^-7 to 2^3, as switch ASICs offer)",
-     0.0078125, 8},
+     "is below alpha x the free shared pool (2^-7 to 2^6, as switch ASICs offer)",
+     0.0078125, 64},
     {"node_gbps", CONTEND_P_DOUBLE, "100", "Gbit/s", "NIC link bandwidth", 1e-3, 1e6},
     {"local_gbps", CONTEND_P_DOUBLE, "100", "Gbit/s",
      "router-router bandwidth (dragonfly group, lower tree levels)", 1e-3, 1e6},

@@ -351,7 +351,7 @@ def test_engine_sim_runs_every_model(tmp_path, router):
         (["--router", "oq", "--shared-buffer-bytes", "40000"], "at least 61440 B"),
         (["--shared-buffer-bytes", "2147483648"], "--shared-buffer-bytes"),
         (["--dt-alpha", "0"], "--dt-alpha"),
-        (["--dt-alpha", "16"], "--dt-alpha"),
+        (["--dt-alpha", "100"], "--dt-alpha"),
     ],
 )
 def test_bad_input(tmp_path, args, words):
