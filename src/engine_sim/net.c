@@ -23,6 +23,13 @@ static void *xrealloc(void *p, size_t n, const char *what) {
   return q;
 }
 
+void *sim_xcalloc(size_t n, size_t size, const char *what) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p)
+    contend_fail("out of memory (simulator %s, %zu x %zu B)", what, n, size);
+  return p;
+}
+
 /* ---- pools ---- */
 
 static uint32_t pkt_new(sim_net *n) {

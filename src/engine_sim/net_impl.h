@@ -109,6 +109,10 @@ struct sim_net {
 
 /* ---- shared by net.c and the router models ---- */
 
+/* calloc of n x size (n = 0: one) that ends the run on out-of-memory,
+ * naming what; the caller frees. */
+void *sim_xcalloc(size_t n, size_t size, const char *what);
+
 /* Serialization time of bytes on channel c (ps, rounded up). */
 static inline sim_time sim_chan_ser(const sim_chan *c, uint64_t bytes) {
   return (bytes * c->ppb + 0xffff) >> 16;

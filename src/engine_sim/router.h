@@ -31,7 +31,8 @@ typedef struct sim_router_model {
   /* An EV_ARB event of router output channel oc fired: the link may be
    * free, credits may have come back. */
   void (*arbitrate)(struct sim_net *n, uint32_t oc);
-  /* An EV_ROUTER event the model scheduled fired (id is the model's). */
+  /* An EV_ROUTER event the model scheduled fired (id is the model's).
+   * NULL: the model schedules none. */
   void (*event)(struct sim_net *n, uint32_t id);
   /* Bytes queued for or held downstream of router's local output port
    * (the occupancy adaptive routings read, sim_occ_fn). */

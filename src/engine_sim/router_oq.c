@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../core/error.h"
 #include "net_impl.h"
 
 typedef struct oq_state {
@@ -236,28 +235,21 @@ static int oq_check(const sim_net_config *cfg, char *err, size_t errlen) {
   return 0;
 }
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size);
-  if (!p)
-    contend_fail("out of memory (oq router model, %zu x %zu B)", n, size);
-  return p;
-}
-
 static void oq_init(sim_net *n) {
-  oq_state *s = xcalloc(1, sizeof *s);
+  oq_state *s = sim_xcalloc(1, sizeof *s, "oq router model");
   const sim_topo *t = n->t;
   const size_t np = (size_t)t->nports;
-  s->q = xcalloc(np * (size_t)n->V, sizeof *s->q);
+  s->q = sim_xcalloc(np * (size_t)n->V, sizeof *s->q, "oq router model");
   for (size_t i = 0; i < np * (size_t)n->V; i++)
     s->q[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
-  s->qbytes = xcalloc(np, sizeof *s->qbytes);
-  s->vrr = xcalloc(np, sizeof *s->vrr);
+  s->qbytes = sim_xcalloc(np, sizeof *s->qbytes, "oq router model");
+  s->vrr = sim_xcalloc(np, sizeof *s->vrr, "oq router model");
   const size_t nr = (size_t)t->nrouters;
-  s->free_pool = xcalloc(nr, sizeof *s->free_pool);
-  s->nheld = xcalloc(nr, sizeof *s->nheld);
-  s->hrr = xcalloc(nr, sizeof *s->hrr);
-  s->retry_t = xcalloc(nr, sizeof *s->retry_t);
-  s->ing = xcalloc((size_t)n->nchan * n->V, sizeof *s->ing);
+  s->free_pool = sim_xcalloc(nr, sizeof *s->free_pool, "oq router model");
+  s->nheld = sim_xcalloc(nr, sizeof *s->nheld, "oq router model");
+  s->hrr = sim_xcalloc(nr, sizeof *s->hrr, "oq router model");
+  s->retry_t = sim_xcalloc(nr, sizeof *s->retry_t, "oq router model");
+  s->ing = sim_xcalloc((size_t)n->nchan * n->V, sizeof *s->ing, "oq router model");
   const int64_t pkt = (int64_t)n->cfg.mtu + n->cfg.header;
   for (int r = 0; r < t->nrouters; r++) {
     s->free_pool[r] = (int64_t)n->cfg.shared_buffer_bytes - (int64_t)sim_radix(n, r) * n->V * pkt;

@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
 #include "net_impl.h"
 
 typedef struct voq_state {
@@ -328,15 +327,8 @@ static int voq_check(const sim_net_config *cfg, char *err, size_t errlen) {
   return 0;
 }
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size);
-  if (!p)
-    contend_fail("out of memory (voq router model, %zu x %zu B)", n, size);
-  return p;
-}
-
 static void voq_init(sim_net *n) {
-  voq_state *s = xcalloc(1, sizeof *s);
+  voq_state *s = sim_xcalloc(1, sizeof *s, "voq router model");
   const sim_topo *t = n->t;
   for (int r = 0; r < t->nrouters; r++)
     if (sim_radix(n, r) > s->maxradix)
@@ -344,7 +336,7 @@ static void voq_init(sim_net *n) {
   s->W = (s->maxradix + 63) / 64;
   if (!s->W)
     s->W = 1;
-  s->coff = xcalloc(n->nchan, sizeof *s->coff);
+  s->coff = sim_xcalloc(n->nchan, sizeof *s->coff, "voq router model");
   size_t slots = 0;
   for (uint32_t c = 0; c < n->nchan; c++) {
     const int dr = n->chan[c].dst_router;
@@ -352,40 +344,40 @@ static void voq_init(sim_net *n) {
     if (dr >= 0)
       slots += sim_radix(n, dr);
   }
-  s->q = xcalloc(slots * (size_t)n->V, sizeof *s->q);
+  s->q = sim_xcalloc(slots * (size_t)n->V, sizeof *s->q, "voq router model");
   for (size_t i = 0; i < slots * (size_t)n->V; i++)
     s->q[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
-  s->npk = xcalloc(slots, sizeof *s->npk);
-  s->omask = xcalloc((size_t)n->nchan * s->W, sizeof *s->omask);
-  s->vptr = xcalloc(n->nchan, sizeof *s->vptr);
-  s->aptr = xcalloc(n->nchan, sizeof *s->aptr);
+  s->npk = sim_xcalloc(slots, sizeof *s->npk, "voq router model");
+  s->omask = sim_xcalloc((size_t)n->nchan * s->W, sizeof *s->omask, "voq router model");
+  s->vptr = sim_xcalloc(n->nchan, sizeof *s->vptr, "voq router model");
+  s->aptr = sim_xcalloc(n->nchan, sizeof *s->aptr, "voq router model");
   const size_t np = (size_t)t->nports;
-  s->ofifo = xcalloc(np, sizeof *s->ofifo);
+  s->ofifo = sim_xcalloc(np, sizeof *s->ofifo, "voq router model");
   for (size_t i = 0; i < np; i++)
     s->ofifo[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
-  s->ofull = xcalloc(np, sizeof *s->ofull);
-  s->xbar_busy = xcalloc(np, sizeof *s->xbar_busy);
-  s->gptr = xcalloc(np, sizeof *s->gptr);
-  s->qbytes = xcalloc(np, sizeof *s->qbytes);
-  s->alloc_t = xcalloc((size_t)t->nrouters, sizeof *s->alloc_t);
+  s->ofull = sim_xcalloc(np, sizeof *s->ofull, "voq router model");
+  s->xbar_busy = sim_xcalloc(np, sizeof *s->xbar_busy, "voq router model");
+  s->gptr = sim_xcalloc(np, sizeof *s->gptr, "voq router model");
+  s->qbytes = sim_xcalloc(np, sizeof *s->qbytes, "voq router model");
+  s->alloc_t = sim_xcalloc((size_t)t->nrouters, sizeof *s->alloc_t, "voq router model");
   for (int r = 0; r < t->nrouters; r++)
     s->alloc_t[r] = SIM_NEVER;
   const size_t R = s->maxradix ? s->maxradix : 1;
-  s->reqT = xcalloc(R * s->W, sizeof *s->reqT);
-  s->grants = xcalloc(R * s->W, sizeof *s->grants);
-  s->in_free = xcalloc(s->W, sizeof *s->in_free);
-  s->cand = xcalloc(s->W, sizeof *s->cand);
-  s->oreq = xcalloc(s->W, sizeof *s->oreq);
-  s->otouch = xcalloc(s->W, sizeof *s->otouch);
-  s->ook = xcalloc(s->W, sizeof *s->ook);
-  s->omatched = xcalloc(s->W, sizeof *s->omatched);
-  s->ginp = xcalloc(s->W, sizeof *s->ginp);
-  s->reqv = xcalloc(R * R, sizeof *s->reqv);
-  s->blocked = xcalloc(R, sizeof *s->blocked);
-  s->match_in = xcalloc(R, sizeof *s->match_in);
-  s->match_out = xcalloc(R, sizeof *s->match_out);
-  s->nin = xcalloc(n->nchan, sizeof *s->nin);
-  s->iact = xcalloc((size_t)t->nrouters * s->W, sizeof *s->iact);
+  s->reqT = sim_xcalloc(R * s->W, sizeof *s->reqT, "voq router model");
+  s->grants = sim_xcalloc(R * s->W, sizeof *s->grants, "voq router model");
+  s->in_free = sim_xcalloc(s->W, sizeof *s->in_free, "voq router model");
+  s->cand = sim_xcalloc(s->W, sizeof *s->cand, "voq router model");
+  s->oreq = sim_xcalloc(s->W, sizeof *s->oreq, "voq router model");
+  s->otouch = sim_xcalloc(s->W, sizeof *s->otouch, "voq router model");
+  s->ook = sim_xcalloc(s->W, sizeof *s->ook, "voq router model");
+  s->omatched = sim_xcalloc(s->W, sizeof *s->omatched, "voq router model");
+  s->ginp = sim_xcalloc(s->W, sizeof *s->ginp, "voq router model");
+  s->reqv = sim_xcalloc(R * R, sizeof *s->reqv, "voq router model");
+  s->blocked = sim_xcalloc(R, sizeof *s->blocked, "voq router model");
+  s->match_in = sim_xcalloc(R, sizeof *s->match_in, "voq router model");
+  s->match_out = sim_xcalloc(R, sizeof *s->match_out, "voq router model");
+  s->nin = sim_xcalloc(n->nchan, sizeof *s->nin, "voq router model");
+  s->iact = sim_xcalloc((size_t)t->nrouters * s->W, sizeof *s->iact, "voq router model");
   n->rm = s;
 }
 
