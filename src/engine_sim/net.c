@@ -489,32 +489,19 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   n->cvc = calloc((size_t)n->nchan * V, sizeof *n->cvc);
   n->ibuf = malloc(sizeof *n->ibuf * (size_t)n->nchan * V);
   n->in_chan = malloc(sizeof *n->in_chan * (size_t)(t->nports ? t->nports : 1));
-  n->words_of = malloc(sizeof *n->words_of * (size_t)(t->nrouters ? t->nrouters : 1));
   n->nic = calloc((size_t)t->nnodes, sizeof *n->nic);
   n->in_busy = calloc(n->nchan, sizeof *n->in_busy);
-  if (!n->in_busy || !n->chan || !n->cvc || !n->ibuf || !n->in_chan || !n->words_of || !n->nic)
+  if (!n->in_busy || !n->chan || !n->cvc || !n->ibuf || !n->in_chan || !n->nic)
     contend_fail("out of memory (simulator fabric of %u channels)", n->nchan);
   for (size_t i = 0; i < (size_t)n->nchan * V; i++) {
     n->ibuf[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
     n->cvc[i].credit = cfg->buffer_bytes;
   }
-  size_t words = 0;
-  for (int r = 0; r < t->nrouters; r++) {
-    const uint32_t radix = (uint32_t)(t->port_base[r + 1] - t->port_base[r]);
-    n->words_of[r] = (radix * (uint32_t)V + 63) / 64;
-    words += (size_t)n->words_of[r] * radix;
-  }
-  n->waitbits = calloc(words ? words : 1, sizeof *n->waitbits);
-  if (!n->waitbits)
-    contend_fail("out of memory (simulator arbiters)");
-  size_t off = 0;
   for (int r = 0; r < t->nrouters; r++)
     for (int gp = t->port_base[r]; gp < t->port_base[r + 1]; gp++) {
       sim_chan *ch = &n->chan[gp];
       const int cls = t->cls[gp];
       ch->src_router = r;
-      ch->wait_off = (uint32_t)off;
-      off += n->words_of[r];
       ch->ppb = ppb_of(cfg->gbps[cls]);
       ch->cls = (uint8_t)cls;
       ch->link_lat = cfg->latency[cls];
@@ -580,8 +567,6 @@ void sim_net_free(sim_net *n) {
   free(n->ibuf);
   free(n->in_chan);
   free(n->in_busy);
-  free(n->waitbits);
-  free(n->words_of);
   free(n->nic);
   free(n->pkt);
   free(n->msg);

@@ -133,10 +133,11 @@ uint32_t sim_nic_backlog(const sim_net *n, int node);
  * router since the start, the stall under way included (ps): the
  * injection stall (the throttle's congestion signal). */
 sim_time sim_nic_stall(const sim_net *n, int node);
-/* Time the packet at the head of the leaf router's input buffer fed by
- * node's NIC waited for the network (an output, credits) since the start,
- * the wait under way included (ps): back-pressure on the node's own
- * traffic, from its leaf router or from a congestion tree beyond it. */
+/* Time the oldest packet of the leaf router's input buffer fed by node's
+ * NIC waited for the network (iq, voq: the crossbar, an output, credits;
+ * oq: admission into the pool) since the start, the wait under way
+ * included (ps): back-pressure on the node's own traffic, from its leaf
+ * router or from a congestion tree beyond it. */
 sim_time sim_nic_blocked(const sim_net *n, int node);
 /* Integral over time of the bytes node's NIC has in its leaf router's
  * input buffer (credits in use on the injection VC) since the start

@@ -54,8 +54,6 @@ typedef struct sim_chan {
   int32_t src_router;            /* -1: a NIC's injection channel */
   uint32_t wire_head, wire_tail; /* packets on the wire */
   uint32_t cred_head, cred_tail; /* credits on their way back */
-  uint32_t nwait, rr;            /* waiting (input, VC) pairs; round-robin position */
-  uint32_t wait_off;             /* first bitmap word */
   uint8_t cls, stalled, stall_mask;
   sim_time stall_since;
   sim_time busy;  /* total serialization time */
@@ -84,12 +82,11 @@ struct sim_net {
   int V;          /* VCs */
   uint32_t nchan; /* nports + nnodes */
   sim_chan *chan;
-  sim_cvc *cvc;       /* nchan x V */
-  sim_ibuf *ibuf;     /* nchan x V: the buffer each channel feeds */
-  uint32_t *in_chan;  /* nports: the channel feeding router port gp */
-  sim_time *in_busy;  /* nchan: see sim_ibuf */
-  uint64_t *waitbits; /* per router channel: words_of[router] words */
-  uint32_t *words_of; /* nrouters: bitmap words per output of the router */
+  sim_cvc *cvc;      /* nchan x V */
+  sim_ibuf *ibuf;    /* nchan x V: the input buffer each channel feeds (iq: its FIFO; voq:
+                      * its bytes; oq: the packets waiting for admission) */
+  uint32_t *in_chan; /* nports: the channel feeding router port gp */
+  sim_time *in_busy; /* nchan: see sim_ibuf */
   sim_nic *nic;
   sim_pkt *pkt;
   uint32_t npkt, cappkt, free_pkt;
