@@ -148,6 +148,39 @@ def test_voq_reaches_the_taper_bound_with_speedup(tmp_path, topo, bound):
     assert tree(tmp_path, topo, "voq") >= 0.8 * bound
 
 
+# ---- dragonfly a=4, p=2, h=2, uniform, minimal ----
+
+
+def test_oq_dragonfly_passes_the_input_queued_saturation(tmp_path):
+    # each group's 8 nodes send 64/71 of their load over its 8 global links:
+    # the topology carries the full injection; input-queued routers stop near
+    # 0.61 (caminos-lib's output-buffered router near 0.78, issue 29)
+    def df(router):
+        return accepted(
+            sim(
+                tmp_path,
+                "--topology",
+                "dragonfly:a=4,p=2,h=2",
+                "--traffic",
+                "uniform",
+                "--routing",
+                "minimal",
+                "--router",
+                router,
+                "--load",
+                "1",
+                "--warmup-us",
+                "100",
+                "--measure-us",
+                "200",
+                name=f"dfu-{router}.json",
+            )
+        )
+
+    assert df("oq") >= 0.75
+    assert df("voq") > df("iq")
+
+
 # ---- adaptive routing reads every model's occupancy ----
 
 
