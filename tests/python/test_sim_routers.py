@@ -256,6 +256,41 @@ def test_incast_backpressure_reaches_the_senders(tmp_path, router):
         assert wait and wait[0] * 1e-9 >= 0.5 * sim_s, node
 
 
+# The congestion tree of test_sim_fabric.py: 14 senders on leaves 1 and 2
+# to node 0, all through spine 0 (D-mod-k); victim "near" (node 15 to 4)
+# shares leaf1->spine0 and spine0->leaf0 with it, "far" (26 to 5) nothing.
+VICTIMS = "near=flow:src=15,dst=4,load=0.01;far=flow:src=26,dst=5,load=0.01"
+INCAST = "incast:senders=8-14+16-22,dst=0,load=1"
+
+
+@pytest.mark.parametrize("router", ["voq", "oq"])
+def test_congestion_tree_has_victims(tmp_path, router):
+    def victims(traffic):
+        doc = sim(
+            tmp_path,
+            "--topology",
+            "fattree:leaves=4,nodes=8,uplinks=4",
+            "--routing",
+            "dmodk",
+            "--router",
+            router,
+            "--traffic",
+            traffic,
+            "--warmup-us",
+            "50",
+            "--measure-us",
+            "1000",
+            name="victims.json",
+        )
+        comps = {c["name"]: c for c in doc["points"][0]["components"]}
+        return comps["near"]["latency_ns"]["mean"], comps["far"]["latency_ns"]["mean"]
+
+    near0, far0 = victims(VICTIMS)
+    near, far = victims(INCAST + ";" + VICTIMS)
+    assert near >= 10 * near0, (near, near0)
+    assert far == pytest.approx(far0, rel=0.05)
+
+
 # ---- deadlock freedom and determinism: every model x routing ----
 
 # (topology, routing, simulated us for at least 10^5 packets of 256 B)
