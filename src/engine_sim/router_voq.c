@@ -277,7 +277,14 @@ static void voq_alloc(sim_net *n, int r) {
   for (uint32_t k = 0; k < nm; k++) {
     const uint32_t i = s->match_in[k], o = s->match_out[k];
     cross(n, r, i, s->reqv[(size_t)i * s->maxradix + o], o);
-    const sim_time x = s->xbar_busy[base + (int)o];
+  }
+  /* the crossed ports free again: only worth a round if packets wait (an
+   * arrival at an idle router asks for its own) */
+  uint64_t waiting = 0;
+  for (uint32_t w = 0; w < W; w++)
+    waiting |= s->iact[(size_t)r * W + w];
+  for (uint32_t k = 0; waiting && k < nm; k++) {
+    const sim_time x = s->xbar_busy[base + (int)s->match_out[k]];
     if (x < next)
       next = x;
   }
