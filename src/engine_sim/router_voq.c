@@ -54,6 +54,20 @@ typedef struct voq_state {
   uint32_t *match_in, *match_out; /* the matches of the round */
 } voq_state;
 
+/* Every set bit of the W-word mask m, lowest first, as uint32_t var (each
+ * word is read once, when its bits start).  In the body `continue` goes to
+ * the next bit, and so would `break`: do not use it. */
+#define FOR_BITS(var, m, W)                                                                        \
+  for (uint32_t w_ = 0; w_ < (W); w_++)                                                            \
+    for (uint64_t b_ = (m)[w_]; b_; b_ &= b_ - 1)                                                  \
+      for (uint32_t var = w_ * 64 + (uint32_t)__builtin_ctzll(b_), once_ = 1; once_; once_ = 0)
+
+static inline void bit_set(uint64_t *m, uint32_t i) { m[i / 64] |= 1ull << (i % 64); }
+static inline void bit_clear(uint64_t *m, uint32_t i) { m[i / 64] &= ~(1ull << (i % 64)); }
+static inline int bit_get(const uint64_t *m, uint32_t i) {
+  return (int)((m[i / 64] >> (i % 64)) & 1);
+}
+
 static inline size_t qidx(const sim_net *n, const voq_state *s, uint32_t c, int v, uint32_t o) {
   return ((size_t)s->coff[c] + o) * (size_t)n->V + (size_t)v;
 }
@@ -122,11 +136,9 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   s->qbytes[n->t->port_base[r] + (int)o] += pk->bytes;
   sim_fifo_push(n, &s->q[qidx(n, s, c, v, o)], p);
   if (s->npk[s->coff[c] + o]++ == 0)
-    s->omask[(size_t)c * s->W + o / 64] |= 1ull << (o % 64);
-  if (s->nin[c]++ == 0) {
-    const uint32_t i = (uint32_t)n->chan[c].dst_port;
-    s->iact[(size_t)r * s->W + i / 64] |= 1ull << (i % 64);
-  }
+    bit_set(&s->omask[(size_t)c * s->W], o);
+  if (s->nin[c]++ == 0)
+    bit_set(&s->iact[(size_t)r * s->W], (uint32_t)n->chan[c].dst_port);
   request_alloc(n, r, n->in_busy[c] > n->des.now ? n->in_busy[c] : n->des.now);
 }
 
@@ -141,9 +153,9 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   const uint32_t p = sim_fifo_pop(n, &s->q[qidx(n, s, ic, v, o)]);
   sim_pkt *pk = &n->pkt[p];
   if (--s->npk[s->coff[ic] + o] == 0)
-    s->omask[(size_t)ic * s->W + o / 64] &= ~(1ull << (o % 64));
+    bit_clear(&s->omask[(size_t)ic * s->W], o);
   if (--s->nin[ic] == 0)
-    s->iact[(size_t)r * s->W + i / 64] &= ~(1ull << (i % 64));
+    bit_clear(&s->iact[(size_t)r * s->W], i);
   sim_ibuf *ib = &n->ibuf[(size_t)ic * n->V + v];
   const uint32_t occupied = ib->bytes;
   ib->bytes -= pk->bytes;
@@ -162,18 +174,6 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   pk->vc = pk->out_vc;
   sim_fifo_push(n, &s->ofifo[oc], p);
   link_send(n, oc);
-}
-
-/* Every set bit of the W-word mask m, lowest first, as uint32_t var. */
-#define FOR_BITS(var, m, W)                                                                        \
-  for (uint32_t w_ = 0; w_ < (W); w_++)                                                            \
-    for (uint64_t b_ = (m)[w_]; b_; b_ &= b_ - 1)                                                  \
-      for (uint32_t var = w_ * 64 + (uint32_t)__builtin_ctzll(b_), once_ = 1; once_; once_ = 0)
-
-static inline void bit_set(uint64_t *m, uint32_t i) { m[i / 64] |= 1ull << (i % 64); }
-static inline void bit_clear(uint64_t *m, uint32_t i) { m[i / 64] &= ~(1ull << (i % 64)); }
-static inline int bit_get(const uint64_t *m, uint32_t i) {
-  return (int)((m[i / 64] >> (i % 64)) & 1);
 }
 
 /* One allocation round of router r (iSLIP over the free inputs and
