@@ -10,7 +10,9 @@
  *   while the queue's bytes are below `dt_alpha` x the free shared pool
  *   and the packet fits that free pool.  Otherwise the packet waits at its
  *   input (FIFO per input port and VC) and is admitted, input VCs taken
- *   round-robin, when packets leave the switch.
+ *   round-robin, when packets leave the switch; while any input of the
+ *   switch waits, a newcomer waits its turn with them (so the inputs of an
+ *   incast share the room fairly).
  * - An input's credits (`buffer_bytes` per VC, as in every model, the
  *   headroom) are taken by its upstream sender.  The input itself is
  *   accounted in the shared pool as ASICs do for lossless traffic: a
