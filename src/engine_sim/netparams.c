@@ -44,8 +44,8 @@ const contend_param_def sim_param_defs[] = {
      "in docs/simulator.md)",
      1, 0},
     {"routing", CONTEND_P_STRING, "", "",
-     "routing (default per topology): trees dmodk|random|adaptive; dragonfly "
-     "minimal|valiant|ugal; switch minimal",
+     "routing by name (default: the topology's first; `contend sim --help` lists them per "
+     "topology)",
      1, 0},
     {"vcs", CONTEND_P_INT, "0", "count",
      "virtual channels per port (0: what the routing needs to be deadlock-free)", 0, 8},
@@ -254,9 +254,11 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
     return -1;
   }
   const char *routing = contend_param_str(p, "routing");
-  if (sim_routing_new(
-          &s->topo, routing && routing[0] ? routing : NULL, (int)contend_param_int(p, "vcs"),
-          (uint32_t)contend_param_int(p, "ugal_threshold_bytes"), &s->routing, e, sizeof e)) {
+  const sim_routing_opts ro = {.vcs = (int)contend_param_int(p, "vcs"),
+                               .ugal_threshold =
+                                   (uint32_t)contend_param_int(p, "ugal_threshold_bytes")};
+  if (sim_routing_new(&s->topo, routing && routing[0] ? routing : NULL, &ro, &s->routing, e,
+                      sizeof e)) {
     snprintf(err, errlen, "--routing: %s", e);
     sim_topo_free(&s->topo);
     return -1;

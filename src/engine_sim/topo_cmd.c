@@ -65,6 +65,8 @@ static void help(const contend_params *p) {
       "  contend topology paths --topology slurm:topology.conf --nodes 0-31 -o job.paths.json\n\n"
       "Options:\n");
   contend_params_help(p, "", &o);
+  contend_sb_printf(&o, "\nRoutings (--routing), per topology:\n");
+  sim_routing_help(&o);
   fputs(o.s ? o.s : "", stdout);
   contend_sb_free(&o);
 }

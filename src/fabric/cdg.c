@@ -16,16 +16,15 @@
  * routes depend on:
  * - Per destination key, a breadth-first walk from every source router
  *   over (channel, class) marks each vertex once.  Keys: the destination
- *   node for dmodk (its up choice depends on the node), the destination
- *   router for everything else (random/adaptive trees go up any way, the
- *   down way depends on the destination router only; the dragonfly routes
- *   to a router).  Edges into ejection channels are only those of the
- *   key's representative node: ejection channels have no successors, so
- *   they cannot lie on a cycle.
+ *   node for a routing flagged SIM_RF_PER_NODE (dmodk: its up choice
+ *   depends on the node), the destination router for everything else (random/adaptive trees go up
+ * any way, the down way depends on the destination router only; the dragonfly routes to a router).
+ * Edges into ejection channels are only those of the key's representative node: ejection channels
+ * have no successors, so they cannot lie on a cycle.
  * - Within a key a router's choice depends on the incoming class only
  *   (not on the input port), so it is computed once per (router, class)
  *   and applied to every input that reaches it.
- * - Valiant/UGAL non-minimal routes are two minimal segments: phase 0 from
+ * - Non-minimal routes (SIM_RF_NONMIN: valiant, ugal) are two minimal segments: phase 0 from
  *   the source router to the intermediate group depends on (source,
  *   group) only and is walked once per pair; it ends on the global channel
  *   entering the group (the junction).  From there on the route is minimal
@@ -40,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "route.h"
+#include "routing_impl.h"
 
 typedef struct {
   const sim_routing *R;
@@ -419,10 +418,9 @@ static int find_cycle(cdg *g, char *err, size_t errlen) {
 
 static int build(cdg *g) {
   const sim_topo *t = g->t;
-  const char *name = sim_routing_name(g->R);
-  const int dragonfly = t->kind == SIM_TOPO_DRAGONFLY;
-  const int nonmin = dragonfly && strcmp(name, "minimal");
-  const int per_node = !strcmp(name, "dmodk");
+  const unsigned flags = sim_routing_flags(g->R);
+  const int nonmin = (flags & SIM_RF_NONMIN) != 0;
+  const int per_node = (flags & SIM_RF_PER_NODE) != 0;
   int key = 0;
   junctions j = {0};
   if (nonmin) {

@@ -157,7 +157,7 @@ static void check_routings(const char *spec, int reps) {
       sim_routing *R = NULL;
       char err[512] = "";
       const int vcs = extra ? SIM_MAX_VCS : 0;
-      CHECK(sim_routing_new(&t, nm, vcs, 0, &R, err, sizeof err) == 0);
+      CHECK(sim_routing_new(&t, nm, &(sim_routing_opts){.vcs = vcs}, &R, err, sizeof err) == 0);
       if (!R) {
         fprintf(stderr, "  %s: %s\n", spec, err);
         continue;
@@ -434,24 +434,25 @@ static void test_errors(void) {
   sim_routing *R = NULL;
   char err[512] = "";
   CHECK(parse("dragonfly:a=4,p=2,h=2", &t) == 0);
-  CHECK(sim_routing_new(&t, "dmodk", 0, 0, &R, err, sizeof err) == -1 && !R &&
+  CHECK(sim_routing_new(&t, "dmodk", NULL, &R, err, sizeof err) == -1 && !R &&
         strstr(err, "unknown routing 'dmodk'") && strstr(err, "minimal,valiant,ugal"));
-  CHECK(sim_routing_new(&t, "valiant", 2, 0, &R, err, sizeof err) == -1 &&
+  CHECK(sim_routing_new(&t, "valiant", &(sim_routing_opts){.vcs = 2}, &R, err, sizeof err) == -1 &&
         strstr(err, "needs at least 3 VCs (got 2)"));
-  CHECK(sim_routing_new(&t, "minimal", 9, 0, &R, err, sizeof err) == -1 && strstr(err, "1..8"));
-  CHECK(sim_routing_new(&t, NULL, 0, 0, &R, err, sizeof err) == 0 &&
+  CHECK(sim_routing_new(&t, "minimal", &(sim_routing_opts){.vcs = 9}, &R, err, sizeof err) == -1 &&
+        strstr(err, "1..8"));
+  CHECK(sim_routing_new(&t, NULL, NULL, &R, err, sizeof err) == 0 &&
         !strcmp(sim_routing_name(R), "minimal") && sim_routing_vcs(R) == 2);
   sim_routing_free(R);
-  CHECK(sim_routing_new(&t, "ugal", 0, 0, &R, err, sizeof err) == 0 && sim_routing_vcs(R) == 3 &&
+  CHECK(sim_routing_new(&t, "ugal", NULL, &R, err, sizeof err) == 0 && sim_routing_vcs(R) == 3 &&
         sim_routing_max_hops(R) == 5);
   sim_routing_free(R);
   sim_topo_free(&t);
   CHECK(parse("fattree:leaves=4,nodes=4,uplinks=4", &t) == 0);
-  CHECK(sim_routing_new(&t, "", 0, 0, &R, err, sizeof err) == 0 &&
+  CHECK(sim_routing_new(&t, "", NULL, &R, err, sizeof err) == 0 &&
         !strcmp(sim_routing_name(R), "dmodk") && sim_routing_vcs(R) == 1 &&
         sim_routing_max_hops(R) == 2);
   sim_routing_free(R);
-  CHECK(sim_routing_new(&t, "ugal", 0, 0, &R, err, sizeof err) == -1 &&
+  CHECK(sim_routing_new(&t, "ugal", NULL, &R, err, sizeof err) == -1 &&
         strstr(err, "dmodk,random,adaptive"));
   sim_topo_free(&t);
   CHECK(strcmp(sim_routing_names(SIM_TOPO_SWITCH), "minimal") == 0);
@@ -466,7 +467,7 @@ static int shift_contention(const char *spec, const char *routing, int *worst_k)
     return -1;
   sim_routing *R = NULL;
   char err[256];
-  if (sim_routing_new(&t, routing, 0, 0, &R, err, sizeof err)) {
+  if (sim_routing_new(&t, routing, NULL, &R, err, sizeof err)) {
     sim_topo_free(&t);
     return -1;
   }
@@ -508,7 +509,7 @@ static void test_dmodk_adaptive(void) {
   sim_routing *R = NULL;
   char err[256];
   CHECK(parse("fattree:leaves=4,nodes=4,uplinks=4", &t) == 0);
-  CHECK(sim_routing_new(&t, "adaptive", 0, 0, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new(&t, "adaptive", NULL, &R, err, sizeof err) == 0);
   occ_table o = {.router = 0, .v = {0, 0, 0, 0, 500, 300, 100, 200}, .others = 0};
   sim_route_state st = {.inter = -1};
   int port = -1, vc = -1;
@@ -523,13 +524,13 @@ static void test_dmodk_adaptive(void) {
   CHECK(port == 2);
   sim_routing_free(R);
   /* dmodk: up port = dst mod 4 at the leaf, whatever the occupancy */
-  CHECK(sim_routing_new(&t, "dmodk", 0, 0, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new(&t, "dmodk", NULL, &R, err, sizeof err) == 0);
   st = (sim_route_state){.inter = -1};
   sim_route(R, 0, 0, 0, 0, 13, &st, occ_lookup, &o, NULL, &port, &vc);
   CHECK(port == 4 + 13 % 4);
   sim_routing_free(R);
   /* lanes: 3 VCs on a tree = 3 lanes, lane = src mod 3 */
-  CHECK(sim_routing_new(&t, "random", 3, 0, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new(&t, "random", &(sim_routing_opts){.vcs = 3}, &R, err, sizeof err) == 0);
   st = (sim_route_state){.inter = -1};
   sim_route(R, 1, 1, 0, 5, 13, &st, occ_lookup, &o, NULL, &port, &vc);
   CHECK(vc == 5 % 3);
@@ -538,7 +539,8 @@ static void test_dmodk_adaptive(void) {
 
   /* UGAL: idle network -> minimal; minimal port congested -> non-minimal */
   CHECK(parse("dragonfly:a=4,p=2,h=2", &t) == 0);
-  CHECK(sim_routing_new(&t, "ugal", 0, 1000, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new(&t, "ugal", &(sim_routing_opts){.ugal_threshold = 1000}, &R, err,
+                        sizeof err) == 0);
   occ_table idle = {.router = -1};
   walk_stats s = walk_all(&t, R, 1, occ_lookup, &idle, 5);
   CHECK(s.failures == 0 && s.nonmin == 0 && s.maxhops <= 3);
@@ -566,8 +568,9 @@ static void test_deadlock(void) {
   sim_routing *R = NULL;
   char err[1024] = "";
   CHECK(parse("dragonfly:a=4,p=2,h=2", &t) == 0);
-  CHECK(sim_routing_new(&t, "minimal", 1, 0, &R, err, sizeof err) == -1);
-  CHECK(sim_routing_new_unchecked(&t, "minimal", 1, 0, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new(&t, "minimal", &(sim_routing_opts){.vcs = 1}, &R, err, sizeof err) == -1);
+  CHECK(sim_routing_new_unchecked(&t, "minimal", &(sim_routing_opts){.vcs = 1}, &R, err,
+                                  sizeof err) == 0);
   if (R) {
     const int rc = sim_routing_check_deadlock(R, err, sizeof err);
     CHECK(rc == -1);
@@ -579,7 +582,8 @@ static void test_deadlock(void) {
     CHECK(s.failures == 0);
     sim_routing_free(R);
   }
-  CHECK(sim_routing_new_unchecked(&t, "valiant", 2, 0, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new_unchecked(&t, "valiant", &(sim_routing_opts){.vcs = 2}, &R, err,
+                                  sizeof err) == 0);
   if (R) {
     CHECK(sim_routing_check_deadlock(R, err, sizeof err) == -1);
     sim_routing_free(R);
@@ -600,7 +604,7 @@ static void test_deadlock(void) {
     snprintf(names, sizeof names, "%s", sim_routing_names(t.kind));
     for (char *save = NULL, *nm = strtok_r(names, ",", &save); nm;
          nm = strtok_r(NULL, ",", &save)) {
-      CHECK(sim_routing_new(&t, nm, 0, 0, &R, err, sizeof err) == 0);
+      CHECK(sim_routing_new(&t, nm, NULL, &R, err, sizeof err) == 0);
       if (!R)
         continue;
       const double t0 = now_s();

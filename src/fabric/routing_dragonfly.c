@@ -1,0 +1,255 @@
+/* The dragonfly routings: minimal, valiant and UGAL (routing_impl.h).
+ *
+ * Dragonfly (the palm-tree of topo_dragonfly.c: group G's link to group T
+ * is its port k = (G - T - 1) mod (a*h+1), on router k / h):
+ *   minimal   local-global-local;
+ *   valiant   at the source router a uniformly random intermediate router
+ *             of the whole network; when it lies in the source's or the
+ *             destination's group the route is minimal, otherwise the
+ *             packet goes minimally to that group and, once it enters it,
+ *             minimally to the destination (the intermediate router itself
+ *             is not visited: this keeps one local hop in the intermediate
+ *             group, which is what lets 3 VC classes suffice).  Drawing
+ *             from every group balances the global links: under the
+ *             group_shift worst case each carries 2/g of a group's load
+ *             (bound g/16 per node for a=4,h=2), where excluding the two
+ *             end groups would leave the direct link idle (bound 7/16).
+ *             Packets between two routers of one group may go through
+ *             another group too;
+ *   ugal      UGAL-L at the source router: ncand random intermediates
+ *             (routers of groups other than the source's and the
+ *             destination's, drawn with replacement); the candidate with
+ *             the least q_val * H_val (the first drawn on a tie) is taken
+ *             instead of the minimal path when q_min * H_min > q_val *
+ *             H_val + threshold, q the occupancy of the path's first-hop
+ *             port at the source router and H the router hops of the path.
+ * VC class = global hops taken so far (local hops and the global hop
+ * itself): minimal uses classes 0..1, valiant/ugal 0..2; the classes
+ * increase along every route, so the channel dependency graph is acyclic. */
+#include "routing_impl.h"
+
+static int df_init(sim_routing *R) {
+  const sim_topo *t = R->t;
+  R->a = t->a;
+  R->p = t->p;
+  R->hg = t->hg;
+  R->g = t->g;
+  R->ah1 = t->a * t->hg + 1;
+  R->gp0 = t->p + t->a - 1;
+  return 0;
+}
+
+/* ---- geometry ---- */
+
+static inline int df_local(const sim_routing *R, int i, int j) {
+  return R->p + (j - i - 1 + R->a) % R->a;
+}
+static inline int df_k(const sim_routing *R, int G, int T) { /* G's port to group T */
+  return (G - T - 1 + 2 * R->ah1) % R->ah1;
+}
+/* First port from router r towards group T (T != r's group). */
+static inline int df_to_group(const sim_routing *R, int r, int T) {
+  const int G = r / R->a, i = r % R->a, k = df_k(R, G, T), gw = k / R->hg;
+  return i == gw ? R->gp0 + k % R->hg : df_local(R, i, gw);
+}
+/* First port from router r towards router d (r != d). */
+static inline int df_to_router(const sim_routing *R, int r, int d) {
+  return r / R->a == d / R->a ? df_local(R, r % R->a, d % R->a) : df_to_group(R, r, d / R->a);
+}
+/* The router where a packet from group G enters group T. */
+static inline int df_entry(const sim_routing *R, int G, int T) {
+  return T * R->a + (R->ah1 - 2 - df_k(R, G, T)) / R->hg;
+}
+static int df_hops(const sim_routing *R, int x, int y) {
+  if (x == y)
+    return 0;
+  const int Gx = x / R->a, Gy = y / R->a;
+  if (Gx == Gy)
+    return 1;
+  const int gw = df_k(R, Gx, Gy) / R->hg;
+  return (x % R->a != gw) + 1 + (df_entry(R, Gx, Gy) != y);
+}
+static int df_hops_valiant(const sim_routing *R, int s, int I, int d) {
+  const int Gs = s / R->a, gw = df_k(R, Gs, I) / R->hg;
+  return (s % R->a != gw) + 1 + df_hops(R, df_entry(R, Gs, I), d);
+}
+/* Valiant's candidate groups for a packet from group Gs to group Gd. */
+static inline int df_ncand(const sim_routing *R, int Gs, int Gd) { return R->g - 1 - (Gs != Gd); }
+static inline int df_cand_group(int k, int Gs, int Gd) {
+  const int lo = Gs < Gd ? Gs : Gd, hi = Gs < Gd ? Gd : Gs;
+  if (k >= lo)
+    k++;
+  if (Gs != Gd && k >= hi)
+    k++;
+  return k;
+}
+
+/* The port of a dragonfly packet past its source decision; updates phase. */
+static inline int df_port(const sim_routing *R, int r, int dst, sim_route_state *st) {
+  const sim_topo *t = R->t;
+  if (st->inter >= 0 && st->phase == 0) {
+    if (r / R->a == st->inter / R->a)
+      st->phase = 1;
+    else
+      return df_to_group(R, r, st->inter / R->a);
+  }
+  const int d = t->node_router[dst];
+  return r == d ? t->node_port[dst] : df_to_router(R, r, d);
+}
+
+/* The hop from r on port: its VC, and the global hop counted. */
+static inline int df_hop(const sim_routing *R, int port, sim_route_state *st, int *out_vc) {
+  *out_vc = sim_vc_of(R, st->ghops + st->divert, st->lane);
+  if (port >= R->gp0)
+    st->ghops++;
+  return port;
+}
+
+/* ---- per hop ---- */
+
+static int route_minimal(const sim_routing *R, int r, int inject, int dst, sim_route_state *st,
+                         sim_occ_fn occ, void *occ_arg, contend_rng *rng, int *out_vc) {
+  (void)inject, (void)occ, (void)occ_arg, (void)rng;
+  return df_hop(R, df_port(R, r, dst, st), st, out_vc);
+}
+
+static int route_valiant(const sim_routing *R, int r, int inject, int dst, sim_route_state *st,
+                         sim_occ_fn occ, void *occ_arg, contend_rng *rng, int *out_vc) {
+  (void)occ, (void)occ_arg;
+  const int d = R->t->node_router[dst];
+  if (inject && r != d) {
+    /* drawn from every group; the source's or the destination's own group
+     * makes the route minimal */
+    const int k = rng ? (int)contend_rng_below(rng, (uint64_t)R->g * (uint64_t)R->a) : 0;
+    const int I = k / R->a;
+    if (I != r / R->a && I != d / R->a) {
+      st->inter = I * R->a + k % R->a;
+      st->nonmin = 1;
+    }
+  }
+  return df_hop(R, df_port(R, r, dst, st), st, out_vc);
+}
+
+/* UGAL's decision at router r for a packet to router d (r != d): sets
+ * st->inter when the best of R->ncand random intermediates beats the
+ * minimal path (see the file comment). */
+static void ugal_decide(const sim_routing *R, int r, int d, sim_route_state *st, sim_occ_fn occ,
+                        void *occ_arg, contend_rng *rng) {
+  const int Gs = r / R->a, Gd = d / R->a, nc = df_ncand(R, Gs, Gd);
+  if (nc <= 0)
+    return;
+  const uint64_t cmin = (occ ? occ(occ_arg, r, df_to_router(R, r, d)) : 0) * (uint64_t)df_hops(R, r, d);
+  uint64_t best = UINT64_MAX;
+  int inter = -1;
+  for (int c = 0; c < R->ncand; c++) {
+    const int k = rng ? (int)contend_rng_below(rng, (uint64_t)nc * (uint64_t)R->a) : 0;
+    const int I = df_cand_group(k / R->a, Gs, Gd);
+    const uint64_t cval = (occ ? occ(occ_arg, r, df_to_group(R, r, I)) : 0) *
+                          (uint64_t)df_hops_valiant(R, r, I, d);
+    if (cval < best) {
+      best = cval;
+      inter = I * R->a + k % R->a;
+    }
+  }
+  if (cmin > best + R->thr) {
+    st->inter = inter;
+    st->nonmin = 1;
+  }
+}
+
+static int route_ugal(const sim_routing *R, int r, int inject, int dst, sim_route_state *st,
+                      sim_occ_fn occ, void *occ_arg, contend_rng *rng, int *out_vc) {
+  const int d = R->t->node_router[dst];
+  if (inject && r != d)
+    ugal_decide(R, r, d, st, occ, occ_arg, rng);
+  return df_hop(R, df_port(R, r, dst, st), st, out_vc);
+}
+
+/* ---- alternatives ---- */
+
+/* The choices at r: at a decision router (decide) of a routing with
+ * non-minimal routes (nonmin: 1 valiant, which then never takes the
+ * minimal route, 2 ugal), one per intermediate group, then the minimal
+ * one.  `which` filters at a decision router only. */
+static int df_alternatives(const sim_routing *R, int r, int decide, int nonmin, int dst,
+                           const sim_route_state *st0, unsigned which, sim_route_alt *alts,
+                           int max) {
+  const int d = R->t->node_router[dst];
+  sim_route_state st = *st0;
+  int n = 0, minimal_ok = 1;
+  if (decide && nonmin && r != d) {
+    const int Gs = r / R->a, Gd = d / R->a, nc = df_ncand(R, Gs, Gd);
+    if (nc > 0) {
+      minimal_ok = nonmin == 2;
+      if (which & SIM_ALT_NONMIN)
+        for (int k = 0; k < nc; k++) {
+          sim_route_state s2 = st;
+          s2.inter = df_cand_group(k, Gs, Gd) * R->a;
+          s2.nonmin = 1;
+          int vc;
+          const int port = df_hop(R, df_port(R, r, dst, &s2), &s2, &vc);
+          sim_alt_put(alts, max, &n, port, vc, &s2);
+        }
+    }
+  }
+  if ((decide && !(which & SIM_ALT_MIN)) || !minimal_ok)
+    return n;
+  int vc;
+  const int port = df_hop(R, df_port(R, r, dst, &st), &st, &vc);
+  sim_alt_put(alts, max, &n, port, vc, &st);
+  return n;
+}
+
+static int alts_minimal(const sim_routing *R, int r, int inject, int dst,
+                        const sim_route_state *st, unsigned which, sim_route_alt *alts, int max) {
+  return df_alternatives(R, r, inject, 0, dst, st, which, alts, max);
+}
+
+/* valiant: the minimal route only by way of its own two groups, which are
+ * not listed as intermediates (their routes are the minimal one) */
+static int alts_valiant(const sim_routing *R, int r, int inject, int dst,
+                        const sim_route_state *st, unsigned which, sim_route_alt *alts, int max) {
+  return df_alternatives(R, r, inject, 1, dst, st, which, alts, max);
+}
+
+static int alts_ugal(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
+                     unsigned which, sim_route_alt *alts, int max) {
+  return df_alternatives(R, r, inject, 2, dst, st, which, alts, max);
+}
+
+const sim_routing_def sim_routing_df_minimal = {
+    .name = "minimal",
+    .kinds = SIM_KIND(SIM_TOPO_DRAGONFLY),
+    .classes = 2,
+    .max_hops = 3,
+    .init = df_init,
+    .route = route_minimal,
+    .alternatives = alts_minimal,
+    .help = "local-global-local",
+};
+
+const sim_routing_def sim_routing_df_valiant = {
+    .name = "valiant",
+    .kinds = SIM_KIND(SIM_TOPO_DRAGONFLY),
+    .classes = 3,
+    .max_hops = 5,
+    .flags = SIM_RF_NONMIN,
+    .init = df_init,
+    .route = route_valiant,
+    .alternatives = alts_valiant,
+    .help = "by a uniformly random intermediate router of the whole network (minimal when it "
+            "is in the source's or the destination's group)",
+};
+
+const sim_routing_def sim_routing_df_ugal = {
+    .name = "ugal",
+    .kinds = SIM_KIND(SIM_TOPO_DRAGONFLY),
+    .classes = 3,
+    .max_hops = 5,
+    .flags = SIM_RF_NONMIN,
+    .init = df_init,
+    .route = route_ugal,
+    .alternatives = alts_ugal,
+    .help = "UGAL-L at the source router: minimal, or a random intermediate, by first-hop "
+            "occupancy x hops",
+};
