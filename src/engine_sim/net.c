@@ -217,6 +217,10 @@ static uint32_t occupancy(void *arg, int router, int port) {
   int64_t used = 0;
   for (int v = 0; v < n->V; v++)
     used += (int64_t)n->cfg.buffer_bytes - n->cvc[(size_t)c * n->V + v].credit;
+  /* credits already back but not yet drained (drain_credits runs when the
+   * port arbitrates: an idle port would look as full as it last was) */
+  for (uint32_t i = ch->cred_head; i != SIM_NIL && n->cred[i].t <= n->des.now; i = n->cred[i].next)
+    used -= n->cred[i].bytes;
   used += (int64_t)ch->nwait * (n->cfg.mtu + n->cfg.header);
   return used > 0 ? (uint32_t)used : 0;
 }

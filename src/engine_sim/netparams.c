@@ -254,9 +254,11 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
     return -1;
   }
   const char *routing = contend_param_str(p, "routing");
-  const sim_routing_opts ro = {.vcs = (int)contend_param_int(p, "vcs"),
-                               .ugal_threshold =
-                                   (uint32_t)contend_param_int(p, "ugal_threshold_bytes")};
+  const sim_routing_opts ro = {
+      .vcs = (int)contend_param_int(p, "vcs"),
+      .ugal_threshold = (uint32_t)contend_param_int(p, "ugal_threshold_bytes"),
+      .packet_bytes =
+          (uint32_t)(contend_param_int(p, "mtu") + contend_param_int(p, "header_bytes"))};
   if (sim_routing_new(&s->topo, routing && routing[0] ? routing : NULL, &ro, &s->routing, e,
                       sizeof e)) {
     snprintf(err, errlen, "--routing: %s", e);

@@ -75,6 +75,7 @@ static int setup(const sim_topo *t, const char *name, const sim_routing_opts *op
   R->lanes = vcs / R->classes;
   R->thr = o.ugal_threshold;
   R->ncand = ncand;
+  R->pkt_bytes = o.packet_bytes ? o.packet_bytes : 4096;
   R->max_hops = def->max_hops;
   if (def->init && def->init(R)) {
     sim_routing_free(R);

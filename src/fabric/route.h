@@ -10,9 +10,10 @@
  * --help` lists them):
  *   switch:             minimal
  *   fat trees (xgft, fattree, slurm): dmodk (static D-mod-k up ports),
- *                       random (uniform up port per packet), adaptive (the
- *                       up port with the least downstream occupancy, ties
- *                       to the lowest)
+ *                       random (uniform up port per packet), adaptive (by
+ *                       downstream occupancy: D-mod-k's up port while it is
+ *                       within a packet of the least occupied one, else a
+ *                       random one of those that are)
  *   dragonfly:          minimal, valiant, ugal (UGAL-L at the source router
  *                       over ugal_candidates random intermediates);
  *                       valiant's random intermediate router is drawn in a
@@ -56,6 +57,7 @@ typedef struct sim_routing_opts {
   uint32_t ugal_threshold; /* bytes: UGAL takes the non-minimal path when
                               q_min * H_min > q_nonmin * H_nonmin + threshold */
   int ugal_candidates;     /* random intermediates UGAL compares per decision; 0: 1 */
+  uint32_t packet_bytes;   /* a full packet on the wire (mtu + header); 0: 4096 */
 } sim_routing_opts;
 
 /* Largest ugal_candidates accepted. */

@@ -138,14 +138,15 @@ static void ugal_decide(const sim_routing *R, int r, int d, sim_route_state *st,
   const int Gs = r / R->a, Gd = d / R->a, nc = df_ncand(R, Gs, Gd);
   if (nc <= 0)
     return;
-  const uint64_t cmin = (occ ? occ(occ_arg, r, df_to_router(R, r, d)) : 0) * (uint64_t)df_hops(R, r, d);
+  const uint64_t cmin =
+      (occ ? occ(occ_arg, r, df_to_router(R, r, d)) : 0) * (uint64_t)df_hops(R, r, d);
   uint64_t best = UINT64_MAX;
   int inter = -1;
   for (int c = 0; c < R->ncand; c++) {
     const int k = rng ? (int)contend_rng_below(rng, (uint64_t)nc * (uint64_t)R->a) : 0;
     const int I = df_cand_group(k / R->a, Gs, Gd);
-    const uint64_t cval = (occ ? occ(occ_arg, r, df_to_group(R, r, I)) : 0) *
-                          (uint64_t)df_hops_valiant(R, r, I, d);
+    const uint64_t cval =
+        (occ ? occ(occ_arg, r, df_to_group(R, r, I)) : 0) * (uint64_t)df_hops_valiant(R, r, I, d);
     if (cval < best) {
       best = cval;
       inter = I * R->a + k % R->a;
@@ -200,15 +201,15 @@ static int df_alternatives(const sim_routing *R, int r, int decide, int nonmin, 
   return n;
 }
 
-static int alts_minimal(const sim_routing *R, int r, int inject, int dst,
-                        const sim_route_state *st, unsigned which, sim_route_alt *alts, int max) {
+static int alts_minimal(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
+                        unsigned which, sim_route_alt *alts, int max) {
   return df_alternatives(R, r, inject, 0, dst, st, which, alts, max);
 }
 
 /* valiant: the minimal route only by way of its own two groups, which are
  * not listed as intermediates (their routes are the minimal one) */
-static int alts_valiant(const sim_routing *R, int r, int inject, int dst,
-                        const sim_route_state *st, unsigned which, sim_route_alt *alts, int max) {
+static int alts_valiant(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
+                        unsigned which, sim_route_alt *alts, int max) {
   return df_alternatives(R, r, inject, 1, dst, st, which, alts, max);
 }
 

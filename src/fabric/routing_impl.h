@@ -33,8 +33,9 @@ struct sim_routing {
   const sim_topo *t;
   const sim_routing_def *def;
   int classes, lanes, vcs, max_hops;
-  uint32_t thr; /* UGAL threshold, bytes */
-  int ncand;    /* UGAL candidate intermediates per decision */
+  uint32_t thr;       /* UGAL threshold, bytes */
+  int ncand;          /* UGAL candidate intermediates per decision */
+  uint32_t pkt_bytes; /* a full packet on the wire (adaptive's slack) */
   /* xgft: level l = 1..R; M[l] = m_l, Wt[l] = w_l (Wt[R+1] = 0) */
   int R, M[SIM_MAX_LEVELS + 2], Wt[SIM_MAX_LEVELS + 2];
   int Mp[SIM_MAX_LEVELS + 1], Wp[SIM_MAX_LEVELS + 1]; /* prefix products */

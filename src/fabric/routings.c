@@ -10,13 +10,10 @@
 #include "routing_impl.h"
 
 static const sim_routing_def *const registry[] = {
-    &sim_routing_switch_minimal,
-    &sim_routing_tree_dmodk, /* fat trees' default */
-    &sim_routing_tree_random,
-    &sim_routing_tree_adaptive,
+    &sim_routing_switch_minimal, &sim_routing_tree_dmodk, /* fat trees' default */
+    &sim_routing_tree_random,    &sim_routing_tree_adaptive,
     &sim_routing_df_minimal, /* dragonfly's default */
-    &sim_routing_df_valiant,
-    &sim_routing_df_ugal,
+    &sim_routing_df_valiant,     &sim_routing_df_ugal,
 };
 #define NREG (sizeof registry / sizeof registry[0])
 
