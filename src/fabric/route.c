@@ -15,7 +15,7 @@
 
 #include "routing_impl.h"
 
-enum { UGAL_DEFAULT_CANDIDATES = 1 };
+enum { UGAL_DEFAULT_CANDIDATES = 4 }; /* as --ugal-candidates (netparams.c) */
 
 const char *sim_routing_name(const sim_routing *R) { return R->def->name; }
 int sim_routing_vcs(const sim_routing *R) { return R->vcs; }

@@ -56,7 +56,7 @@ typedef struct sim_routing_opts {
   int vcs;                 /* VCs per port; 0: what the routing needs */
   uint32_t ugal_threshold; /* bytes: UGAL takes the non-minimal path when
                               q_min * H_min > q_nonmin * H_nonmin + threshold */
-  int ugal_candidates;     /* random intermediates UGAL compares per decision; 0: 1 */
+  int ugal_candidates;     /* random intermediates UGAL compares per decision; 0: 4 */
   uint32_t packet_bytes;   /* a full packet on the wire (mtu + header); 0: 4096 */
 } sim_routing_opts;
 

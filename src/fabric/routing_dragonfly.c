@@ -251,6 +251,6 @@ const sim_routing_def sim_routing_df_ugal = {
     .init = df_init,
     .route = route_ugal,
     .alternatives = alts_ugal,
-    .help = "UGAL-L at the source router: minimal, or a random intermediate, by first-hop "
-            "occupancy x hops",
+    .help = "UGAL-L at the source router: minimal, or the best of --ugal-candidates random "
+            "intermediates, by first-hop occupancy x hops",
 };

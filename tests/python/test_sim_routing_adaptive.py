@@ -84,3 +84,18 @@ def test_adaptive_moves_off_a_hot_up_port(tmp_path):
     traffic = "a=flow:src=0,dst=4;b=flow:src=1,dst=8"
     assert flows(run(tmp_path, topo, "dmodk", traffic)) == pytest.approx([0.5, 0.5], rel=0.03)
     assert sum(flows(run(tmp_path, topo, "adaptive", traffic))) >= 1.5
+
+
+# ---- dragonfly: UGAL variants against minimal routing ----
+
+DF = "dragonfly:a=6,p=3,h=3"  # 19 groups of 6 routers, 342 nodes
+
+
+def test_ugal_more_candidates_find_more_of_the_spare_global_links(tmp_path):
+    # group_shift: every group's traffic to the next crosses one global
+    # link under minimal routing (1/18 of the node rate); UGAL-L comparing
+    # several intermediates diverts more of it than with one
+    one = accepted(tmp_path, DF, "ugal", "group_shift", "--ugal-candidates", "1")
+    four = accepted(tmp_path, DF, "ugal", "group_shift", "--ugal-candidates", "4")
+    assert accepted(tmp_path, DF, "minimal", "group_shift") <= 1.1 / 18
+    assert four >= 1.05 * one
