@@ -5,7 +5,7 @@
  *
  * Adding a routing: write its sim_routing_def (a route and an
  * alternatives hook, in the file of its topology family or a file of its
- * own), declare it below and list it in routings.c.  Nothing else names a
+ * own) and list it in routings.c.  Nothing else names a
  * routing: the deadlock check (cdg.c) reads the def's flags. */
 #ifndef CONTEND_SIM_ROUTING_IMPL_H
 #define CONTEND_SIM_ROUTING_IMPL_H
@@ -77,13 +77,6 @@ struct sim_routing_def {
  * (name NULL or "": the kind's default, its first row), or NULL. */
 const sim_routing_def *sim_routing_lookup(sim_topo_kind kind, const char *name);
 unsigned sim_routing_flags(const sim_routing *R);
-
-/* The routings, by family (routing_switch.c, routing_tree.c, routing_dragonfly.c). */
-extern const sim_routing_def sim_routing_switch_minimal;
-extern const sim_routing_def sim_routing_tree_dmodk, sim_routing_tree_random,
-    sim_routing_tree_adaptive;
-extern const sim_routing_def sim_routing_df_minimal, sim_routing_df_valiant, sim_routing_df_ugal,
-    sim_routing_df_ugal_g;
 
 /* ---- shared per-hop helpers ---- */
 

@@ -9,6 +9,13 @@
 #include "contend/strbuf.h"
 #include "routing_impl.h"
 
+/* The routings, by family (routing_switch.c, routing_tree.c,
+ * routing_dragonfly.c). */
+extern const sim_routing_def sim_routing_switch_minimal;
+extern const sim_routing_def sim_routing_tree_dmodk, sim_routing_tree_random,
+    sim_routing_tree_adaptive;
+extern const sim_routing_def sim_routing_df_minimal, sim_routing_df_valiant, sim_routing_df_ugal;
+
 static const sim_routing_def *const registry[] = {
     &sim_routing_switch_minimal, &sim_routing_tree_dmodk, /* fat trees' default */
     &sim_routing_tree_random,    &sim_routing_tree_adaptive,
