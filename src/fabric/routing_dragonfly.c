@@ -130,23 +130,41 @@ static int route_valiant(const sim_routing *R, int r, int inject, int dst, sim_r
   return df_hop(R, df_port(R, r, dst, st), st, out_vc);
 }
 
+/* The occupancy UGAL weighs for a path leaving r by port `first` towards
+ * group T (-1: the destination is in r's group): the first hop's; for
+ * UGAL-G (global) also that of the path's global channel, read at the
+ * router of r's group that owns it when that is not r. */
+static uint64_t path_q(const sim_routing *R, int r, int first, int T, int global, sim_occ_fn occ,
+                       void *occ_arg) {
+  if (!occ)
+    return 0;
+  uint64_t q = occ(occ_arg, r, first);
+  if (global && T >= 0) {
+    const int G = r / R->a, k = df_k(R, G, T), gw = G * R->a + k / R->hg;
+    if (gw != r)
+      q += occ(occ_arg, gw, R->gp0 + k % R->hg);
+  }
+  return q;
+}
+
 /* UGAL's decision at router r for a packet to router d (r != d): sets
  * st->inter when the best of R->ncand random intermediates beats the
  * minimal path (see the file comment). */
-static void ugal_decide(const sim_routing *R, int r, int d, sim_route_state *st, sim_occ_fn occ,
-                        void *occ_arg, contend_rng *rng) {
+static void ugal_decide(const sim_routing *R, int r, int d, int global, sim_route_state *st,
+                        sim_occ_fn occ, void *occ_arg, contend_rng *rng) {
   const int Gs = r / R->a, Gd = d / R->a, nc = df_ncand(R, Gs, Gd);
   if (nc <= 0)
     return;
   const uint64_t cmin =
-      (occ ? occ(occ_arg, r, df_to_router(R, r, d)) : 0) * (uint64_t)df_hops(R, r, d);
+      path_q(R, r, df_to_router(R, r, d), Gs == Gd ? -1 : Gd, global, occ, occ_arg) *
+      (uint64_t)df_hops(R, r, d);
   uint64_t best = UINT64_MAX;
   int inter = -1;
   for (int c = 0; c < R->ncand; c++) {
     const int k = rng ? (int)contend_rng_below(rng, (uint64_t)nc * (uint64_t)R->a) : 0;
     const int I = df_cand_group(k / R->a, Gs, Gd);
-    const uint64_t cval =
-        (occ ? occ(occ_arg, r, df_to_group(R, r, I)) : 0) * (uint64_t)df_hops_valiant(R, r, I, d);
+    const uint64_t cval = path_q(R, r, df_to_group(R, r, I), I, global, occ, occ_arg) *
+                          (uint64_t)df_hops_valiant(R, r, I, d);
     if (cval < best) {
       best = cval;
       inter = I * R->a + k % R->a;
@@ -162,7 +180,7 @@ static int route_ugal(const sim_routing *R, int r, int inject, int dst, sim_rout
                       sim_occ_fn occ, void *occ_arg, contend_rng *rng, int *out_vc) {
   const int d = R->t->node_router[dst];
   if (inject && r != d)
-    ugal_decide(R, r, d, st, occ, occ_arg, rng);
+    ugal_decide(R, r, d, 0, st, occ, occ_arg, rng);
   return df_hop(R, df_port(R, r, dst, st), st, out_vc);
 }
 
