@@ -1,4 +1,4 @@
-/* The dragonfly routings: minimal, valiant and UGAL (routing_impl.h).
+/* The dragonfly routings: minimal, valiant, UGAL-L and UGAL-G (routing_impl.h).
  *
  * Dragonfly (the palm-tree of topo_dragonfly.c: group G's link to group T
  * is its port k = (G - T - 1) mod (a*h+1), on router k / h):
@@ -22,9 +22,13 @@
  *             the least q_val * H_val (the first drawn on a tie) is taken
  *             instead of the minimal path when q_min * H_min > q_val *
  *             H_val + threshold, q the occupancy of the path's first-hop
- *             port at the source router and H the router hops of the path.
+ *             port at the source router and H the router hops of the path;
+ *   ugal-g    UGAL-G: as ugal, q adding the occupancy of the path's global
+ *             channel out of the source group, read at the router that owns
+ *             it (when that is not the source router), as if the source
+ *             router saw the global queues of its group.
  * VC class = global hops taken so far (local hops and the global hop
- * itself): minimal uses classes 0..1, valiant/ugal 0..2; the classes
+ * itself): minimal uses classes 0..1, valiant/ugal/ugal-g 0..2; the classes
  * increase along every route, so the channel dependency graph is acyclic. */
 #include "routing_impl.h"
 
@@ -184,6 +188,14 @@ static int route_ugal(const sim_routing *R, int r, int inject, int dst, sim_rout
   return df_hop(R, df_port(R, r, dst, st), st, out_vc);
 }
 
+static int route_ugal_g(const sim_routing *R, int r, int inject, int dst, sim_route_state *st,
+                        sim_occ_fn occ, void *occ_arg, contend_rng *rng, int *out_vc) {
+  const int d = R->t->node_router[dst];
+  if (inject && r != d)
+    ugal_decide(R, r, d, 1, st, occ, occ_arg, rng);
+  return df_hop(R, df_port(R, r, dst, st), st, out_vc);
+}
+
 /* ---- alternatives ---- */
 
 /* The choices at r: at a decision router (decide) of a routing with
@@ -271,4 +283,17 @@ const sim_routing_def sim_routing_df_ugal = {
     .alternatives = alts_ugal,
     .help = "UGAL-L at the source router: minimal, or the best of --ugal-candidates random "
             "intermediates, by first-hop occupancy x hops",
+};
+
+const sim_routing_def sim_routing_df_ugal_g = {
+    .name = "ugal-g",
+    .kinds = SIM_KIND(SIM_TOPO_DRAGONFLY),
+    .classes = 3,
+    .max_hops = 5,
+    .flags = SIM_RF_NONMIN,
+    .init = df_init,
+    .route = route_ugal_g,
+    .alternatives = alts_ugal,
+    .help = "UGAL-G at the source router: as ugal, q adding the occupancy of each path's global "
+            "channel (read at the router of the source group that owns it)",
 };
