@@ -14,16 +14,22 @@
  *                       downstream occupancy: D-mod-k's up port while it is
  *                       within a packet of the least occupied one, else a
  *                       random one of those that are)
- *   dragonfly:          minimal, valiant, ugal (UGAL-L at the source router
- *                       over ugal_candidates random intermediates);
- *                       valiant's random intermediate router is drawn in a
- *                       group other than the source's and destination's,
- *                       and the packet turns to the destination on entering
- *                       that group (one local hop there: 3 VC classes)
+ *   dragonfly:          minimal, valiant, ugal (UGAL-L at the source
+ *                       router over ugal_candidates random intermediates),
+ *                       ugal-g (UGAL-G: also the candidate paths' global
+ *                       channels' occupancy), par (progressive adaptive:
+ *                       ugal at the source router, decided again at the
+ *                       next router of the source group);
+ *                       valiant's random intermediate router is drawn from
+ *                       the whole network (the route is minimal when it is
+ *                       in the source's or the destination's group); UGAL's
+ *                       from the other groups; the packet turns to the
+ *                       destination on entering the intermediate group (one
+ *                       local hop there: 3 VC classes)
  * VCs: a packet injects on VC 0; the routing assigns the VC of every hop so
  * that the channel dependency graph is acyclic (fat trees: 1 VC suffices;
- * dragonfly minimal: 2, valiant/ugal: 3); sim_routing_new refuses fewer
- * VCs than the routing needs.  More VCs than needed are used as parallel
+ * dragonfly minimal: 2, valiant/ugal/ugal-g: 3, par: 4); sim_routing_new
+ * refuses fewer VCs than the routing needs.  More VCs than needed are used as parallel
  * lanes (a packet keeps its lane class, VC = class * lanes + lane). */
 #ifndef CONTEND_SIM_ROUTE_H
 #define CONTEND_SIM_ROUTE_H
@@ -94,8 +100,8 @@ void sim_route(const sim_routing *R, int r, int in_port, int in_vc, int src, int
 int sim_routing_check_deadlock(const sim_routing *R, char *err, size_t errlen);
 
 /* Router-to-router hops a route takes at most (trees: 2 * (levels - 1);
- * dragonfly: 3 minimal, 5 valiant/ugal/ugal-g; switch: 0); NIC links not
- * counted. */
+ * dragonfly: 3 minimal, 5 valiant/ugal/ugal-g, 6 par; switch: 0); NIC
+ * links not counted. */
 int sim_routing_max_hops(const sim_routing *R);
 
 /* ---- internal: the deadlock check (cdg.c) and tests ---- */

@@ -1,4 +1,5 @@
-/* The dragonfly routings: minimal, valiant, UGAL-L and UGAL-G (routing_impl.h).
+/* The dragonfly routings: minimal, valiant, UGAL-L, UGAL-G and PAR
+ * (routing_impl.h).
  *
  * Dragonfly (the palm-tree of topo_dragonfly.c: group G's link to group T
  * is its port k = (G - T - 1) mod (a*h+1), on router k / h):
@@ -26,10 +27,21 @@
  *   ugal-g    UGAL-G: as ugal, q adding the occupancy of the path's global
  *             channel out of the source group, read at the router that owns
  *             it (when that is not the source router), as if the source
- *             router saw the global queues of its group.
+ *             router saw the global queues of its group;
+ *   par       progressive adaptive routing (Jiang, Kim, Dally, ISCA 2009):
+ *             UGAL-L at the source router; a packet that leaves it
+ *             minimally by a local hop to the gateway of its global link
+ *             decides again there (UGAL-L with that router's own queues,
+ *             the global link's among them: the same rule, candidates
+ *             and threshold) and may turn non-minimal.  The turn's local
+ *             hop, if any, is a second local hop in the source group.
  * VC class = global hops taken so far (local hops and the global hop
- * itself): minimal uses classes 0..1, valiant/ugal/ugal-g 0..2; the classes
- * increase along every route, so the channel dependency graph is acyclic. */
+ * itself), plus one from par's turn on: minimal uses classes 0..1,
+ * valiant/ugal/ugal-g 0..2, par 0..3 (a turned packet: local 0, local 1,
+ * global 1, local 2, global 2, local 3).  Within a class a local hop only
+ * waits for a global one or the ejection, and a global hop for the next
+ * class: the classes never decrease along a route and no class holds a
+ * cycle, so the channel dependency graph is acyclic (cdg.c checks it). */
 #include "routing_impl.h"
 
 static int df_init(sim_routing *R) {
@@ -196,15 +208,36 @@ static int route_ugal_g(const sim_routing *R, int r, int inject, int dst, sim_ro
   return df_hop(R, df_port(R, r, dst, st), st, out_vc);
 }
 
+/* par: UGAL-L at the source router; a packet that leaves it minimally by
+ * a local hop towards another group is pending, and the next router (the
+ * gateway of the minimal path's global link) decides again, seeing that
+ * global link's queue as its own port's.  A packet that turns there
+ * takes one VC class more on every later hop (st->divert). */
+static int route_par(const sim_routing *R, int r, int inject, int dst, sim_route_state *st,
+                     sim_occ_fn occ, void *occ_arg, contend_rng *rng, int *out_vc) {
+  const int d = R->t->node_router[dst];
+  if (inject && r != d) {
+    ugal_decide(R, r, d, 0, st, occ, occ_arg, rng);
+    st->pending = st->inter < 0 && r / R->a != d / R->a && df_to_router(R, r, d) < R->gp0;
+  } else if (st->pending) {
+    st->pending = 0;
+    ugal_decide(R, r, d, 0, st, occ, occ_arg, rng);
+    st->divert = st->inter >= 0;
+  }
+  return df_hop(R, df_port(R, r, dst, st), st, out_vc);
+}
+
 /* ---- alternatives ---- */
 
 /* The choices at r: at a decision router (decide) of a routing with
  * non-minimal routes (nonmin: 1 valiant, which then never takes the
  * minimal route, 2 ugal), one per intermediate group, then the minimal
- * one.  `which` filters at a decision router only. */
-static int df_alternatives(const sim_routing *R, int r, int decide, int nonmin, int dst,
-                           const sim_route_state *st0, unsigned which, sim_route_alt *alts,
-                           int max) {
+ * one.  `which` filters at a decision router only.  The non-minimal
+ * choices get st.divert = divert; the minimal one st.pending = pending
+ * when its first hop stays in r's group towards another group (par). */
+static int df_alternatives(const sim_routing *R, int r, int decide, int nonmin, int divert,
+                           int pending, int dst, const sim_route_state *st0, unsigned which,
+                           sim_route_alt *alts, int max) {
   const int d = R->t->node_router[dst];
   sim_route_state st = *st0;
   int n = 0, minimal_ok = 1;
@@ -217,6 +250,7 @@ static int df_alternatives(const sim_routing *R, int r, int decide, int nonmin, 
           sim_route_state s2 = st;
           s2.inter = df_cand_group(k, Gs, Gd) * R->a;
           s2.nonmin = 1;
+          s2.divert = (uint8_t)divert;
           int vc;
           const int port = df_hop(R, df_port(R, r, dst, &s2), &s2, &vc);
           sim_alt_put(alts, max, &n, port, vc, &s2);
@@ -227,25 +261,42 @@ static int df_alternatives(const sim_routing *R, int r, int decide, int nonmin, 
     return n;
   int vc;
   const int port = df_hop(R, df_port(R, r, dst, &st), &st, &vc);
+  if (pending && r / R->a != d / R->a && port < R->gp0)
+    st.pending = 1;
   sim_alt_put(alts, max, &n, port, vc, &st);
   return n;
 }
 
 static int alts_minimal(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
                         unsigned which, sim_route_alt *alts, int max) {
-  return df_alternatives(R, r, inject, 0, dst, st, which, alts, max);
+  return df_alternatives(R, r, inject, 0, 0, 0, dst, st, which, alts, max);
 }
 
 /* valiant: the minimal route only by way of its own two groups, which are
  * not listed as intermediates (their routes are the minimal one) */
 static int alts_valiant(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
                         unsigned which, sim_route_alt *alts, int max) {
-  return df_alternatives(R, r, inject, 1, dst, st, which, alts, max);
+  return df_alternatives(R, r, inject, 1, 0, 0, dst, st, which, alts, max);
 }
 
 static int alts_ugal(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
                      unsigned which, sim_route_alt *alts, int max) {
-  return df_alternatives(R, r, inject, 2, dst, st, which, alts, max);
+  return df_alternatives(R, r, inject, 2, 0, 0, dst, st, which, alts, max);
+}
+
+/* par: the source router's choices as ugal's, marking the minimal one
+ * pending; at a pending packet's next router, the minimal hop and the
+ * diversions (one VC class up). */
+static int alts_par(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
+                    unsigned which, sim_route_alt *alts, int max) {
+  if (inject)
+    return df_alternatives(R, r, 1, 2, 0, 1, dst, st, which, alts, max);
+  if (st->pending) {
+    sim_route_state s2 = *st;
+    s2.pending = 0;
+    return df_alternatives(R, r, 1, 2, 1, 0, dst, &s2, which, alts, max);
+  }
+  return df_alternatives(R, r, 0, 2, 0, 0, dst, st, which, alts, max);
 }
 
 const sim_routing_def sim_routing_df_minimal = {
@@ -296,4 +347,17 @@ const sim_routing_def sim_routing_df_ugal_g = {
     .alternatives = alts_ugal,
     .help = "UGAL-G at the source router: as ugal, q adding the occupancy of each path's global "
             "channel (read at the router of the source group that owns it)",
+};
+
+const sim_routing_def sim_routing_df_par = {
+    .name = "par",
+    .kinds = SIM_KIND(SIM_TOPO_DRAGONFLY),
+    .classes = 4,
+    .max_hops = 6,
+    .flags = SIM_RF_NONMIN | SIM_RF_REEVAL,
+    .init = df_init,
+    .route = route_par,
+    .alternatives = alts_par,
+    .help = "progressive adaptive: ugal at the source router, decided again at the next router "
+            "of the source group (the minimal path's gateway); one VC class more",
 };

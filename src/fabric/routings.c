@@ -15,14 +15,14 @@ extern const sim_routing_def sim_routing_switch_minimal;
 extern const sim_routing_def sim_routing_tree_dmodk, sim_routing_tree_random,
     sim_routing_tree_adaptive;
 extern const sim_routing_def sim_routing_df_minimal, sim_routing_df_valiant, sim_routing_df_ugal,
-    sim_routing_df_ugal_g;
+    sim_routing_df_ugal_g, sim_routing_df_par;
 
 static const sim_routing_def *const registry[] = {
     &sim_routing_switch_minimal, &sim_routing_tree_dmodk, /* fat trees' default */
     &sim_routing_tree_random,    &sim_routing_tree_adaptive,
     &sim_routing_df_minimal, /* dragonfly's default */
     &sim_routing_df_valiant,     &sim_routing_df_ugal,
-    &sim_routing_df_ugal_g,
+    &sim_routing_df_ugal_g,      &sim_routing_df_par,
 };
 #define NREG (sizeof registry / sizeof registry[0])
 

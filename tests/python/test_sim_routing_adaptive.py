@@ -101,15 +101,102 @@ def test_ugal_more_candidates_find_more_of_the_spare_global_links(tmp_path):
     assert four >= 1.05 * one
 
 
-@pytest.mark.parametrize("routing", ["ugal-g"])
+@pytest.mark.parametrize("routing", ["ugal-g", "par"])
 def test_adaptive_dragonfly_routing_takes_the_spare_global_links(tmp_path, routing):
-    # group_shift's bound under minimal routing is 1/18; the target
-    # for an adaptive routing is 0.40 (Valiant's bound is higher, but an
-    # input-queued router keeps it near 0.41 here)
+    # group_shift's bound under minimal routing is 1/18 (one global link per
+    # pair of groups, 18 nodes a group); the target for an adaptive
+    # routing is 0.40 (Valiant's bound is higher, but input-queued routers
+    # keep valiant itself near 0.41 here)
     assert accepted(tmp_path, DF, routing, "group_shift") >= 0.40
 
 
-@pytest.mark.parametrize("routing", ["ugal-g"])
+@pytest.mark.parametrize("routing", ["ugal-g", "par"])
 def test_adaptive_dragonfly_routing_keeps_uniform_traffic_minimal(tmp_path, routing):
     minimal = accepted(tmp_path, DF, "minimal", "uniform")
     assert accepted(tmp_path, DF, routing, "uniform") >= 0.95 * minimal
+
+
+# ---- every routing: drains, deterministic; unknown names ----
+
+ROUTINGS = [
+    ("switch:nodes=8", "minimal"),
+    ("fattree:pods=2,leaves=2,nodes=4,uplinks=2,pod_uplinks=2", "dmodk"),
+    ("fattree:pods=2,leaves=2,nodes=4,uplinks=2,pod_uplinks=2", "random"),
+    ("fattree:pods=2,leaves=2,nodes=4,uplinks=2,pod_uplinks=2", "adaptive"),
+    ("dragonfly:a=4,p=2,h=2", "minimal"),
+    ("dragonfly:a=4,p=2,h=2", "valiant"),
+    ("dragonfly:a=4,p=2,h=2", "ugal"),
+    ("dragonfly:a=4,p=2,h=2", "ugal-g"),
+    ("dragonfly:a=4,p=2,h=2", "par"),
+]
+
+
+def strip_wall_clock(doc):
+    doc["config"].pop("output")
+    doc.pop("wall_s")
+    doc.pop("peak_rss_mib")
+    for p in doc["points"]:
+        p.pop("wall_s")
+    return json.dumps(doc, sort_keys=True)
+
+
+@pytest.mark.parametrize("topo,routing", ROUTINGS)
+def test_every_routing_drains_and_repeats(tmp_path, topo, routing):
+    # saturating uniform traffic and the adversarial pattern of the
+    # topology, small buffers (4 packets a VC), then every packet delivered;
+    # the same seed twice gives the same results
+    traffic = "a=uniform:load=0.6;b=group_shift:load=0.6" if "dragonfly" in topo else "uniform"
+    args = [
+        "--topology",
+        topo,
+        "--routing",
+        routing,
+        "--traffic",
+        traffic,
+        "--load",
+        "1",
+        "--mtu",
+        "256",
+        "--buffer-bytes",
+        "1024",
+        "--warmup-us",
+        "0",
+        "--measure-us",
+        "300",
+        "--drain",
+    ]
+    a = sim(tmp_path, *args, name="a.json")
+    b = sim(tmp_path, *args, name="b.json")
+    p = a["points"][0]
+    assert p["drained"] is True
+    assert p["undelivered_packets"] == 0
+    assert p["generated_packets"] == p["delivered_packets"] >= 3 * 10**4
+    assert a["routing"] == routing
+    assert strip_wall_clock(a) == strip_wall_clock(b)
+
+
+@pytest.mark.parametrize(
+    "topo,routing,valid",
+    [
+        ("dragonfly:a=4,p=2,h=2", "adaptive", "minimal,valiant,ugal,ugal-g,par"),
+        ("fattree:leaves=4,nodes=4,uplinks=2", "par", "dmodk,random,adaptive"),
+        ("switch:nodes=4", "ugal-g", "minimal"),
+    ],
+)
+def test_unknown_routing_is_one_line_naming_the_valid_ones(tmp_path, topo, routing, valid):
+    out = tmp_path / "never.json"
+    cmd = [str(BIN), "sim", "--topology", topo, "--routing", routing, "-o", str(out)]
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert f"unknown routing '{routing}'" in lines[0] and f"(known: {valid})" in lines[0]
+    assert not out.exists()
+
+
+def test_help_lists_every_routing_from_the_registry():
+    r = subprocess.run([str(BIN), "sim", "--help"], check=True, capture_output=True, text=True)
+    tail = r.stdout.split("Routings (--routing)")[1]
+    for name in ("dmodk", "random", "adaptive", "minimal", "valiant", "ugal", "ugal-g", "par"):
+        assert f"\n    {name} " in tail

@@ -573,6 +573,40 @@ static void test_dmodk_adaptive(void) {
   sim_topo_free(&t);
 }
 
+/* par: node 0 (g0.r0) to node 40 (g5.r0): the minimal path leaves g0 by
+ * g0.r1's global port 6 (k = (0 - 5 - 1) mod 9 = 3: router 3 / 2 = 1,
+ * port p + a - 1 + 3 mod 2).  That port busy and nothing else: the source
+ * router sees nothing and goes minimally; g0.r1 turns the packet. */
+static void test_par_turns_at_the_second_router(void) {
+  sim_topo t;
+  sim_routing *R = NULL;
+  char err[256];
+  CHECK(parse("dragonfly:a=4,p=2,h=2", &t) == 0);
+  CHECK(sim_routing_new(&t, "par", NULL, &R, err, sizeof err) == 0 && sim_routing_vcs(R) == 4 &&
+        sim_routing_max_hops(R) == 6);
+  occ_table hot = {.router = 1};
+  hot.v[6] = 1000000;
+  contend_rng rng;
+  contend_rng_init(&rng, 5, 0, 0, 0, 0);
+  for (int i = 0; i < 20; i++) {
+    sim_route_state st = {.inter = -1};
+    int port, vc;
+    sim_route(R, 0, t.node_port[0], 0, 0, 40, &st, occ_lookup, &hot, &rng, &port, &vc);
+    CHECK(port == 2 + (1 - 0 - 1 + 4) % 4 && vc == 0 && st.pending && st.inter < 0);
+    sim_route(R, 1, 2 + (0 - 1 - 1 + 4) % 4, 0, 0, 40, &st, occ_lookup, &hot, &rng, &port, &vc);
+    CHECK(port != 6 && vc == 1 && !st.pending && st.divert && st.nonmin && st.inter >= 0 &&
+          st.inter / 4 != 0 && st.inter / 4 != 5);
+  }
+  /* and it arrives, within 6 hops, on VCs that never decrease */
+  int nm = 0;
+  CHECK(walk(&t, R, 0, 40, occ_lookup, &hot, &rng, &nm, NULL) >= 4 && nm == 1);
+  /* idle: minimal, no turn */
+  occ_table idle = {.router = -1};
+  CHECK(walk(&t, R, 0, 40, occ_lookup, &idle, &rng, &nm, NULL) == 3 && nm == 0);
+  sim_routing_free(R);
+  sim_topo_free(&t);
+}
+
 /* ---- deadlock ---- */
 
 static void test_deadlock(void) {
@@ -592,6 +626,16 @@ static void test_deadlock(void) {
     /* the walks still arrive: only the VCs are short */
     const walk_stats s = walk_all(&t, R, 1, NULL, NULL, 1);
     CHECK(s.failures == 0);
+    sim_routing_free(R);
+  }
+  /* par's turns at the second router are in the graph: with 3 VCs (its
+   * last class folded onto the third) the turned packets' local hops in
+   * their intermediate group close a cycle through the third class */
+  CHECK(sim_routing_new_unchecked(&t, "par", &(sim_routing_opts){.vcs = 3}, &R, err, sizeof err) ==
+        0);
+  if (R) {
+    CHECK(sim_routing_check_deadlock(R, err, sizeof err) == -1 && strstr(err, "vc 2"));
+    printf("  expected failure: %s\n", err);
     sim_routing_free(R);
   }
   CHECK(sim_routing_new_unchecked(&t, "valiant", &(sim_routing_opts){.vcs = 2}, &R, err,
@@ -649,6 +693,7 @@ int main(void) {
   check_routings("dragonfly:a=1,p=2,h=3", 3);
   test_slurm();
   test_dmodk_adaptive();
+  test_par_turns_at_the_second_router();
   test_deadlock();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
