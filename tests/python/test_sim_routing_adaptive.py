@@ -134,6 +134,25 @@ def test_adaptive_dragonfly_routing_keeps_uniform_traffic_minimal(tmp_path, rout
     assert accepted(tmp_path, DF, routing, "uniform") >= 0.95 * minimal
 
 
+def test_par_paths_include_the_turns_at_the_second_router(tmp_path):
+    # node 0 (g0.r0) to node 40 (g5.r0) on dragonfly:a=4,p=2,h=2 (9
+    # groups): ugal's paths are the minimal one and one per intermediate
+    # group (7); par adds a turn to each of the 7 at g0.r1, the gateway of
+    # the minimal path (a local hop more: NIC + 6 router hops + ejection)
+    n = {}
+    for routing in ("ugal", "par"):
+        out = tmp_path / f"{routing}.json"
+        cmd = [str(BIN), "topology", "paths", "--topology", "dragonfly:a=4,p=2,h=2"]
+        cmd += ["--routing", routing, "--pairs", "0:40", "-q", "-o", str(out)]
+        subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=60)
+        pair = json.loads(out.read_text())["pairs"][0]
+        n[routing] = (len(pair["paths"]), max(len(p) for p in pair["paths"]))
+        for vcs in pair["vcs"]:
+            assert vcs == sorted(vcs)  # VC classes never decrease along a path
+    assert n["ugal"] == (1 + 7, 7)
+    assert n["par"] == (1 + 7 + 7, 8)
+
+
 # ---- every routing: drains, deterministic; unknown names ----
 
 ROUTINGS = [
