@@ -2,7 +2,8 @@
  * one table (the first row of a topology kind is its default).  Routing
  * names are parsed here and nowhere else; the names in errors and the
  * routing list of --help are made from the same rows.  A new routing is
- * its sim_routing_def (routing_impl.h) plus one line below. */
+ * its sim_routing_def (routing_impl.h) plus two lines below: its
+ * declaration and its row. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,13 +18,20 @@ extern const sim_routing_def sim_routing_tree_dmodk, sim_routing_tree_random,
 extern const sim_routing_def sim_routing_df_minimal, sim_routing_df_valiant, sim_routing_df_ugal,
     sim_routing_df_ugal_g, sim_routing_df_par;
 
+/* One routing a line. */
+/* clang-format off */
 static const sim_routing_def *const registry[] = {
-    &sim_routing_switch_minimal, &sim_routing_tree_dmodk, /* fat trees' default */
-    &sim_routing_tree_random,    &sim_routing_tree_adaptive,
+    &sim_routing_switch_minimal,
+    &sim_routing_tree_dmodk, /* fat trees' default */
+    &sim_routing_tree_random,
+    &sim_routing_tree_adaptive,
     &sim_routing_df_minimal, /* dragonfly's default */
-    &sim_routing_df_valiant,     &sim_routing_df_ugal,
-    &sim_routing_df_ugal_g,      &sim_routing_df_par,
+    &sim_routing_df_valiant,
+    &sim_routing_df_ugal,
+    &sim_routing_df_ugal_g,
+    &sim_routing_df_par,
 };
+/* clang-format on */
 #define NREG (sizeof registry / sizeof registry[0])
 
 /* The topology families, as --help lists them. */
