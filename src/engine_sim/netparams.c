@@ -78,7 +78,7 @@ const contend_param_def sim_param_defs[] = {
     {"cc_gain", CONTEND_P_DOUBLE, "0.0625", "fraction", "DCQCN alpha gain g", 1e-6, 1},
     {"ugal_threshold_bytes", CONTEND_P_INT, "0", "B",
      "UGAL-L takes the non-minimal path when q_min x H_min > q_val x H_val + this", 0, 1e9},
-    {"ugal_candidates", CONTEND_P_INT, "4", "count",
+    {"ugal_candidates", CONTEND_P_INT, SIM_STR(SIM_UGAL_DEFAULT_CANDIDATES), "count",
      "random intermediates UGAL compares with the minimal path at each decision", 1,
      SIM_UGAL_MAX_CANDIDATES},
     {"eager_bytes", CONTEND_P_INT, "8192", "B",

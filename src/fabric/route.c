@@ -15,8 +15,6 @@
 
 #include "routing_impl.h"
 
-enum { UGAL_DEFAULT_CANDIDATES = 4 }; /* as --ugal-candidates (netparams.c) */
-
 const char *sim_routing_name(const sim_routing *R) { return R->def->name; }
 int sim_routing_vcs(const sim_routing *R) { return R->vcs; }
 int sim_routing_max_hops(const sim_routing *R) { return R->max_hops; }
@@ -58,7 +56,7 @@ static int setup(const sim_topo *t, const char *name, const sim_routing_opts *op
              need, vcs);
     return -1;
   }
-  const int ncand = o.ugal_candidates ? o.ugal_candidates : UGAL_DEFAULT_CANDIDATES;
+  const int ncand = o.ugal_candidates ? o.ugal_candidates : SIM_UGAL_DEFAULT_CANDIDATES;
   if (ncand < 1 || ncand > SIM_UGAL_MAX_CANDIDATES) {
     snprintf(err, errlen, "%d UGAL candidates: must be 1..%d", ncand, SIM_UGAL_MAX_CANDIDATES);
     return -1;

@@ -62,12 +62,16 @@ typedef struct sim_routing_opts {
   int vcs;                 /* VCs per port; 0: what the routing needs */
   uint32_t ugal_threshold; /* bytes: UGAL takes the non-minimal path when
                               q_min * H_min > q_nonmin * H_nonmin + threshold */
-  int ugal_candidates;     /* random intermediates UGAL compares per decision; 0: 4 */
+  int ugal_candidates;     /* random intermediates UGAL compares per decision; 0: the default */
   uint32_t packet_bytes;   /* a full packet on the wire (mtu + header); 0: 4096 */
 } sim_routing_opts;
 
-/* Largest ugal_candidates accepted. */
+/* ugal_candidates: the default (also --ugal-candidates', as text) and
+ * the largest accepted. */
+#define SIM_UGAL_DEFAULT_CANDIDATES 4
 #define SIM_UGAL_MAX_CANDIDATES 64
+#define SIM_STR_(x) #x
+#define SIM_STR(x) SIM_STR_(x) /* a macro's value as a string literal */
 
 /* name NULL or "" = the topology's default; opts NULL = every default.
  * Returns 0 or -1 with err (unknown name for this topology, listing the
