@@ -10,10 +10,11 @@
  * --help` lists them):
  *   switch:             minimal
  *   fat trees (xgft, fattree, slurm): dmodk (static D-mod-k up ports),
- *                       random (uniform up port per packet), adaptive (by
- *                       downstream occupancy: D-mod-k's up port while it is
- *                       within a packet of the least occupied one, else a
- *                       random one of those that are)
+ *                       random (uniform up port per packet), adaptive (the
+ *                       up port with the least downstream occupancy, ties
+ *                       broken at random), dmodk-adaptive (D-mod-k's up
+ *                       port while it is within a packet of the least
+ *                       occupied one, else a random one of those that are)
  *   dragonfly:          minimal, valiant, ugal (UGAL-L at the source
  *                       router over ugal_candidates random intermediates),
  *                       ugal-g (UGAL-G: also the candidate paths' global

@@ -1,5 +1,5 @@
 /* The fat-tree routings (xgft, fattree and Slurm trees): dmodk, random and
- * adaptive, and the tables they share (routing_impl.h).
+ * adaptive (two rules), and the tables they share (routing_impl.h).
  *
  * XGFT and fattree: O(1) arithmetic on the XGFT labels of topo_xgft.c.  A
  * packet at a level-l router goes down if dst lies in the router's subtree
@@ -9,11 +9,12 @@
  *             shift permutations are contention free on full-bisection
  *             trees);
  *   random    a uniform up port per hop (the network's rng);
- *   adaptive  by occupancy (occ: bytes queued for the port plus bytes held
- *             in the buffer downstream of it, all VCs): the up ports within
- *             one packet (mtu + header) of the least occupied one are the
- *             candidates; D-mod-k's port if it is one of them,
- *             else one of them drawn uniformly with the network's rng.
+ *   adaptive  the up port with the least occupancy (occ: bytes queued for
+ *             the port plus bytes held in the buffer downstream of it, all
+ *             VCs), ties broken uniformly at random with the network's rng;
+ *   dmodk-adaptive  D-mod-k's up port while its occupancy is within one
+ *             packet (mtu + header) of the least occupied one, else one
+ *             drawn uniformly among the up ports that are.
  *             Down ports are never a choice.
  * Slurm trees: per (switch, destination switch) table built here from the
  * graph.  Up candidates are the parents on a shortest way up to an
@@ -307,29 +308,21 @@ static int pick_random(const sim_routing *R, int r, const cands *c, sim_occ_fn o
   return rng ? (int)contend_rng_below(rng, (uint64_t)c->n) : c->pick;
 }
 
-/* adaptive: the up ports whose occupancy is within ADAPT_SLACK_PACKETS
- * packets of the least are the candidates; D-mod-k's port when it is one
- * of them, else one drawn uniformly (one draw of the rng; without an rng,
- * the first: the unit tests).  Preferring D-mod-k's port keeps its
- * contention-free down paths while the ports are balanced (the least
- * occupied port alone, ties at random, accepts less than D-mod-k under
- * uniform traffic: 0.59 against 0.61 on the k=8 tree); the slack keeps the
- * packet in flight on a busy link from moving traffic off it, and is small
- * enough that a second input waiting for the port moves it (in an
- * input-queued router an output's queue is at most one head per input). */
-enum { ADAPT_SLACK_PACKETS = 1 };
-
-static int pick_adaptive(const sim_routing *R, int r, const cands *c, sim_occ_fn occ, void *occ_arg,
-                         contend_rng *rng) {
+/* The adaptive choices: the up ports whose occupancy is within slack
+ * bytes of the least are the candidates; `prefer` (an index, or -1) when
+ * it is one of them, else one drawn uniformly (one draw of the network's
+ * rng; without an rng, the first: the unit tests). */
+static int pick_least(int r, const cands *c, sim_occ_fn occ, void *occ_arg, contend_rng *rng,
+                      uint64_t slack, int prefer) {
   uint32_t o[SIM_TOPO_MAX_RADIX], best = UINT32_MAX;
   for (int k = 0; k < c->n; k++) {
     o[k] = occ ? occ(occ_arg, r, cand_port(c, k)) : 0;
     if (o[k] < best)
       best = o[k];
   }
-  const uint64_t lim = (uint64_t)best + (uint64_t)ADAPT_SLACK_PACKETS * R->pkt_bytes;
-  if (o[c->pick] <= lim)
-    return c->pick;
+  const uint64_t lim = (uint64_t)best + slack;
+  if (prefer >= 0 && o[prefer] <= lim)
+    return prefer;
   int n = 0;
   for (int k = 0; k < c->n; k++)
     n += o[k] <= lim;
@@ -337,6 +330,25 @@ static int pick_adaptive(const sim_routing *R, int r, const cands *c, sim_occ_fn
   for (int k = 0;; k++)
     if (o[k] <= lim && q-- == 0)
       return k;
+}
+
+/* adaptive: the least occupied up port, ties broken at random. */
+static int pick_adaptive(const sim_routing *R, int r, const cands *c, sim_occ_fn occ, void *occ_arg,
+                         contend_rng *rng) {
+  (void)R;
+  return pick_least(r, c, occ, occ_arg, rng, 0, -1);
+}
+
+/* dmodk-adaptive: D-mod-k's port while it is within a packet of the least
+ * occupied one.  Keeping D-mod-k's port keeps its down paths, which do not
+ * collide where a free choice's do: with one or two VCs (head-of-line
+ * blocking) that accepts more than adaptive; the slack keeps the packet in
+ * flight on a busy link from moving traffic off it, and is small enough
+ * that a second input waiting for the port moves it (in an input-queued
+ * router an output's queue is at most one head per input). */
+static int pick_dmodk_adaptive(const sim_routing *R, int r, const cands *c, sim_occ_fn occ,
+                               void *occ_arg, contend_rng *rng) {
+  return pick_least(r, c, occ, occ_arg, rng, R->pkt_bytes, c->pick);
 }
 
 typedef int (*up_pick)(const sim_routing *R, int r, const cands *c, sim_occ_fn occ, void *occ_arg,
@@ -363,8 +375,9 @@ static inline int tree_route(const sim_routing *R, int r, int dst, const sim_rou
 TREE_ROUTE(route_dmodk, pick_dmodk)
 TREE_ROUTE(route_random, pick_random)
 TREE_ROUTE(route_adaptive, pick_adaptive)
+TREE_ROUTE(route_dmodk_adaptive, pick_dmodk_adaptive)
 
-/* Alternatives: dmodk its one port; random and adaptive every up port. */
+/* Alternatives: dmodk its one port; the others every up port. */
 static inline int tree_alternatives(const sim_routing *R, int r, int dst, const sim_route_state *st,
                                     sim_route_alt *alts, int max, int every_up) {
   const sim_topo *t = R->t;
@@ -426,6 +439,18 @@ const sim_routing_def sim_routing_tree_adaptive = {
     .init = tree_init,
     .route = route_adaptive,
     .alternatives = alts_every_up,
-    .help = "by occupancy (queued + in the buffer downstream): D-mod-k's up port while it is "
-            "within a packet of the least occupied, else a random one of those that are",
+    .help = "the up port with the least occupancy (queued + in the buffer downstream), ties "
+            "broken at random",
+};
+
+const sim_routing_def sim_routing_tree_dmodk_adaptive = {
+    .name = "dmodk-adaptive",
+    .kinds = SIM_KINDS_TREE,
+    .classes = 1,
+    .max_hops = -1,
+    .init = tree_init,
+    .route = route_dmodk_adaptive,
+    .alternatives = alts_every_up,
+    .help = "D-mod-k's up port while its occupancy is within a packet of the least occupied "
+            "one, else a random one of those that are",
 };

@@ -14,7 +14,7 @@
  * routing_dragonfly.c). */
 extern const sim_routing_def sim_routing_switch_minimal;
 extern const sim_routing_def sim_routing_tree_dmodk, sim_routing_tree_random,
-    sim_routing_tree_adaptive;
+    sim_routing_tree_adaptive, sim_routing_tree_dmodk_adaptive;
 extern const sim_routing_def sim_routing_df_minimal, sim_routing_df_valiant, sim_routing_df_ugal,
     sim_routing_df_ugal_g, sim_routing_df_par;
 
@@ -25,6 +25,7 @@ static const sim_routing_def *const registry[] = {
     &sim_routing_tree_dmodk, /* fat trees' default */
     &sim_routing_tree_random,
     &sim_routing_tree_adaptive,
+    &sim_routing_tree_dmodk_adaptive,
     &sim_routing_df_minimal, /* dragonfly's default */
     &sim_routing_df_valiant,
     &sim_routing_df_ugal,
@@ -68,6 +69,6 @@ void sim_routing_help(contend_strbuf *out) {
                       sim_routing_lookup(families[f].kind, NULL)->name);
     for (size_t i = 0; i < NREG; i++)
       if (registry[i]->kinds & SIM_KIND(families[f].kind))
-        contend_sb_printf(out, "    %-10s %s\n", registry[i]->name, registry[i]->help);
+        contend_sb_printf(out, "    %-15s %s\n", registry[i]->name, registry[i]->help);
   }
 }

@@ -60,48 +60,66 @@ def flows(p):
 
 
 # Routers with 8 VCs (as lanes: VC = source mod 8) and an internal speedup
-# of 2: a plain input-queued router (1 VC) is held near its head-of-line
+# of 2.  A plain input-queued router (1 VC) is held near its head-of-line
 # limit (0.59 on one switch) under any routing, which hides what the
 # routing does; with these, D-mod-k's collisions on a permutation show.
 ROOMY = ["--vcs", "8", "--speedup", "2"]
 
 
-@pytest.mark.parametrize("router", [[], ROOMY], ids=["1vc", "8vc-speedup2"])
-def test_k8_tree_adaptive_at_least_dmodk_under_uniform(tmp_path, router):
-    dmodk = accepted(tmp_path, K8, "dmodk", "uniform", *router)
-    adaptive = accepted(tmp_path, K8, "adaptive", "uniform", *router)
-    assert adaptive >= dmodk
+@pytest.mark.parametrize("routing", ["adaptive", "dmodk-adaptive"])
+def test_k8_tree_adaptive_at_least_dmodk_under_uniform(tmp_path, routing):
+    dmodk = accepted(tmp_path, K8, "dmodk", "uniform", *ROOMY)
+    assert accepted(tmp_path, K8, routing, "uniform", *ROOMY) >= dmodk
 
 
-def test_k8_tree_adaptive_1_3x_dmodk_under_a_permutation(tmp_path):
-    # seed 7's permutation (the file's seed; over seeds 1, 3, 7, 11 the
-    # ratio is 1.27-1.34)
-    dmodk = accepted(tmp_path, K8, "dmodk", "permutation", *ROOMY)
-    adaptive = accepted(tmp_path, K8, "adaptive", "permutation", *ROOMY)
-    assert adaptive >= 1.3 * dmodk
-    # and it is not only spreading: random up ports accept less
-    assert adaptive > accepted(tmp_path, K8, "random", "permutation", *ROOMY)
+def test_k8_tree_dmodk_adaptive_at_least_dmodk_under_uniform_with_1_vc(tmp_path):
+    dmodk = accepted(tmp_path, K8, "dmodk", "uniform")
+    assert accepted(tmp_path, K8, "dmodk-adaptive", "uniform") >= dmodk
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="with 1 VC and no speedup adaptive reaches only 1.03-1.08x D-mod-k on random "
-    "permutations of the k=8 tree: head-of-line blocking, not the routing, sets the limit",
+    reason="with 1 VC and no speedup the least occupied port accepts 0.95-0.96x D-mod-k under "
+    "uniform traffic (its down paths collide; head-of-line blocking spreads it): "
+    "dmodk-adaptive is the routing for such routers",
 )
-def test_k8_tree_adaptive_1_3x_dmodk_under_a_permutation_1vc(tmp_path):
-    dmodk = accepted(tmp_path, K8, "dmodk", "permutation")
-    adaptive = accepted(tmp_path, K8, "adaptive", "permutation")
+def test_k8_tree_adaptive_at_least_dmodk_under_uniform_with_1_vc(tmp_path):
+    dmodk = accepted(tmp_path, K8, "dmodk", "uniform")
+    assert accepted(tmp_path, K8, "adaptive", "uniform") >= dmodk
+
+
+def test_k8_tree_adaptive_1_3x_dmodk_under_a_permutation(tmp_path):
+    # seed 7's permutation (the file's seed; seeds 1, 3, 7, 11 give 1.43-1.55)
+    dmodk = accepted(tmp_path, K8, "dmodk", "permutation", *ROOMY)
+    adaptive = accepted(tmp_path, K8, "adaptive", "permutation", *ROOMY)
     assert adaptive >= 1.3 * dmodk
+    # not only spreading: random up ports accept less
+    assert adaptive > accepted(tmp_path, K8, "random", "permutation", *ROOMY)
+    # keeping D-mod-k's port while it is not busier gains less (1.27-1.34x)
+    assert accepted(tmp_path, K8, "dmodk-adaptive", "permutation", *ROOMY) >= 1.2 * dmodk
 
 
-def test_adaptive_moves_off_a_hot_up_port(tmp_path):
+@pytest.mark.xfail(
+    strict=True,
+    reason="with 1 VC and no speedup neither adaptive routing reaches 1.3x D-mod-k on a "
+    "random permutation of the k=8 tree (0.89-1.08x): head-of-line blocking, not the "
+    "routing, sets the limit",
+)
+@pytest.mark.parametrize("routing", ["adaptive", "dmodk-adaptive"])
+def test_k8_tree_adaptive_1_3x_dmodk_under_a_permutation_with_1_vc(tmp_path, routing):
+    dmodk = accepted(tmp_path, K8, "dmodk", "permutation")
+    assert accepted(tmp_path, K8, routing, "permutation") >= 1.3 * dmodk
+
+
+@pytest.mark.parametrize("routing", ["adaptive", "dmodk-adaptive"])
+def test_adaptive_moves_off_a_hot_up_port(tmp_path, routing):
     # two flows from one leaf whose D-mod-k up ports coincide: 0 -> 4 and
     # 1 -> 8 both take up port 0 (dst mod 2 = 0) of leaf 0 on a 2-level
     # tree with 2 uplinks, and share its link; adaptive spreads them
     topo = "fattree:leaves=4,nodes=4,uplinks=2"
     traffic = "a=flow:src=0,dst=4;b=flow:src=1,dst=8"
     assert flows(run(tmp_path, topo, "dmodk", traffic)) == pytest.approx([0.5, 0.5], rel=0.03)
-    assert sum(flows(run(tmp_path, topo, "adaptive", traffic))) >= 1.5
+    assert sum(flows(run(tmp_path, topo, routing, traffic))) >= 1.5
 
 
 # ---- dragonfly: UGAL variants against minimal routing ----
@@ -160,6 +178,7 @@ ROUTINGS = [
     ("fattree:pods=2,leaves=2,nodes=4,uplinks=2,pod_uplinks=2", "dmodk"),
     ("fattree:pods=2,leaves=2,nodes=4,uplinks=2,pod_uplinks=2", "random"),
     ("fattree:pods=2,leaves=2,nodes=4,uplinks=2,pod_uplinks=2", "adaptive"),
+    ("fattree:pods=2,leaves=2,nodes=4,uplinks=2,pod_uplinks=2", "dmodk-adaptive"),
     ("dragonfly:a=4,p=2,h=2", "minimal"),
     ("dragonfly:a=4,p=2,h=2", "valiant"),
     ("dragonfly:a=4,p=2,h=2", "ugal"),
@@ -216,7 +235,7 @@ def test_every_routing_drains_and_repeats(tmp_path, topo, routing):
     "topo,routing,valid",
     [
         ("dragonfly:a=4,p=2,h=2", "adaptive", "minimal,valiant,ugal,ugal-g,par"),
-        ("fattree:leaves=4,nodes=4,uplinks=2", "par", "dmodk,random,adaptive"),
+        ("fattree:leaves=4,nodes=4,uplinks=2", "par", "dmodk,random,adaptive,dmodk-adaptive"),
         ("switch:nodes=4", "ugal-g", "minimal"),
     ],
 )
@@ -235,5 +254,6 @@ def test_unknown_routing_is_one_line_naming_the_valid_ones(tmp_path, topo, routi
 def test_help_lists_every_routing_from_the_registry():
     r = subprocess.run([str(BIN), "sim", "--help"], check=True, capture_output=True, text=True)
     tail = r.stdout.split("Routings (--routing)")[1]
-    for name in ("dmodk", "random", "adaptive", "minimal", "valiant", "ugal", "ugal-g", "par"):
+    names = ["dmodk", "random", "adaptive", "dmodk-adaptive"]
+    for name in names + ["minimal", "valiant", "ugal", "ugal-g", "par"]:
         assert f"\n    {name} " in tail

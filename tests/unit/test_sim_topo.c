@@ -504,27 +504,21 @@ static void test_dmodk_adaptive(void) {
         1);
   CHECK(shift_contention("fattree:leaves=8,nodes=4,uplinks=2", "dmodk", &k) >= 2);
 
-  /* adaptive: D-mod-k's up port while it is within a packet (4096 B) of
-   * the least occupied, else a random one of the up ports that are */
+  /* dst 9 from leaf 0: D-mod-k's up port is 4 + 9 mod 4 = 5 */
   sim_topo t;
   sim_routing *R = NULL;
   char err[256];
+  contend_rng rng;
+  contend_rng_init(&rng, 3, 0, 0, 0, 0);
   CHECK(parse("fattree:leaves=4,nodes=4,uplinks=4", &t) == 0);
-  CHECK(sim_routing_new(&t, "adaptive", NULL, &R, err, sizeof err) == 0);
-  /* dst 9 from leaf 0: D-mod-k's up port is 4 + 9 mod 4 = 5 */
   occ_table o = {.router = 0, .v = {0, 0, 0, 0, 50000, 14000, 10000, 20000}, .others = 0};
   sim_route_state st = {.inter = -1};
   int port = -1, vc = -1;
-  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, NULL, &port, &vc);
-  CHECK(port == 5 && vc == 0); /* 14000 <= 10000 + 4096 */
-  o.v[5] = 30000;
-  st = (sim_route_state){.inter = -1};
-  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, NULL, &port, &vc);
-  CHECK(port == 6); /* the only one within 4096 of the least */
-  /* ports 6 and 7 within the slack, 5 not: each drawn, never another */
-  o.v[7] = 13000;
-  contend_rng rng;
-  contend_rng_init(&rng, 3, 0, 0, 0, 0);
+  /* adaptive: the least occupied up port, ties broken at random */
+  CHECK(sim_routing_new(&t, "adaptive", NULL, &R, err, sizeof err) == 0);
+  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, &rng, &port, &vc);
+  CHECK(port == 6 && vc == 0);
+  o.v[7] = 10000; /* a tie between up ports 6 and 7: each drawn, never another */
   int seen[8] = {0};
   for (int i = 0; i < 200; i++) {
     st = (sim_route_state){.inter = -1};
@@ -533,8 +527,28 @@ static void test_dmodk_adaptive(void) {
   }
   CHECK(seen[6] > 50 && seen[7] > 50 && seen[6] + seen[7] == 200);
   st = (sim_route_state){.inter = -1};
-  sim_route(R, 0, 0, 0, 0, 2, &st, occ_lookup, &o, NULL, &port, &vc); /* same leaf */
+  sim_route(R, 0, 0, 0, 0, 2, &st, occ_lookup, &o, &rng, &port, &vc); /* same leaf */
   CHECK(port == 2);
+  sim_routing_free(R);
+  /* dmodk-adaptive: D-mod-k's up port while it is within a packet (4096 B)
+   * of the least occupied, else a random one of the up ports that are */
+  CHECK(sim_routing_new(&t, "dmodk-adaptive", NULL, &R, err, sizeof err) == 0);
+  o.v[7] = 20000;
+  st = (sim_route_state){.inter = -1};
+  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, &rng, &port, &vc);
+  CHECK(port == 5 && vc == 0); /* 14000 <= 10000 + 4096 */
+  o.v[5] = 30000;
+  st = (sim_route_state){.inter = -1};
+  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, &rng, &port, &vc);
+  CHECK(port == 6); /* the only one within 4096 of the least */
+  o.v[7] = 13000;   /* ports 6 and 7 within the slack, 5 not */
+  memset(seen, 0, sizeof seen);
+  for (int i = 0; i < 200; i++) {
+    st = (sim_route_state){.inter = -1};
+    sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, &rng, &port, &vc);
+    seen[port & 7]++;
+  }
+  CHECK(seen[6] > 50 && seen[7] > 50 && seen[6] + seen[7] == 200);
   sim_routing_free(R);
   /* dmodk: up port = dst mod 4 at the leaf, whatever the occupancy */
   CHECK(sim_routing_new(&t, "dmodk", NULL, &R, err, sizeof err) == 0);
