@@ -134,6 +134,16 @@ void sim_stall_begin(sim_net *n, sim_chan *ch, unsigned mask) {
   ch->stall_since = n->des.now;
 }
 
+int64_t sim_downstream_used(const sim_net *n, uint32_t c) {
+  const sim_chan *ch = &n->chan[c];
+  int64_t used = 0;
+  for (int v = 0; v < n->V; v++)
+    used += (int64_t)n->cfg.buffer_bytes - n->cvc[(size_t)c * n->V + v].credit;
+  for (uint32_t i = ch->cred_head; i != SIM_NIL && n->cred[i].t <= n->des.now; i = n->cred[i].next)
+    used -= n->cred[i].bytes;
+  return used;
+}
+
 void sim_drain_credits(sim_net *n, uint32_t c) {
   sim_chan *ch = &n->chan[c];
   const sim_time now = n->des.now;

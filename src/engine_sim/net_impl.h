@@ -133,6 +133,11 @@ static inline void sim_cvc_touch(sim_net *n, sim_cvc *v) {
  * buffer downstream) on the VCs of mask begins / every stall ends now. */
 void sim_stall_begin(sim_net *n, sim_chan *ch, unsigned mask);
 void sim_stall_end(sim_net *n, sim_chan *ch, uint32_t c);
+/* Bytes held in the downstream buffers of router channel c over all VCs,
+ * as of now: credits that have arrived but are not yet taken up (that
+ * happens when the port next sends) count as free, so an idle port does
+ * not look as full as it last was (the occupancy adaptive routings read). */
+int64_t sim_downstream_used(const sim_net *n, uint32_t c);
 /* Takes up the credits of channel c that have arrived by now. */
 void sim_drain_credits(sim_net *n, uint32_t c);
 /* Credits for `bytes` on VC vc of channel c land at time t (a stalled

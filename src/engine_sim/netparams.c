@@ -46,8 +46,8 @@ const contend_param_def sim_param_defs[] = {
      "in docs/simulator.md)",
      1, 0},
     {"routing", CONTEND_P_STRING, "", "",
-     "routing (default per topology): trees dmodk|random|adaptive; dragonfly "
-     "minimal|valiant|ugal; switch minimal",
+     "routing by name (default: the topology's first; `contend sim --help` lists them per "
+     "topology)",
      1, 0},
     {"vcs", CONTEND_P_INT, "0", "count",
      "virtual channels per port (0: what the routing needs to be deadlock-free)", 0, 8},
@@ -100,6 +100,9 @@ const contend_param_def sim_param_defs[] = {
     {"cc_gain", CONTEND_P_DOUBLE, "0.0625", "fraction", "DCQCN alpha gain g", 1e-6, 1},
     {"ugal_threshold_bytes", CONTEND_P_INT, "0", "B",
      "UGAL-L takes the non-minimal path when q_min x H_min > q_val x H_val + this", 0, 1e9},
+    {"ugal_candidates", CONTEND_P_INT, SIM_STR(SIM_UGAL_DEFAULT_CANDIDATES), "count",
+     "random intermediates UGAL compares with the minimal path at each decision", 1,
+     SIM_UGAL_MAX_CANDIDATES},
     {"eager_bytes", CONTEND_P_INT, "8192", "B",
      "MPI semantics: messages from this size on use rendezvous (RTS/CTS)", 0, 1e12},
     {"rndv_window_bytes", CONTEND_P_INT, "0", "B",
@@ -282,9 +285,14 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
     return -1;
   }
   const char *routing = contend_param_str(p, "routing");
-  if (sim_routing_new(
-          &s->topo, routing && routing[0] ? routing : NULL, (int)contend_param_int(p, "vcs"),
-          (uint32_t)contend_param_int(p, "ugal_threshold_bytes"), &s->routing, e, sizeof e)) {
+  const sim_routing_opts ro = {
+      .vcs = (int)contend_param_int(p, "vcs"),
+      .ugal_threshold = (uint32_t)contend_param_int(p, "ugal_threshold_bytes"),
+      .ugal_candidates = (int)contend_param_int(p, "ugal_candidates"),
+      .packet_bytes =
+          (uint32_t)(contend_param_int(p, "mtu") + contend_param_int(p, "header_bytes"))};
+  if (sim_routing_new(&s->topo, routing && routing[0] ? routing : NULL, &ro, &s->routing, e,
+                      sizeof e)) {
     snprintf(err, errlen, "--routing: %s", e);
     sim_topo_free(&s->topo);
     return -1;

@@ -27,9 +27,7 @@ static uint32_t iq_occupancy(void *arg, int router, int port) {
   const sim_chan *ch = &n->chan[c];
   if (ch->dst_router < 0)
     return s->nwait[c] * (n->cfg.mtu + n->cfg.header);
-  int64_t used = 0;
-  for (int v = 0; v < n->V; v++)
-    used += (int64_t)n->cfg.buffer_bytes - n->cvc[(size_t)c * n->V + v].credit;
+  int64_t used = sim_downstream_used(n, c);
   used += (int64_t)s->nwait[c] * (n->cfg.mtu + n->cfg.header);
   return used > 0 ? (uint32_t)used : 0;
 }

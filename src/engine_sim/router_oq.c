@@ -50,8 +50,7 @@ static uint32_t oq_occupancy(void *arg, int router, int port) {
   const uint32_t c = (uint32_t)(n->t->port_base[router] + port);
   int64_t used = (int64_t)s->qbytes[c];
   if (n->chan[c].dst_router >= 0)
-    for (int v = 0; v < n->V; v++)
-      used += (int64_t)n->cfg.buffer_bytes - n->cvc[(size_t)c * n->V + v].credit;
+    used += sim_downstream_used(n, c);
   return used > 0 ? (uint32_t)(used > UINT32_MAX ? UINT32_MAX : used) : 0;
 }
 

@@ -89,8 +89,7 @@ static uint32_t voq_occupancy(void *arg, int router, int port) {
   if (ch->dst_router < 0)
     used += s->ofifo[c].bytes;
   else /* the downstream buffer and this output buffer (its credits are taken) */
-    for (int v = 0; v < n->V; v++)
-      used += (int64_t)n->cfg.buffer_bytes - n->cvc[(size_t)c * n->V + v].credit;
+    used += sim_downstream_used(n, c);
   return used > 0 ? (uint32_t)(used > UINT32_MAX ? UINT32_MAX : used) : 0;
 }
 

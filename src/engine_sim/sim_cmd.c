@@ -59,6 +59,8 @@ static void help(const contend_params *p) {
           "      --traffic 'incast:senders=8-31,dst=0,load=0.5;victim=flow:src=40,dst=9,load=0.2'"
           "\n\nOptions:\n");
   contend_params_help(p, "", &o);
+  contend_sb_printf(&o, "\nRoutings (--routing), per topology:\n");
+  sim_routing_help(&o);
   fputs(o.s ? o.s : "", stdout);
   contend_sb_free(&o);
 }
