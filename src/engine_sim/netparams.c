@@ -1,7 +1,7 @@
 /* The simulated fabric's parameter table and presets (see netparams.h).
  *
  * Preset sources (public figures; the values are rounded, not vendor
- * specifications):
+ * specifications; docs/simulator.md, Presets, has the same table):
  * - aries-like: Alverson, Froese, Kaplan, Roweth, "Cray XC Series
  *   Network", Cray white paper WP-Aries01-1112 (2012): dragonfly of
  *   4 x 48-port Aries routers per blade group, electrical links 14 Gbit/s
@@ -10,22 +10,52 @@
  *   node link on the fabric side), 64-byte payload packets, adaptive
  *   (UGAL-style) routing, per-hop router latency about 100 ns; no
  *   end-to-end congestion control.
+ *   Router: the same paper describes the Aries router as 48 tiles in a
+ *   6 x 8 array, each with an input buffer, a row bus to the tiles of its
+ *   row, an 8 x 6 subswitch and column buffers; an output port collects
+ *   from the column buffers of the 6 rows (the hierarchical crossbar of
+ *   Cray's YARC, Scott, Abts, Kim, Dally, "The BlackWidow High-Radix Clos
+ *   Network", ISCA 2006, there 8 x 8 tiles).  So packets wait per output
+ *   inside the router and an output takes packets from several rows at
+ *   once: `voq`.  Neither the internal speedup nor the column buffer
+ *   sizes are published: speedup 2 (the least at which a combined
+ *   input/output-queued crossbar can behave as an output-queued switch,
+ *   Chuang, Goel, McKeown, Prabhakar, IEEE JSAC 1999) and an output
+ *   buffer of 6 packets of 80 B, one per row of tiles feeding the output.
  * - ib-like: an EDR InfiniBand fat tree: 100 Gbit/s links and 90 ns
  *   port-to-port switch latency (Mellanox SB7800 / Switch-IB 2 product
  *   brief), 4096-byte MTU (IBTA spec. vol. 1), D-mod-k style static
  *   routing (OpenSM's ftree engine), congestion control off (the common
  *   deployment).
+ *   Router: a shared-buffer output-queued switch, `oq`.  Switch-IB 2's
+ *   buffer size is not published: we use the 16 MB fully shared buffer
+ *   of Mellanox's Ethernet ASIC of the same generation and speed
+ *   (Spectrum, 32 x 100 Gbit/s, 2015; Broadcom's Tomahawk also carries
+ *   16 MB, in four pools of 4 MB), 16 MiB per switch, and dynamic
+ *   threshold alpha 1 (SONiC's default for lossless queues).
  * - slingshot-like: De Sensi, Di Girolamo, McMahon, Roweth, Hoefler, "An
  *   In-Depth Analysis of the Slingshot Interconnect", SC20: Rosetta
  *   64-port switches at 200 Gbit/s, dragonfly, about 350 ns switch
  *   latency under load-free conditions (we use 300 ns), adaptive routing,
  *   per-flow congestion control that throttles only the sources of an
  *   endpoint congestion.
+ *   Router: Rosetta is 32 tiles in 4 rows of 8, two ports per tile; each
+ *   port has a row bus to the tiles of its row, each tile a 16-input
+ *   8-output crossbar into column channels, and an output port collects
+ *   from the 4 rows (the same SC20 paper; Cray's Hot Interconnects 2019
+ *   Slingshot talk): `voq`.  Its speedup and buffer sizes are not
+ *   published: speedup 2 as for aries-like, an output buffer of 4 packets
+ *   of 4160 B (one per row), and the 64 KiB input buffer per VC the
+ *   preset had.
  * The host overhead per message (mpi_overhead_ns) of each preset is set so
  * that GPCNeT's isolated RR two-sided 8 B latency, 2 o on this model,
  * matches the systems of Chunduri et al., "GPCNeT", SC19, Table 2:
  * Crystal (Aries) 1.8 us, Osprey (EDR InfiniBand) 1.1 us, Malbec
- * (Slingshot) 1.8 us. */
+ * (Slingshot) 1.8 us.
+ * Plain runs without a preset keep the input-queued `iq` router: their
+ * results stay those of earlier releases, and no one model fits the
+ * presets' hardware (two families buffer at the outputs per input, one
+ * in a shared pool). */
 #include "netparams.h"
 
 #include "router.h"
@@ -42,8 +72,8 @@ const contend_param_def sim_param_defs[] = {
      "dragonfly:a=A,p=P,h=H[,g=G] | slurm:FILE (a topology.conf)",
      1, 0},
     {"network", CONTEND_P_STRING, "", "",
-     "preset for every fabric parameter not given: aries-like, ib-like, slingshot-like (sources "
-     "in docs/simulator.md)",
+     "preset for every fabric parameter not given, the router model of its hardware included: "
+     "aries-like (voq), ib-like (oq), slingshot-like (voq) (sources in docs/simulator.md)",
      1, 0},
     {"routing", CONTEND_P_STRING, "", "",
      "routing by name (default: the topology's first; `contend sim --help` lists them per "
@@ -133,7 +163,7 @@ void sim_params_files(const contend_params *p, contend_files *fs) {
 
 typedef struct preset {
   const char *name;
-  const char *kv[32]; /* key, value pairs, NULL-terminated */
+  const char *kv[48]; /* key, value pairs, NULL-terminated */
 } preset;
 
 static const preset presets[] = {
@@ -148,6 +178,12 @@ static const preset presets[] = {
       "16",
       "buffer_bytes",
       "8192",
+      "router",
+      "voq",
+      "speedup",
+      "2",
+      "output_buffer_bytes",
+      "480",
       "node_gbps",
       "42",
       "local_gbps",
@@ -178,6 +214,12 @@ static const preset presets[] = {
       "64",
       "buffer_bytes",
       "32768",
+      "router",
+      "oq",
+      "shared_buffer_bytes",
+      "16777216",
+      "dt_alpha",
+      "1",
       "node_gbps",
       "100",
       "local_gbps",
@@ -208,6 +250,12 @@ static const preset presets[] = {
       "64",
       "buffer_bytes",
       "65536",
+      "router",
+      "voq",
+      "speedup",
+      "2",
+      "output_buffer_bytes",
+      "16640",
       "node_gbps",
       "200",
       "local_gbps",
