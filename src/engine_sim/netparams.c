@@ -42,8 +42,9 @@
  *   Router: Rosetta is 32 tiles in 4 rows of 8, two ports per tile; each
  *   port has a row bus to the tiles of its row, each tile a 16-input
  *   8-output crossbar into column channels, and an output port collects
- *   from the 4 rows (the same SC20 paper; Cray's Hot Interconnects 2019
- *   Slingshot talk): `voq`.  Its speedup and buffer sizes are not
+ *   from the 4 rows (Cray's Hot Interconnects 2019 Slingshot talk, as
+ *   WikiChip's Rosetta page summarizes it; De Sensi et al. outline the
+ *   same switch): `voq`.  Its speedup and buffer sizes are not
  *   published: speedup 2 as for aries-like, an output buffer of 4 packets
  *   of 4160 B (one per row), and the 64 KiB input buffer per VC the
  *   preset had.
