@@ -179,7 +179,7 @@ static void results_json(contend_group *g, contend_json *j) {
   contend_json_str(j, "topology", s->topo.spec);
   contend_json_int(j, "topology_nodes", s->topo.nnodes);
   contend_json_int(j, "routers", s->topo.nrouters);
-  contend_json_str(j, "router", s->net.router->name);
+  sim_router_json(j, &s->net);
   contend_json_str(j, "routing", sim_routing_name(s->routing));
   contend_json_int(j, "vcs", sim_routing_vcs(s->routing));
   contend_json_str(j, "network_preset", s->preset);

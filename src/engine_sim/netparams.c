@@ -86,10 +86,12 @@ const contend_param_def sim_param_defs[] = {
     {"header_bytes", CONTEND_P_INT, "0", "B", "wire bytes added to every packet", 0, 4096},
     {"buffer_bytes", CONTEND_P_INT, "32768", "B",
      "input buffer per virtual channel per router port (credits)", 1, 1e9},
-    {"speedup", CONTEND_P_INT, "1", "x",
+    {"speedup", CONTEND_P_INT, "0", "x",
      "router internal speedup: an input port feeds the crossbar this many times faster than "
-     "its link (1: none, the head-of-line blocking of a plain input-queued switch)",
-     1, 8},
+     "its link (0: the router model's: 1 for iq, none, the head-of-line blocking of a plain "
+     "input-queued switch; 2 for voq, a combined input/output-queued crossbar; oq's crossbar "
+     "has no limit)",
+     0, 8},
     {"router", CONTEND_P_STRING, "iq", "",
      "router model: iq (input FIFO per port and VC, head-of-line blocking, as today) | voq "
      "(virtual output queues per input VC, iSLIP allocator, --speedup, small output buffers) | "
@@ -99,7 +101,7 @@ const contend_param_def sim_param_defs[] = {
     {"islip_iterations", CONTEND_P_INT, "2", "count",
      "voq: iterations of the iSLIP allocator (request, grant, accept) per allocation round", 1, 8},
     {"output_buffer_bytes", CONTEND_P_INT, "0", "B",
-     "voq: buffer per router output port between crossbar and link (0: two packets of mtu + "
+     "voq: buffer per router output port between crossbar and link (0: 16 packets of mtu + "
      "header)",
      0, 1e9},
     {"shared_buffer_bytes", CONTEND_P_INT, "4194304", "B",
@@ -356,8 +358,7 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
   c->router = rm;
   c->islip_iterations = (uint32_t)contend_param_int(p, "islip_iterations");
   c->output_buffer_bytes = (uint32_t)contend_param_int(p, "output_buffer_bytes");
-  if (!c->output_buffer_bytes)
-    c->output_buffer_bytes = 2 * (c->mtu + c->header);
+  sim_router_resolve(c);
   c->shared_buffer_bytes = (uint64_t)contend_param_int(p, "shared_buffer_bytes");
   c->dt_alpha = contend_param_double(p, "dt_alpha");
   c->gbps[SIM_LINK_NODE] = contend_param_double(p, "node_gbps");

@@ -1,6 +1,9 @@
 /* The registry of router models (router.h): one line per model. */
 #include "router.h"
 
+#include "contend/json.h"
+#include "net.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -24,4 +27,21 @@ const char *sim_router_names(void) {
       snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", models[i]->name);
     }
   return names;
+}
+
+void sim_router_resolve(struct sim_net_config *cfg) {
+  const sim_router_model *rm = cfg->router;
+  if (!cfg->speedup)
+    cfg->speedup = rm->speedup ? rm->speedup : 1;
+  if (!cfg->output_buffer_bytes && rm->output_packets)
+    cfg->output_buffer_bytes = rm->output_packets * (cfg->mtu + cfg->header);
+}
+
+void sim_router_json(struct contend_json *j, const struct sim_net_config *cfg) {
+  const sim_router_model *rm = cfg->router ? cfg->router : sim_router_default();
+  contend_json_str(j, "router", rm->name);
+  if (rm->speedup)
+    contend_json_int(j, "speedup", (int64_t)cfg->speedup);
+  if (rm->output_packets)
+    contend_json_int(j, "output_buffer_bytes", (int64_t)cfg->output_buffer_bytes);
 }

@@ -17,6 +17,11 @@ struct sim_net_config;
 typedef struct sim_router_model {
   const char *name;
   const char *help; /* one line: where packets wait, how they are scheduled */
+  /* The model's own defaults, used where the user gave 0: --speedup (0:
+   * the option does not apply to the model) and --output-buffer-bytes in
+   * packets of mtu + header (0: the model has no output buffers). */
+  uint32_t speedup;
+  uint32_t output_packets;
   /* Validates the model's parameters against the topology and routing
    * (sizes, bounds): 0, or -1 with one line in err.  NULL: nothing to check. */
   int (*check)(const struct sim_net_config *cfg, char *err, size_t errlen);
@@ -43,6 +48,13 @@ typedef struct sim_router_model {
 const sim_router_model *sim_router_find(const char *name);
 /* The default model (iq). */
 const sim_router_model *sim_router_default(void);
+/* Fills cfg's router parameters left 0 with cfg->router's defaults (the
+ * model must be set; mtu and header read). */
+void sim_router_resolve(struct sim_net_config *cfg);
+/* Writes "router" and the model's resolved parameters ("speedup",
+ * "output_buffer_bytes" where the model has them) into the open object. */
+struct contend_json;
+void sim_router_json(struct contend_json *j, const struct sim_net_config *cfg);
 /* Names of the models, comma-separated (help, errors). */
 const char *sim_router_names(void);
 

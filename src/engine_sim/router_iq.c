@@ -176,6 +176,7 @@ const sim_router_model sim_router_iq = {
     .name = "iq",
     .help = "input-queued: a FIFO per input port and VC, only its head competes (head-of-line "
             "blocking), outputs grant round-robin; --speedup",
+    .speedup = 1,
     .init = iq_init,
     .free = iq_free,
     .arrive = iq_arrive,

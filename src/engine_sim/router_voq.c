@@ -426,6 +426,13 @@ const sim_router_model sim_router_voq = {
     .name = "voq",
     .help = "virtual output queues per input port and VC within its credits, iSLIP allocator "
             "(--islip-iterations), crossbar --speedup, output buffers (--output-buffer-bytes)",
+    /* a combined input/output-queued crossbar: speedup 2 is the least at
+     * which one can behave as an output-queued switch (Chuang, Goel,
+     * McKeown, Prabhakar, IEEE JSAC 1999); at speedup 1 the VOQs of an
+     * input's 8 default credits hold few outputs, the matchings stay
+     * sparse and one 32-port switch saturates near 0.88 */
+    .speedup = 2,
+    .output_packets = 16,
     .check = voq_check,
     .init = voq_init,
     .free = voq_free,

@@ -207,7 +207,7 @@ int contend_sim_main(int argc, char **argv) {
   contend_json_str(&j, "topology", su->topo.spec);
   contend_json_int(&j, "nodes", su->topo.nnodes);
   contend_json_int(&j, "routers", su->topo.nrouters);
-  contend_json_str(&j, "router", su->net.router->name);
+  sim_router_json(&j, &su->net);
   contend_json_str(&j, "routing", sim_routing_name(su->routing));
   contend_json_int(&j, "vcs", sim_routing_vcs(su->routing));
   contend_json_str(&j, "traffic", contend_param_str(p, "traffic"));
