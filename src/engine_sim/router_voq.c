@@ -33,6 +33,8 @@ typedef struct voq_state {
   uint32_t maxradix;   /* of any router */
   uint32_t *coff;      /* nchan: the input's first (input, output) slot; SIM_NIL: feeds no router */
   sim_ibuf *q;         /* VOQs: slot x V + VC ... see qidx */
+  uint32_t *head;      /* per VOQ: its head's head_info, 0 when empty (the
+                        * allocation reads this, not the packet) */
   uint32_t *npk;       /* per (input, output) slot: packets in its VOQs (all VCs) */
   uint64_t *omask;     /* nchan x W: outputs with a non-empty VOQ at the input */
   uint8_t *vptr;       /* nchan: the VC an input tries first */
@@ -43,6 +45,9 @@ typedef struct voq_state {
   uint32_t *gptr;      /* nports: the output's grant pointer */
   uint64_t *qbytes;    /* nports: bytes in VOQs for the output */
   sim_time *alloc_t;   /* nrouters: pending allocation, or SIM_NEVER */
+  sim_time (*inheap)[2]; /* nrouters: times of up to two of the router's
+                          * events in the event queue (SIM_NEVER: none), so
+                          * a request at such a time pushes no other */
   uint32_t *nin;       /* nchan: packets in the input's VOQs */
   uint64_t *iact;      /* nrouters x W: input ports with packets */
   /* scratch of one allocation: masks of W words over ports, arrays over ports */
@@ -72,12 +77,24 @@ static inline size_t qidx(const sim_net *n, const voq_state *s, uint32_t c, int 
   return ((size_t)s->coff[c] + o) * (size_t)n->V + (size_t)v;
 }
 
+/* What the allocation needs of a VOQ's head: its bytes and output VC
+ * (never 0: a packet has at least one byte). */
+_Static_assert(SIM_MAX_VCS <= 8, "head_info keeps the VC in 3 bits");
+static inline uint32_t head_info(const sim_pkt *pk) { return pk->bytes << 3 | pk->out_vc; }
+
 static void request_alloc(sim_net *n, int r, sim_time t) {
   voq_state *s = n->rm;
   if (s->alloc_t[r] <= t)
     return;
   s->alloc_t[r] = t;
+  sim_time *h = s->inheap[r];
+  if (h[0] == t || h[1] == t)
+    return; /* an event of an earlier request is due then */
   sim_des_push(&n->des, t, EV_ROUTER, (uint32_t)r);
+  if (h[0] == SIM_NEVER)
+    h[0] = t;
+  else if (h[1] == SIM_NEVER)
+    h[1] = t;
 }
 
 static uint32_t voq_occupancy(void *arg, int router, int port) {
@@ -133,7 +150,10 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
     sim_nic_in_start(n, c);
   ib->bytes += pk->bytes;
   s->qbytes[n->t->port_base[r] + (int)o] += pk->bytes;
-  sim_fifo_push(n, &s->q[qidx(n, s, c, v, o)], p);
+  const size_t qi = qidx(n, s, c, v, o);
+  sim_fifo_push(n, &s->q[qi], p);
+  if (!s->head[qi])
+    s->head[qi] = head_info(pk);
   if (s->npk[s->coff[c] + o]++ == 0)
     bit_set(&s->omask[(size_t)c * s->W], o);
   if (s->nin[c]++ == 0)
@@ -149,7 +169,9 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)i];
   const uint32_t oc = (uint32_t)(n->t->port_base[r] + (int)o);
   sim_chan *och = &n->chan[oc];
-  const uint32_t p = sim_fifo_pop(n, &s->q[qidx(n, s, ic, v, o)]);
+  const size_t qi = qidx(n, s, ic, v, o);
+  const uint32_t p = sim_fifo_pop(n, &s->q[qi]);
+  s->head[qi] = s->q[qi].head == SIM_NIL ? 0 : head_info(&n->pkt[s->q[qi].head]);
   sim_pkt *pk = &n->pkt[p];
   if (--s->npk[s->coff[ic] + o] == 0)
     bit_clear(&s->omask[(size_t)ic * s->W], o);
@@ -214,16 +236,16 @@ static void voq_alloc(sim_net *n, int r) {
       }
       for (int k = 0; k < V; k++) {
         const int v = (s->vptr[ic] + k) % V;
-        const sim_ibuf *q = &s->q[qidx(n, s, ic, v, o)];
-        if (q->head == SIM_NIL)
+        const uint32_t h = s->head[qidx(n, s, ic, v, o)];
+        if (!h)
           continue;
-        const sim_pkt *pk = &n->pkt[q->head];
-        if (s->ofifo[oc].bytes + pk->bytes > n->cfg.output_buffer_bytes) {
+        const uint32_t bytes = h >> 3, ovc = h & 7;
+        if (s->ofifo[oc].bytes + bytes > n->cfg.output_buffer_bytes) {
           s->ofull[oc] = 1;
           continue;
         }
-        if (och->dst_router >= 0 && n->cvc[(size_t)oc * V + pk->out_vc].credit < pk->bytes) {
-          s->blocked[o] |= 1u << pk->out_vc;
+        if (och->dst_router >= 0 && n->cvc[(size_t)oc * V + ovc].credit < bytes) {
+          s->blocked[o] |= 1u << ovc;
           continue;
         }
         bit_set(ook, o);
@@ -309,6 +331,11 @@ static void voq_alloc(sim_net *n, int r) {
 
 static void voq_event(sim_net *n, uint32_t r) {
   voq_state *s = n->rm;
+  sim_time *h = s->inheap[r];
+  if (h[0] == n->des.now)
+    h[0] = SIM_NEVER;
+  else if (h[1] == n->des.now)
+    h[1] = SIM_NEVER;
   if (s->alloc_t[r] != n->des.now)
     return; /* superseded by an earlier request */
   s->alloc_t[r] = SIM_NEVER;
@@ -353,6 +380,7 @@ static void voq_init(sim_net *n) {
   s->q = sim_xcalloc(slots * (size_t)n->V, sizeof *s->q, "voq router model");
   for (size_t i = 0; i < slots * (size_t)n->V; i++)
     s->q[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
+  s->head = sim_xcalloc(slots * (size_t)n->V, sizeof *s->head, "voq router model");
   s->npk = sim_xcalloc(slots, sizeof *s->npk, "voq router model");
   s->omask = sim_xcalloc((size_t)n->nchan * s->W, sizeof *s->omask, "voq router model");
   s->vptr = sim_xcalloc(n->nchan, sizeof *s->vptr, "voq router model");
@@ -366,8 +394,9 @@ static void voq_init(sim_net *n) {
   s->gptr = sim_xcalloc(np, sizeof *s->gptr, "voq router model");
   s->qbytes = sim_xcalloc(np, sizeof *s->qbytes, "voq router model");
   s->alloc_t = sim_xcalloc((size_t)t->nrouters, sizeof *s->alloc_t, "voq router model");
+  s->inheap = sim_xcalloc((size_t)t->nrouters, sizeof *s->inheap, "voq router model");
   for (int r = 0; r < t->nrouters; r++)
-    s->alloc_t[r] = SIM_NEVER;
+    s->alloc_t[r] = s->inheap[r][0] = s->inheap[r][1] = SIM_NEVER;
   const size_t R = s->maxradix ? s->maxradix : 1;
   s->reqT = sim_xcalloc(R * s->W, sizeof *s->reqT, "voq router model");
   s->grants = sim_xcalloc(R * s->W, sizeof *s->grants, "voq router model");
@@ -393,6 +422,7 @@ static void voq_free(sim_net *n) {
     return;
   free(s->coff);
   free(s->q);
+  free(s->head);
   free(s->npk);
   free(s->omask);
   free(s->vptr);
@@ -403,6 +433,7 @@ static void voq_free(sim_net *n) {
   free(s->gptr);
   free(s->qbytes);
   free(s->alloc_t);
+  free(s->inheap);
   free(s->reqT);
   free(s->grants);
   free(s->in_free);
