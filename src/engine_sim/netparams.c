@@ -131,8 +131,11 @@ const contend_param_def sim_param_defs[] = {
     {"cc_period_us", CONTEND_P_DOUBLE, "5", "us",
      "congestion control period: rate increase (ecn) / hold time (perflow)", 1e-3, 1e6},
     {"cc_gain", CONTEND_P_DOUBLE, "0.0625", "fraction", "DCQCN alpha gain g", 1e-6, 1},
-    {"ugal_threshold_bytes", CONTEND_P_INT, "0", "B",
-     "UGAL-L takes the non-minimal path when q_min x H_min > q_val x H_val + this", 0, 1e9},
+    {"ugal_threshold_bytes", CONTEND_P_INT, "-1", "B",
+     "ugal, ugal-g, par: the non-minimal path wins when q_min x H_min > q_val x H_val + this "
+     "(-1: the router model's bias: 0 for iq; 4 x --buffer-bytes for voq and oq, whose deep "
+     "queues UGAL would otherwise read as congestion under uniform load)",
+     -1, 1e9},
     {"ugal_candidates", CONTEND_P_INT, SIM_STR(SIM_UGAL_DEFAULT_CANDIDATES), "count",
      "random intermediates UGAL compares with the minimal path at each decision", 1,
      SIM_UGAL_MAX_CANDIDATES},
@@ -303,6 +306,12 @@ static int apply_preset(contend_params *p, const char *name, char *err, size_t e
   return -1;
 }
 
+/* --ugal-threshold-bytes -1: the router model's bias, at most 4 GiB - 1. */
+static int64_t ugal_bias(const sim_router_model *rm, int64_t buffer_bytes) {
+  const int64_t b = (int64_t)rm->ugal_bias_buffers * buffer_bytes;
+  return b > UINT32_MAX ? UINT32_MAX : b;
+}
+
 static sim_time ns_to_ps(double ns) { return (sim_time)(ns * 1000.0 + 0.5); }
 
 int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *err,
@@ -336,9 +345,11 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
     return -1;
   }
   const char *routing = contend_param_str(p, "routing");
+  const int64_t thr = contend_param_int(p, "ugal_threshold_bytes");
   const sim_routing_opts ro = {
       .vcs = (int)contend_param_int(p, "vcs"),
-      .ugal_threshold = (uint32_t)contend_param_int(p, "ugal_threshold_bytes"),
+      .ugal_threshold =
+          (uint32_t)(thr >= 0 ? thr : ugal_bias(rm, contend_param_int(p, "buffer_bytes"))),
       .ugal_candidates = (int)contend_param_int(p, "ugal_candidates"),
       .packet_bytes =
           (uint32_t)(contend_param_int(p, "mtu") + contend_param_int(p, "header_bytes"))};

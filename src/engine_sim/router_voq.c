@@ -464,6 +464,10 @@ const sim_router_model sim_router_voq = {
      * sparse and one 32-port switch saturates near 0.88 */
     .speedup = 2,
     .output_packets = 16,
+    /* its VOQs and output buffers hold many packets per output: without a
+     * bias UGAL reads their noise under uniform load as congestion and
+     * takes 0.88x minimal's throughput (dragonfly a=6,p=3,h=3) */
+    .ugal_bias_buffers = 4,
     .check = voq_check,
     .init = voq_init,
     .free = voq_free,
