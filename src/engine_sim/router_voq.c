@@ -48,8 +48,8 @@ typedef struct voq_state {
   sim_time (*inheap)[2]; /* nrouters: times of up to two of the router's
                           * events in the event queue (SIM_NEVER: none), so
                           * a request at such a time pushes no other */
-  uint32_t *nin;       /* nchan: packets in the input's VOQs */
-  uint64_t *iact;      /* nrouters x W: input ports with packets */
+  uint32_t *nin;         /* nchan: packets in the input's VOQs */
+  uint64_t *iact;        /* nrouters x W: input ports with packets */
   /* scratch of one allocation: masks of W words over ports, arrays over ports */
   uint64_t *reqT;   /* output x W: inputs requesting it (valid for touched outputs) */
   uint64_t *grants; /* input x W: outputs granting it (kept zero between uses) */
