@@ -48,6 +48,12 @@
  *   published: speedup 2 as for aries-like, an output buffer of 4 packets
  *   of 4160 B (one per row), and the 64 KiB input buffer per VC the
  *   preset had.
+ * UGAL bias: both dragonfly presets route without one
+ * (ugal_threshold_bytes 0, not voq's default of 4 input buffers): Cray
+ * MPICH on Aries defaults to MPICH_GNI_ROUTING_MODE=ADAPTIVE_0, adaptive
+ * routing with no bias; Rosetta's is not published, and without a bias
+ * slingshot-like's GPCNeT latency impact matches Malbec's (p99 1.0 against
+ * 1.1; 8.5-9.2 with a bias of 64-256 KiB).
  * The host overhead per message (mpi_overhead_ns) of each preset is set so
  * that GPCNeT's isolated RR two-sided 8 B latency, 2 o on this model,
  * matches the systems of Chunduri et al., "GPCNeT", SC19, Table 2:
@@ -190,6 +196,8 @@ static const preset presets[] = {
       "2",
       "output_buffer_bytes",
       "480",
+      "ugal_threshold_bytes",
+      "0",
       "node_gbps",
       "42",
       "local_gbps",
@@ -262,6 +270,8 @@ static const preset presets[] = {
       "2",
       "output_buffer_bytes",
       "16640",
+      "ugal_threshold_bytes",
+      "0",
       "node_gbps",
       "200",
       "local_gbps",
