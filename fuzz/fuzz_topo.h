@@ -52,7 +52,7 @@ static inline void fuzz_check_topology(const char *what, int rc, const sim_topo 
   if (t->nnodes > 4096)
     return;
   sim_routing *R = NULL;
-  if (sim_routing_new(t, NULL, 0, 0, &R, err, errlen))
+  if (sim_routing_new(t, NULL, NULL, &R, err, errlen))
     fuzz_check_message("sim_routing_new", err);
   else
     sim_routing_free(R);

@@ -21,6 +21,7 @@
 #include "contend/json.h"
 #include "counters.h"
 #include "netparams.h"
+#include "router.h"
 #include "sim_engine.h"
 #include "throttle_sim.h"
 
@@ -178,8 +179,10 @@ static void results_json(contend_group *g, contend_json *j) {
   contend_json_str(j, "topology", s->topo.spec);
   contend_json_int(j, "topology_nodes", s->topo.nnodes);
   contend_json_int(j, "routers", s->topo.nrouters);
+  sim_router_json(j, &s->net);
   contend_json_str(j, "routing", sim_routing_name(s->routing));
   contend_json_int(j, "vcs", sim_routing_vcs(s->routing));
+  contend_json_int(j, "ugal_threshold_bytes", sim_routing_ugal_threshold(s->routing));
   contend_json_str(j, "network_preset", s->preset);
   contend_json_str(j, "cc",
                    s->net.cc == SIM_CC_NONE  ? "none"

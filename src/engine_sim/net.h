@@ -20,16 +20,14 @@
  *   ser is serialization on the slowest... on the first link (links of a
  *   path are assumed no faster downstream than upstream; if they are the
  *   model lets the packet finish early).
- * - Every router input port has a buffer of `buffer_bytes` per VC, FIFO,
- *   and reads `speedup` packets at a time into the crossbar (default 1:
- *   no speedup);
- *   only the head packet of a VC competes (head-of-line blocking).  It is
- *   routed when it becomes head; an output grants, round-robin over the
- *   (input port, VC) pairs waiting for it, the first whose packet fits in
- *   the downstream buffer's free credits for its output VC.  Credits come
- *   back when the packet's tail has left the buffer, after the link
- *   latency.  NIC injection uses VC 0 into the leaf router; NICs eject at
- *   link rate (no back-pressure from the host).
+ * - Every router input port has `buffer_bytes` of credits per VC: its
+ *   upstream sender sends a packet only into free credits.  What happens
+ *   inside the router is the router model's (router.h, cfg.router: iq
+ *   input FIFOs, voq virtual output queues, oq a shared output-queued
+ *   buffer).  Credits come back, after the link latency, when the packet's
+ *   tail has left the input buffer (iq, voq) or the switch (oq).  NIC
+ *   injection uses VC 0 into the leaf router; NICs eject at link rate (no
+ *   back-pressure from the host).
  * - Time is integer picoseconds; equal times run in scheduling order. */
 #ifndef CONTEND_SIM_NET_H
 #define CONTEND_SIM_NET_H
@@ -43,16 +41,23 @@
 
 typedef enum { SIM_CC_NONE, SIM_CC_ECN, SIM_CC_PERFLOW } sim_cc_mode;
 
+struct sim_router_model;
+
 typedef struct sim_net_config {
-  const sim_topo *topo;              /* borrowed: must outlive the net */
-  const sim_routing *routing;        /* borrowed */
-  uint32_t mtu;                      /* payload bytes per packet */
-  uint32_t header;                   /* wire bytes added to every packet */
-  double gbps[SIM_LINK_NCLASS];      /* link bandwidth per class, Gbit/s */
-  sim_time latency[SIM_LINK_NCLASS]; /* link latency per class */
+  const sim_topo *topo;                  /* borrowed: must outlive the net */
+  const sim_routing *routing;            /* borrowed */
+  const struct sim_router_model *router; /* router.h; NULL: the default (iq) */
+  uint32_t mtu;                          /* payload bytes per packet */
+  uint32_t header;                       /* wire bytes added to every packet */
+  double gbps[SIM_LINK_NCLASS];          /* link bandwidth per class, Gbit/s */
+  sim_time latency[SIM_LINK_NCLASS];     /* link latency per class */
   sim_time router_latency;
   uint32_t buffer_bytes; /* per VC per router input port */
-  uint32_t speedup;      /* packets an input port may feed into the crossbar at once */
+  uint32_t speedup;      /* iq, voq: an input feeds the crossbar this many times its link rate */
+  uint32_t islip_iterations;    /* voq: iterations of the allocator per round */
+  uint32_t output_buffer_bytes; /* voq: per router output port, between crossbar and link */
+  uint64_t shared_buffer_bytes; /* oq: the buffer pool of one switch */
+  double dt_alpha;              /* oq: dynamic threshold: a queue grows while < alpha x free pool */
   sim_cc_mode cc;
   double ecn_threshold; /* fraction of a VC buffer: mark above it */
   sim_time cc_period;   /* rate-increase period of ecn / hold time of perflow */
@@ -128,10 +133,11 @@ uint32_t sim_nic_backlog(const sim_net *n, int node);
  * router since the start, the stall under way included (ps): the
  * injection stall (the throttle's congestion signal). */
 sim_time sim_nic_stall(const sim_net *n, int node);
-/* Time the packet at the head of the leaf router's input buffer fed by
- * node's NIC waited for the network (an output, credits) since the start,
- * the wait under way included (ps): back-pressure on the node's own
- * traffic, from its leaf router or from a congestion tree beyond it. */
+/* Time the oldest packet of the leaf router's input buffer fed by node's
+ * NIC waited for the network (iq, voq: the crossbar, an output, credits;
+ * oq: admission into the pool) since the start, the wait under way
+ * included (ps): back-pressure on the node's own traffic, from its leaf
+ * router or from a congestion tree beyond it. */
 sim_time sim_nic_blocked(const sim_net *n, int node);
 /* Integral over time of the bytes node's NIC has in its leaf router's
  * input buffer (credits in use on the injection VC) since the start

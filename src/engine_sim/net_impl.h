@@ -1,15 +1,19 @@
-/* The fabric's private state, shared by net.c (packets, credits,
- * arbitration), cc.c (congestion control) and counters.c.  Nobody else
- * includes it. */
+/* The fabric's private state, shared by net.c (channels, wires, credits,
+ * NICs), the router models (router_*.c), cc.c (congestion control) and
+ * counters.c.  Nobody else includes it. */
 #ifndef CONTEND_SIM_NET_IMPL_H
 #define CONTEND_SIM_NET_IMPL_H
 
 #include "contend/rng.h"
 #include "net.h"
+#include "router.h"
 
 #define SIM_NIL UINT32_MAX
-enum { PKT_LAST = 1, PKT_ECN = 2 };
-enum { EV_ARRIVE = 0, EV_ARB = 1, EV_CC = 2, EV_SAMPLE = 3, EV_USER = 16 };
+/* PKT_RSV, PKT_CRED: the oq model admitted the packet into its output
+ * queue's reserved minimum / returned its input credits on admission */
+enum { PKT_LAST = 1, PKT_ECN = 2, PKT_RSV = 4, PKT_CRED = 8 };
+/* EV_ROUTER: the router model's own events (sim_router_model.event) */
+enum { EV_ARRIVE = 0, EV_ARB = 1, EV_CC = 2, EV_SAMPLE = 3, EV_ROUTER = 4, EV_USER = 16 };
 
 typedef struct sim_pkt {
   uint32_t next, msg;
@@ -19,6 +23,7 @@ typedef struct sim_pkt {
   uint8_t vc, out_vc;
   uint8_t flags;
   sim_route_state rs;
+  uint32_t in_ch; /* oq: the channel it came in on (its credits go back there) */
   sim_time t_arr; /* on a wire: when it reaches the next hop */
 } sim_pkt;
 
@@ -49,8 +54,6 @@ typedef struct sim_chan {
   int32_t src_router;            /* -1: a NIC's injection channel */
   uint32_t wire_head, wire_tail; /* packets on the wire */
   uint32_t cred_head, cred_tail; /* credits on their way back */
-  uint32_t nwait, rr;            /* waiting (input, VC) pairs; round-robin position */
-  uint32_t wait_off;             /* first bitmap word */
   uint8_t cls, stalled, stall_mask;
   sim_time stall_since;
   sim_time busy;  /* total serialization time */
@@ -79,12 +82,11 @@ struct sim_net {
   int V;          /* VCs */
   uint32_t nchan; /* nports + nnodes */
   sim_chan *chan;
-  sim_cvc *cvc;       /* nchan x V */
-  sim_ibuf *ibuf;     /* nchan x V: the buffer each channel feeds */
-  uint32_t *in_chan;  /* nports: the channel feeding router port gp */
-  sim_time *in_busy;  /* nchan: see sim_ibuf */
-  uint64_t *waitbits; /* per router channel: words_of[router] words */
-  uint32_t *words_of; /* nrouters: bitmap words per output of the router */
+  sim_cvc *cvc;      /* nchan x V */
+  sim_ibuf *ibuf;    /* nchan x V: the input buffer each channel feeds (iq: its FIFO; voq:
+                      * its bytes; oq: the packets waiting for admission) */
+  uint32_t *in_chan; /* nports: the channel feeding router port gp */
+  sim_time *in_busy; /* nchan: see sim_ibuf */
   sim_nic *nic;
   sim_pkt *pkt;
   uint32_t npkt, cappkt, free_pkt;
@@ -95,11 +97,106 @@ struct sim_net {
   sim_des des;
   contend_rng rng;
   sim_net_stats stats;
+  void *rm; /* the router model's state (cfg.router) */
   void *cc; /* cc.c's global state */
   /* counters.c's sampler: called at EV_SAMPLE events */
   void (*sample)(void *arg);
   void *sample_arg;
 };
+
+/* ---- shared by net.c and the router models ---- */
+
+/* calloc of n x size (n = 0: one) that ends the run on out-of-memory,
+ * naming what; the caller frees. */
+void *sim_xcalloc(size_t n, size_t size, const char *what);
+
+/* Serialization time of bytes on channel c (ps, rounded up). */
+static inline sim_time sim_chan_ser(const sim_chan *c, uint64_t bytes) {
+  return (bytes * c->ppb + 0xffff) >> 16;
+}
+/* Asks for an EV_ARB event of channel c at t (one pending per channel:
+ * the earliest wins). */
+static inline void sim_chan_request(sim_net *n, uint32_t c, sim_time t) {
+  sim_chan *ch = &n->chan[c];
+  if (ch->ev_time <= t)
+    return;
+  ch->ev_time = t;
+  sim_des_push(&n->des, t, EV_ARB, c);
+}
+/* Brings the downstream occupancy integral of (channel, VC) v up to now. */
+static inline void sim_cvc_touch(sim_net *n, sim_cvc *v) {
+  const sim_time now = n->des.now;
+  v->occ_int += (double)((int64_t)n->cfg.buffer_bytes - v->credit) * (double)(now - v->occ_last);
+  v->occ_last = now;
+}
+/* Stall accounting of channel c: a stall (data waiting, no credit or
+ * buffer downstream) on the VCs of mask begins / every stall ends now. */
+void sim_stall_begin(sim_net *n, sim_chan *ch, unsigned mask);
+void sim_stall_end(sim_net *n, sim_chan *ch, uint32_t c);
+/* Bytes held in the downstream buffers of router channel c over all VCs,
+ * as of now: credits that have arrived but are not yet taken up (that
+ * happens when the port next sends) count as free, so an idle port does
+ * not look as full as it last was (the occupancy adaptive routings read). */
+int64_t sim_downstream_used(const sim_net *n, uint32_t c);
+/* Takes up the credits of channel c that have arrived by now. */
+void sim_drain_credits(sim_net *n, uint32_t c);
+/* Credits for `bytes` on VC vc of channel c land at time t (a stalled
+ * channel is woken then). */
+void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t);
+/* Puts packet p on channel c's wire now, on VC p->vc downstream (takes the
+ * credits). */
+void sim_transmit(sim_net *n, uint32_t c, uint32_t p);
+/* The two halves of sim_transmit, for a model that reserves the downstream
+ * credits before the link is free (voq's output buffers): takes `bytes`
+ * of VC vc's credits of router channel c now / puts p on the wire without
+ * taking credits. */
+void sim_take_credit(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes);
+void sim_transmit_reserved(sim_net *n, uint32_t c, uint32_t p);
+/* FIFOs of packets linked through sim_pkt.next (input buffers, queues). */
+static inline void sim_fifo_push(sim_net *n, sim_ibuf *q, uint32_t p) {
+  n->pkt[p].next = SIM_NIL;
+  if (q->tail == SIM_NIL)
+    q->head = p;
+  else
+    n->pkt[q->tail].next = p;
+  q->tail = p;
+  q->bytes += n->pkt[p].bytes;
+}
+static inline uint32_t sim_fifo_pop(sim_net *n, sim_ibuf *q) {
+  const uint32_t p = q->head;
+  q->head = n->pkt[p].next;
+  if (q->head == SIM_NIL)
+    q->tail = SIM_NIL;
+  q->bytes -= n->pkt[p].bytes;
+  return p;
+}
+/* Next set bit of a bitmask of nbits bits in `words` words at or after
+ * `from`, circularly; nbits if none is set. */
+static inline uint32_t sim_bits_next(const uint64_t *w, uint32_t words, uint32_t nbits,
+                                     uint32_t from) {
+  if (from >= nbits)
+    from = 0;
+  uint32_t wi = from / 64;
+  uint64_t m = w[wi] & (~0ull << (from % 64));
+  for (uint32_t k = 0; k <= words; k++) {
+    if (m)
+      return wi * 64 + (uint32_t)__builtin_ctzll(m);
+    wi = wi + 1 == words ? 0 : wi + 1;
+    m = w[wi];
+  }
+  return nbits;
+}
+/* Radix (local ports) of router r. */
+static inline uint32_t sim_radix(const sim_net *n, int r) {
+  return (uint32_t)(n->t->port_base[r + 1] - n->t->port_base[r]);
+}
+/* Routes packet p, which arrived on channel c (VC p->vc), at c's router:
+ * sets p->out_port and p->out_vc, reading occupancies from the model. */
+void sim_route_packet(sim_net *n, uint32_t c, uint32_t p);
+/* The input buffer fed by NIC channel c (c >= nports) started holding a
+ * packet now (the wait sim_nic_blocked reports begins) / a packet left it. */
+void sim_nic_in_start(sim_net *n, uint32_t c);
+void sim_nic_in_leave(sim_net *n, uint32_t c);
 
 /* cc.c: called by net.c when cfg.cc != SIM_CC_NONE. */
 int sim_cc_init(sim_net *n, char *err, size_t errlen);

@@ -1,7 +1,7 @@
 /* The simulated fabric's parameter table and presets (see netparams.h).
  *
  * Preset sources (public figures; the values are rounded, not vendor
- * specifications):
+ * specifications; docs/simulator.md, Presets, has the same table):
  * - aries-like: Alverson, Froese, Kaplan, Roweth, "Cray XC Series
  *   Network", Cray white paper WP-Aries01-1112 (2012): dragonfly of
  *   4 x 48-port Aries routers per blade group, electrical links 14 Gbit/s
@@ -10,23 +10,62 @@
  *   node link on the fabric side), 64-byte payload packets, adaptive
  *   (UGAL-style) routing, per-hop router latency about 100 ns; no
  *   end-to-end congestion control.
+ *   Router: the same paper describes the Aries router as 48 tiles in a
+ *   6 x 8 array, each with an input buffer, a row bus to the tiles of its
+ *   row, an 8 x 6 subswitch and column buffers; an output port collects
+ *   from the column buffers of the 6 rows (the hierarchical crossbar of
+ *   Cray's YARC, Scott, Abts, Kim, Dally, "The BlackWidow High-Radix Clos
+ *   Network", ISCA 2006, there 8 x 8 tiles).  So packets wait per output
+ *   inside the router and an output takes packets from several rows at
+ *   once: `voq`.  Neither the internal speedup nor the column buffer
+ *   sizes are published: speedup 2 (the least at which a combined
+ *   input/output-queued crossbar can behave as an output-queued switch,
+ *   Chuang, Goel, McKeown, Prabhakar, IEEE JSAC 1999) and an output
+ *   buffer of 6 packets of 80 B, one per row of tiles feeding the output.
  * - ib-like: an EDR InfiniBand fat tree: 100 Gbit/s links and 90 ns
  *   port-to-port switch latency (Mellanox SB7800 / Switch-IB 2 product
  *   brief), 4096-byte MTU (IBTA spec. vol. 1), D-mod-k style static
  *   routing (OpenSM's ftree engine), congestion control off (the common
  *   deployment).
+ *   Router: a shared-buffer output-queued switch, `oq`.  Switch-IB 2's
+ *   buffer size is not published: we use the 16 MB fully shared buffer
+ *   of Mellanox's Ethernet ASIC of the same generation and speed
+ *   (Spectrum, 32 x 100 Gbit/s, 2015; Broadcom's Tomahawk also carries
+ *   16 MB, in four pools of 4 MB), 16 MiB per switch, and dynamic
+ *   threshold alpha 1 (SONiC's default for lossless queues).
  * - slingshot-like: De Sensi, Di Girolamo, McMahon, Roweth, Hoefler, "An
  *   In-Depth Analysis of the Slingshot Interconnect", SC20: Rosetta
  *   64-port switches at 200 Gbit/s, dragonfly, about 350 ns switch
  *   latency under load-free conditions (we use 300 ns), adaptive routing,
  *   per-flow congestion control that throttles only the sources of an
  *   endpoint congestion.
+ *   Router: Rosetta is 32 tiles in 4 rows of 8, two ports per tile; each
+ *   port has a row bus to the tiles of its row, each tile a 16-input
+ *   8-output crossbar into column channels, and an output port collects
+ *   from the 4 rows (Cray's Hot Interconnects 2019 Slingshot talk, as
+ *   WikiChip's Rosetta page summarizes it; De Sensi et al. outline the
+ *   same switch): `voq`.  Its speedup and buffer sizes are not
+ *   published: speedup 2 as for aries-like, an output buffer of 4 packets
+ *   of 4160 B (one per row), and the 64 KiB input buffer per VC the
+ *   preset had.
+ * UGAL bias: both dragonfly presets route without one
+ * (ugal_threshold_bytes 0, not voq's default of 4 input buffers): Cray
+ * MPICH on Aries defaults to MPICH_GNI_ROUTING_MODE=ADAPTIVE_0, adaptive
+ * routing with no bias; Rosetta's is not published, and without a bias
+ * slingshot-like's GPCNeT latency impact matches Malbec's (p99 1.0 against
+ * 1.1; 8.5-9.2 with a bias of 64-256 KiB).
  * The host overhead per message (mpi_overhead_ns) of each preset is set so
  * that GPCNeT's isolated RR two-sided 8 B latency, 2 o on this model,
  * matches the systems of Chunduri et al., "GPCNeT", SC19, Table 2:
  * Crystal (Aries) 1.8 us, Osprey (EDR InfiniBand) 1.1 us, Malbec
- * (Slingshot) 1.8 us. */
+ * (Slingshot) 1.8 us.
+ * Plain runs without a preset keep the input-queued `iq` router: their
+ * results stay those of earlier releases, and no one model fits the
+ * presets' hardware (two families buffer at the outputs per input, one
+ * in a shared pool). */
 #include "netparams.h"
+
+#include "router.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -40,12 +79,12 @@ const contend_param_def sim_param_defs[] = {
      "dragonfly:a=A,p=P,h=H[,g=G] | slurm:FILE (a topology.conf)",
      1, 0},
     {"network", CONTEND_P_STRING, "", "",
-     "preset for every fabric parameter not given: aries-like, ib-like, slingshot-like (sources "
-     "in docs/simulator.md)",
+     "preset for every fabric parameter not given, the router model of its hardware included: "
+     "aries-like (voq), ib-like (oq), slingshot-like (voq) (sources in docs/simulator.md)",
      1, 0},
     {"routing", CONTEND_P_STRING, "", "",
-     "routing (default per topology): trees dmodk|random|adaptive; dragonfly "
-     "minimal|valiant|ugal; switch minimal",
+     "routing by name (default: the topology's first; `contend sim --help` lists them per "
+     "topology)",
      1, 0},
     {"vcs", CONTEND_P_INT, "0", "count",
      "virtual channels per port (0: what the routing needs to be deadlock-free)", 0, 8},
@@ -53,10 +92,32 @@ const contend_param_def sim_param_defs[] = {
     {"header_bytes", CONTEND_P_INT, "0", "B", "wire bytes added to every packet", 0, 4096},
     {"buffer_bytes", CONTEND_P_INT, "32768", "B",
      "input buffer per virtual channel per router port (credits)", 1, 1e9},
-    {"speedup", CONTEND_P_INT, "1", "x",
+    {"speedup", CONTEND_P_INT, "0", "x",
      "router internal speedup: an input port feeds the crossbar this many times faster than "
-     "its link (1: none, the head-of-line blocking of a plain input-queued switch)",
-     1, 8},
+     "its link (0: the router model's: 1 for iq, none, the head-of-line blocking of a plain "
+     "input-queued switch; 2 for voq, a combined input/output-queued crossbar; oq's crossbar "
+     "has no limit)",
+     0, 8},
+    {"router", CONTEND_P_STRING, "iq", "",
+     "router model: iq (input FIFO per port and VC, head-of-line blocking, as today) | voq "
+     "(virtual output queues per input VC, iSLIP allocator, --speedup, small output buffers) | "
+     "oq (shared-buffer output-queued switch, dynamic-threshold admission, credits back when a "
+     "packet leaves the switch)",
+     1, 0},
+    {"islip_iterations", CONTEND_P_INT, "2", "count",
+     "voq: iterations of the iSLIP allocator (request, grant, accept) per allocation round", 1, 8},
+    {"output_buffer_bytes", CONTEND_P_INT, "0", "B",
+     "voq: buffer per router output port between crossbar and link (0: 16 packets of mtu + "
+     "header)",
+     0, 1e9},
+    {"shared_buffer_bytes", CONTEND_P_INT, "4194304", "B",
+     "oq: buffer pool per switch; each output queue is guaranteed one packet of it, the rest is "
+     "shared under the dynamic threshold",
+     1, 1073741824},
+    {"dt_alpha", CONTEND_P_DOUBLE, "1", "x",
+     "oq: dynamic threshold (Choudhury-Hahne): an output queue admits a packet while its length "
+     "is below alpha x the free shared pool (2^-7 to 2^6, as switch ASICs offer)",
+     0.0078125, 64},
     {"node_gbps", CONTEND_P_DOUBLE, "100", "Gbit/s", "NIC link bandwidth", 1e-3, 1e6},
     {"local_gbps", CONTEND_P_DOUBLE, "100", "Gbit/s",
      "router-router bandwidth (dragonfly group, lower tree levels)", 1e-3, 1e6},
@@ -76,8 +137,14 @@ const contend_param_def sim_param_defs[] = {
     {"cc_period_us", CONTEND_P_DOUBLE, "5", "us",
      "congestion control period: rate increase (ecn) / hold time (perflow)", 1e-3, 1e6},
     {"cc_gain", CONTEND_P_DOUBLE, "0.0625", "fraction", "DCQCN alpha gain g", 1e-6, 1},
-    {"ugal_threshold_bytes", CONTEND_P_INT, "0", "B",
-     "UGAL-L takes the non-minimal path when q_min x H_min > q_val x H_val + this", 0, 1e9},
+    {"ugal_threshold_bytes", CONTEND_P_INT, "-1", "B",
+     "ugal, ugal-g, par: the non-minimal path wins when q_min x H_min > q_val x H_val + this "
+     "(-1: the router model's bias: 0 for iq; 4 x --buffer-bytes for voq and oq, whose deep "
+     "queues UGAL would otherwise read as congestion under uniform load)",
+     -1, 1e9},
+    {"ugal_candidates", CONTEND_P_INT, SIM_STR(SIM_UGAL_DEFAULT_CANDIDATES), "count",
+     "random intermediates UGAL compares with the minimal path at each decision", 1,
+     SIM_UGAL_MAX_CANDIDATES},
     {"eager_bytes", CONTEND_P_INT, "8192", "B",
      "MPI semantics: messages from this size on use rendezvous (RTS/CTS)", 0, 1e12},
     {"rndv_window_bytes", CONTEND_P_INT, "0", "B",
@@ -108,7 +175,7 @@ void sim_params_files(const contend_params *p, contend_files *fs) {
 
 typedef struct preset {
   const char *name;
-  const char *kv[32]; /* key, value pairs, NULL-terminated */
+  const char *kv[48]; /* key, value pairs, NULL-terminated */
 } preset;
 
 static const preset presets[] = {
@@ -123,6 +190,14 @@ static const preset presets[] = {
       "16",
       "buffer_bytes",
       "8192",
+      "router",
+      "voq",
+      "speedup",
+      "2",
+      "output_buffer_bytes",
+      "480",
+      "ugal_threshold_bytes",
+      "0",
       "node_gbps",
       "42",
       "local_gbps",
@@ -153,6 +228,12 @@ static const preset presets[] = {
       "64",
       "buffer_bytes",
       "32768",
+      "router",
+      "oq",
+      "shared_buffer_bytes",
+      "16777216",
+      "dt_alpha",
+      "1",
       "node_gbps",
       "100",
       "local_gbps",
@@ -183,6 +264,14 @@ static const preset presets[] = {
       "64",
       "buffer_bytes",
       "65536",
+      "router",
+      "voq",
+      "speedup",
+      "2",
+      "output_buffer_bytes",
+      "16640",
+      "ugal_threshold_bytes",
+      "0",
       "node_gbps",
       "200",
       "local_gbps",
@@ -227,6 +316,12 @@ static int apply_preset(contend_params *p, const char *name, char *err, size_t e
   return -1;
 }
 
+/* --ugal-threshold-bytes -1: the router model's bias, at most 4 GiB - 1. */
+static int64_t ugal_bias(const sim_router_model *rm, int64_t buffer_bytes) {
+  const int64_t b = (int64_t)rm->ugal_bias_buffers * buffer_bytes;
+  return b > UINT32_MAX ? UINT32_MAX : b;
+}
+
 static sim_time ns_to_ps(double ns) { return (sim_time)(ns * 1000.0 + 0.5); }
 
 int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *err,
@@ -248,15 +343,28 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
     snprintf(err, errlen, "--cc: unknown mode '%s' (known: none, ecn, perflow)", cc);
     return -1;
   }
+  const char *router = contend_param_str(p, "router");
+  const sim_router_model *rm = sim_router_find(router);
+  if (!rm) {
+    snprintf(err, errlen, "--router: unknown model '%s' (known: %s)", router, sim_router_names());
+    return -1;
+  }
   char e[512];
   if (sim_topo_parse(contend_param_str(p, "topology"), &s->topo, e, sizeof e)) {
     snprintf(err, errlen, "--topology: %s", e);
     return -1;
   }
   const char *routing = contend_param_str(p, "routing");
-  if (sim_routing_new(
-          &s->topo, routing && routing[0] ? routing : NULL, (int)contend_param_int(p, "vcs"),
-          (uint32_t)contend_param_int(p, "ugal_threshold_bytes"), &s->routing, e, sizeof e)) {
+  const int64_t thr = contend_param_int(p, "ugal_threshold_bytes");
+  const sim_routing_opts ro = {
+      .vcs = (int)contend_param_int(p, "vcs"),
+      .ugal_threshold =
+          (uint32_t)(thr >= 0 ? thr : ugal_bias(rm, contend_param_int(p, "buffer_bytes"))),
+      .ugal_candidates = (int)contend_param_int(p, "ugal_candidates"),
+      .packet_bytes =
+          (uint32_t)(contend_param_int(p, "mtu") + contend_param_int(p, "header_bytes"))};
+  if (sim_routing_new(&s->topo, routing && routing[0] ? routing : NULL, &ro, &s->routing, e,
+                      sizeof e)) {
     snprintf(err, errlen, "--routing: %s", e);
     sim_topo_free(&s->topo);
     return -1;
@@ -268,6 +376,12 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
   c->header = (uint32_t)contend_param_int(p, "header_bytes");
   c->buffer_bytes = (uint32_t)contend_param_int(p, "buffer_bytes");
   c->speedup = (uint32_t)contend_param_int(p, "speedup");
+  c->router = rm;
+  c->islip_iterations = (uint32_t)contend_param_int(p, "islip_iterations");
+  c->output_buffer_bytes = (uint32_t)contend_param_int(p, "output_buffer_bytes");
+  sim_router_resolve(c);
+  c->shared_buffer_bytes = (uint64_t)contend_param_int(p, "shared_buffer_bytes");
+  c->dt_alpha = contend_param_double(p, "dt_alpha");
   c->gbps[SIM_LINK_NODE] = contend_param_double(p, "node_gbps");
   c->gbps[SIM_LINK_LOCAL] = contend_param_double(p, "local_gbps");
   c->gbps[SIM_LINK_GLOBAL] = contend_param_double(p, "global_gbps");

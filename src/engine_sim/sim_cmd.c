@@ -14,6 +14,7 @@
 #include "contend/files.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
+#include "router.h"
 #include "synth.h"
 
 static const contend_param_def synth_defs[] = {
@@ -42,19 +43,24 @@ static void help(const contend_params *p) {
   contend_strbuf o = {0};
   contend_sb_printf(
       &o, "usage: contend sim [--topology SPEC] [--traffic SPEC] [--load F | --sweep F1,F2,..]\n"
-          "                   [--routing R] [--vcs N] [--cc MODE] [--network PRESET] [-o FILE]\n\n"
+          "                   [--router iq|voq|oq] [--routing R] [--vcs N] [--cc MODE]\n"
+          "                   [--network PRESET] [-o FILE]\n\n"
           "Packet-level simulation of a lossless, credit-based fabric (virtual cut-through,\n"
-          "input-buffered routers, per-VC credits) under synthetic traffic.  Prints offered\n"
-          "and accepted load (fractions of the node link bandwidth) and packet latency (ns)\n"
-          "per traffic component; runs are deterministic for a seed.\n\n"
+          "per-VC credits; routers input-queued, with virtual output queues or shared-buffer\n"
+          "output-queued: --router) under synthetic traffic.  Prints offered and accepted\n"
+          "load (fractions of the node link bandwidth) and packet latency (ns) per traffic\n"
+          "component; runs are deterministic for a seed.\n\n"
           "Examples:\n"
           "  contend sim --topology switch:nodes=8 --traffic uniform --load 1\n"
           "  contend sim --topology xgft:h=2,down=8,8,up=4,8 --sweep 0.2,0.4,0.6,0.8,1\n"
           "  contend sim --topology dragonfly:a=4,p=2,h=2 --traffic group_shift --routing ugal\n"
+          "  contend sim --topology switch:nodes=32 --router oq --load 1\n"
           "  contend sim --topology fattree:leaves=8,nodes=8,uplinks=4 \\\n"
           "      --traffic 'incast:senders=8-31,dst=0,load=0.5;victim=flow:src=40,dst=9,load=0.2'"
           "\n\nOptions:\n");
   contend_params_help(p, "", &o);
+  contend_sb_printf(&o, "\nRoutings (--routing), per topology:\n");
+  sim_routing_help(&o);
   fputs(o.s ? o.s : "", stdout);
   contend_sb_free(&o);
 }
@@ -201,15 +207,19 @@ int contend_sim_main(int argc, char **argv) {
   contend_json_str(&j, "topology", su->topo.spec);
   contend_json_int(&j, "nodes", su->topo.nnodes);
   contend_json_int(&j, "routers", su->topo.nrouters);
+  sim_router_json(&j, &su->net);
   contend_json_str(&j, "routing", sim_routing_name(su->routing));
   contend_json_int(&j, "vcs", sim_routing_vcs(su->routing));
+  contend_json_int(&j, "ugal_threshold_bytes", sim_routing_ugal_threshold(su->routing));
   contend_json_str(&j, "traffic", contend_param_str(p, "traffic"));
   contend_json_uint(&j, "seed", seed);
   contend_params_json(&j, "config", p, seed);
-  printf("contend sim: %s (%d nodes, %d routers), routing %s, %d VC%s, cc %s, seed %llu\n",
-         su->topo.spec, su->topo.nnodes, su->topo.nrouters, sim_routing_name(su->routing),
-         sim_routing_vcs(su->routing), sim_routing_vcs(su->routing) == 1 ? "" : "s",
-         contend_param_str(p, "cc"), (unsigned long long)seed);
+  printf("contend sim: %s (%d nodes, %d routers), router %s, routing %s, %d VC%s, cc %s, seed "
+         "%llu\n",
+         su->topo.spec, su->topo.nnodes, su->topo.nrouters, su->net.router->name,
+         sim_routing_name(su->routing), sim_routing_vcs(su->routing),
+         sim_routing_vcs(su->routing) == 1 ? "" : "s", contend_param_str(p, "cc"),
+         (unsigned long long)seed);
   printf("%8s %10s %10s %12s %12s %12s %14s %9s\n", "load", "offered", "accepted", "lat mean ns",
          "lat p99 ns", "packet hops", "hops/s (wall)", "wall s");
   contend_json_arr_begin(&j, "points");

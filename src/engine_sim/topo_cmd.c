@@ -49,8 +49,9 @@ static void help(const contend_params *p) {
       "[--pairs S:D,.. | --nodes LIST |\n"
       "                              --random-pairs N | --all-pairs] [--max-paths N] [-o FILE]\n\n"
       "Writes, for each node pair, every path the routing can give a packet (dmodk: one;\n"
-      "random and adaptive: one per up-port choice; valiant: one per intermediate group;\n"
-      "ugal: minimal and non-minimal) as the list of output ports it crosses, from the\n"
+      "random, adaptive, dmodk-adaptive: one per up-port choice; valiant: one per\n"
+      "intermediate group; ugal, ugal-g: minimal and non-minimal; par: those and its\n"
+      "turns at the second router) as the list of output ports it crosses, from the\n"
       "source NIC to the port that delivers to the destination.  Ports are named as in the\n"
       "simulator's counter CSV (component, port) with their tier, so per-link stall\n"
       "counters can be summed along paths (contend model fit-latency, docs/netscope.md).\n\n"
@@ -65,6 +66,8 @@ static void help(const contend_params *p) {
       "  contend topology paths --topology slurm:topology.conf --nodes 0-31 -o job.paths.json\n\n"
       "Options:\n");
   contend_params_help(p, "", &o);
+  contend_sb_printf(&o, "\nRoutings (--routing), per topology:\n");
+  sim_routing_help(&o);
   fputs(o.s ? o.s : "", stdout);
   contend_sb_free(&o);
 }

@@ -16,21 +16,27 @@
  * routes depend on:
  * - Per destination key, a breadth-first walk from every source router
  *   over (channel, class) marks each vertex once.  Keys: the destination
- *   node for dmodk (its up choice depends on the node), the destination
- *   router for everything else (random/adaptive trees go up any way, the
- *   down way depends on the destination router only; the dragonfly routes
- *   to a router).  Edges into ejection channels are only those of the
- *   key's representative node: ejection channels have no successors, so
- *   they cannot lie on a cycle.
+ *   node for a routing flagged SIM_RF_PER_NODE (dmodk: its up choice
+ *   depends on the node), the destination router for everything else (random/adaptive trees go up
+ * any way, the down way depends on the destination router only; the dragonfly routes to a router).
+ * Edges into ejection channels are only those of the key's representative node: ejection channels
+ * have no successors, so they cannot lie on a cycle.
  * - Within a key a router's choice depends on the incoming class only
  *   (not on the input port), so it is computed once per (router, class)
  *   and applied to every input that reaches it.
- * - Valiant/UGAL non-minimal routes are two minimal segments: phase 0 from
+ * - Non-minimal routes (SIM_RF_NONMIN: valiant, ugal) are two minimal segments: phase 0 from
  *   the source router to the intermediate group depends on (source,
  *   group) only and is walked once per pair; it ends on the global channel
  *   entering the group (the junction).  From there on the route is minimal
  *   to the destination, so each junction channel seeds the walk of every
- *   destination outside its group.
+ *   destination outside its group.  The walks then follow the minimal
+ *   decisions only (SIM_ALT_MIN): every non-minimal choice is a segment.
+ * - SIM_RF_REEVAL (par): a packet that left its source router minimally
+ *   may turn at the next router.  For every source router and destination
+ *   group, the minimal first hop (pending) gets an edge to each turn, and
+ *   each turn's phase-0 segment is walked to its junction like those from
+ *   the source router (the turn's VC class, one up, keeps its junctions
+ *   apart from theirs).
  * Cycles are found by an iterative depth-first search (no recursion); the
  * error names up to six channels of the first cycle found.
  * Cost: about keys * routers alternatives; < 1 s for a 16,512-node
@@ -40,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "route.h"
+#include "routing_impl.h"
 
 typedef struct {
   const sim_routing *R;
@@ -63,6 +69,8 @@ typedef struct {
   size_t arena_n, arena_cap;
   sim_route_alt *alts;
   int alts_cap;
+  unsigned walk_which; /* decisions the walks follow: SIM_ALT_MIN when non-minimal
+                         segments are walked apart (phase0), else SIM_ALT_ALL */
   char *err;
   size_t errlen;
   int failed;
@@ -161,7 +169,7 @@ static long expand(cdg *g, int r, int in_port, int cls, int dst, const sim_route
   const size_t ci = (size_t)r * (size_t)g->C + (size_t)cls;
   if (g->cstamp[ci] == ckey)
     return (long)ci;
-  const int n = alternatives(g, r, in_port, dst, st, SIM_ALT_ALL);
+  const int n = alternatives(g, r, in_port, dst, st, g->walk_which);
   if (n < 0)
     return -1;
   if (g->arena_n + (size_t)n > g->arena_cap) {
@@ -279,60 +287,102 @@ static int junction_add(cdg *g, junctions *j, long v, const sim_route_state *st)
   return 0;
 }
 
+/* Follows a phase-0 segment from router r, where the packet takes
+ * alternative cur (u: the vertex it holds arriving at r, or -1 at the
+ * source), to the global channel entering its intermediate group (a
+ * junction).  Phase 0 is deterministic past its first hop. */
+static int segment(cdg *g, junctions *j, long u, int r, sim_route_alt cur, int dst) {
+  const sim_topo *t = g->t;
+  const int a = t->a;
+  for (int hop = 0; hop < 8; hop++) { /* phase 0 is at most 2 hops */
+    const long v = vertex_of(g, r, &cur, dst);
+    if (v < 0)
+      return -1;
+    if (u >= 0)
+      add_edge(g, (size_t)u, cur.port, cur.vc / g->L);
+    const int gp = (int)(v / g->C);
+    if (t->peer[gp] < 0)
+      return 0;
+    const int q = g->prouter[gp];
+    if (q / a == cur.st.inter / a)
+      return junction_add(g, j, v, &cur.st);
+    const int n = alternatives(g, q, g->pport[gp], dst, &cur.st, SIM_ALT_ALL);
+    if (n < 0)
+      return -1;
+    for (int k = 1; k < n; k++) /* phase 0 is deterministic; be safe */
+      if (g->t->peer[t->port_base[q] + g->alts[k].port] >= 0) {
+        snprintf(g->err, g->errlen, "deadlock check: phase 0 of '%s' branches",
+                 sim_routing_name(g->R));
+        g->failed = 1;
+        return -1;
+      }
+    if (n == 0)
+      return 0;
+    cur = g->alts[0];
+    r = q;
+    u = v;
+  }
+  return 0;
+}
+
+/* The alternatives of `which` at router r (in_port, st) for dst, copied
+ * out of g->alts (which segment() reuses).  Returns the count, -1 on
+ * error; *out is freed by the caller. */
+static int alternatives_copy(cdg *g, int r, int in_port, int dst, const sim_route_state *st,
+                             unsigned which, sim_route_alt **out) {
+  const int n = alternatives(g, r, in_port, dst, st, which);
+  if (n < 0)
+    return -1;
+  *out = malloc(sizeof **out * (size_t)(n ? n : 1));
+  if (!*out)
+    return oom(g);
+  memcpy(*out, g->alts, sizeof **out * (size_t)n);
+  return n;
+}
+
 /* Walks phase 0 from source router s for destination node dst (a node
  * chosen so that every intermediate group other than s's is a candidate). */
 static int phase0(cdg *g, junctions *j, int s, int dst) {
-  const sim_topo *t = g->t;
-  const int a = t->a;
   const sim_route_state st0 = {.inter = -1};
-  const int n0 = alternatives(g, s, node_port_of(t, s), dst, &st0, SIM_ALT_NONMIN);
-  if (n0 < 0)
-    return -1;
-  sim_route_alt *first = malloc(sizeof *first * (size_t)(n0 ? n0 : 1));
-  if (!first)
-    return oom(g);
-  memcpy(first, g->alts, sizeof *first * (size_t)n0);
-  int rc = 0;
-  for (int i = 0; i < n0 && !rc; i++) {
-    sim_route_alt cur = first[i];
-    int r = s;
-    long u = -1;
-    for (int hop = 0; hop < 8; hop++) { /* phase 0 is at most 2 hops */
-      const long v = vertex_of(g, r, &cur, dst);
-      if (v < 0) {
-        rc = -1;
-        break;
-      }
-      if (u >= 0)
-        add_edge(g, (size_t)u, cur.port, cur.vc / g->L);
-      const int gp = (int)(v / g->C);
-      if (t->peer[gp] < 0)
-        break;
-      const int q = g->prouter[gp];
-      if (q / a == cur.st.inter / a) {
-        rc = junction_add(g, j, v, &cur.st);
-        break;
-      }
-      const int n = alternatives(g, q, g->pport[gp], dst, &cur.st, SIM_ALT_ALL);
-      if (n < 0) {
-        rc = -1;
-        break;
-      }
-      for (int k = 1; k < n && !rc; k++) /* phase 0 is deterministic; be safe */
-        if (g->t->peer[t->port_base[q] + g->alts[k].port] >= 0) {
-          snprintf(g->err, g->errlen, "deadlock check: phase 0 of '%s' branches",
-                   sim_routing_name(g->R));
-          g->failed = 1;
-          rc = -1;
-        }
-      if (rc || n == 0)
-        break;
-      cur = g->alts[0];
-      r = q;
-      u = v;
-    }
-  }
+  sim_route_alt *first = NULL;
+  const int n0 = alternatives_copy(g, s, node_port_of(g->t, s), dst, &st0, SIM_ALT_NONMIN, &first);
+  int rc = n0 < 0 ? -1 : 0;
+  for (int i = 0; i < n0 && !rc; i++)
+    rc = segment(g, j, -1, s, first[i], dst);
   free(first);
+  return rc;
+}
+
+/* SIM_RF_REEVAL: from source router s towards every other group, the
+ * minimal first hop marked pending and, at the router it reaches, the
+ * turns to every intermediate group (their phase-0 segments). */
+static int reeval(cdg *g, junctions *j, int s) {
+  const sim_topo *t = g->t;
+  const sim_route_state st0 = {.inter = -1};
+  const int G = s / t->a;
+  int rc = 0;
+  for (int Gd = 0; Gd < t->g && !rc; Gd++) {
+    if (Gd == G)
+      continue;
+    const int dst = Gd * t->a * t->p;
+    const int n = alternatives(g, s, node_port_of(t, s), dst, &st0, SIM_ALT_MIN);
+    if (n < 0)
+      return -1;
+    if (n != 1 || !g->alts[0].st.pending)
+      continue;
+    const sim_route_alt first = g->alts[0];
+    const long u = vertex_of(g, s, &first, dst);
+    if (u < 0)
+      return -1;
+    const int gp = (int)(u / g->C);
+    sim_route_alt *turns = NULL;
+    const int nt =
+        alternatives_copy(g, g->prouter[gp], g->pport[gp], dst, &first.st, SIM_ALT_NONMIN, &turns);
+    rc = nt < 0 ? -1 : 0;
+    for (int i = 0; i < nt && !rc; i++)
+      rc = segment(g, j, u, g->prouter[gp], turns[i], dst);
+    free(turns);
+  }
   return rc;
 }
 
@@ -419,10 +469,10 @@ static int find_cycle(cdg *g, char *err, size_t errlen) {
 
 static int build(cdg *g) {
   const sim_topo *t = g->t;
-  const char *name = sim_routing_name(g->R);
-  const int dragonfly = t->kind == SIM_TOPO_DRAGONFLY;
-  const int nonmin = dragonfly && strcmp(name, "minimal");
-  const int per_node = !strcmp(name, "dmodk");
+  const unsigned flags = sim_routing_flags(g->R);
+  const int nonmin = (flags & SIM_RF_NONMIN) != 0;
+  const int per_node = (flags & SIM_RF_PER_NODE) != 0;
+  g->walk_which = nonmin ? SIM_ALT_MIN : SIM_ALT_ALL;
   int key = 0;
   junctions j = {0};
   if (nonmin) {
@@ -440,6 +490,8 @@ static int build(cdg *g) {
           if (phase0(g, &j, s, ((G + k) % t->g) * a * p))
             goto fail;
       }
+      if ((flags & SIM_RF_REEVAL) && reeval(g, &j, s))
+        goto fail;
     }
   }
   for (int d = 0; d < t->nrouters; d++) {

@@ -3,9 +3,10 @@
  * ports, numbered as in topo.h: c < nports a router port, nports + n node
  * n's NIC) from the source NIC to the router port that delivers to the
  * destination, following sim_route_alternatives hop by hop (dmodk: one
- * path; random/adaptive: every up port; valiant: one path per
- * intermediate group; ugal: minimal and non-minimal).  The Netscope
- * latency model sums link delays over these paths. */
+ * path; random, adaptive, dmodk-adaptive: every up port; valiant: one
+ * path per intermediate group; ugal, ugal-g: minimal and non-minimal;
+ * par: those and the turns at the second router).  The Netscope latency
+ * model sums link delays over these paths. */
 #ifndef CONTEND_SIM_PATHS_H
 #define CONTEND_SIM_PATHS_H
 

@@ -157,7 +157,7 @@ static void check_routings(const char *spec, int reps) {
       sim_routing *R = NULL;
       char err[512] = "";
       const int vcs = extra ? SIM_MAX_VCS : 0;
-      CHECK(sim_routing_new(&t, nm, vcs, 0, &R, err, sizeof err) == 0);
+      CHECK(sim_routing_new(&t, nm, &(sim_routing_opts){.vcs = vcs}, &R, err, sizeof err) == 0);
       if (!R) {
         fprintf(stderr, "  %s: %s\n", spec, err);
         continue;
@@ -434,24 +434,25 @@ static void test_errors(void) {
   sim_routing *R = NULL;
   char err[512] = "";
   CHECK(parse("dragonfly:a=4,p=2,h=2", &t) == 0);
-  CHECK(sim_routing_new(&t, "dmodk", 0, 0, &R, err, sizeof err) == -1 && !R &&
+  CHECK(sim_routing_new(&t, "dmodk", NULL, &R, err, sizeof err) == -1 && !R &&
         strstr(err, "unknown routing 'dmodk'") && strstr(err, "minimal,valiant,ugal"));
-  CHECK(sim_routing_new(&t, "valiant", 2, 0, &R, err, sizeof err) == -1 &&
+  CHECK(sim_routing_new(&t, "valiant", &(sim_routing_opts){.vcs = 2}, &R, err, sizeof err) == -1 &&
         strstr(err, "needs at least 3 VCs (got 2)"));
-  CHECK(sim_routing_new(&t, "minimal", 9, 0, &R, err, sizeof err) == -1 && strstr(err, "1..8"));
-  CHECK(sim_routing_new(&t, NULL, 0, 0, &R, err, sizeof err) == 0 &&
+  CHECK(sim_routing_new(&t, "minimal", &(sim_routing_opts){.vcs = 9}, &R, err, sizeof err) == -1 &&
+        strstr(err, "1..8"));
+  CHECK(sim_routing_new(&t, NULL, NULL, &R, err, sizeof err) == 0 &&
         !strcmp(sim_routing_name(R), "minimal") && sim_routing_vcs(R) == 2);
   sim_routing_free(R);
-  CHECK(sim_routing_new(&t, "ugal", 0, 0, &R, err, sizeof err) == 0 && sim_routing_vcs(R) == 3 &&
+  CHECK(sim_routing_new(&t, "ugal", NULL, &R, err, sizeof err) == 0 && sim_routing_vcs(R) == 3 &&
         sim_routing_max_hops(R) == 5);
   sim_routing_free(R);
   sim_topo_free(&t);
   CHECK(parse("fattree:leaves=4,nodes=4,uplinks=4", &t) == 0);
-  CHECK(sim_routing_new(&t, "", 0, 0, &R, err, sizeof err) == 0 &&
+  CHECK(sim_routing_new(&t, "", NULL, &R, err, sizeof err) == 0 &&
         !strcmp(sim_routing_name(R), "dmodk") && sim_routing_vcs(R) == 1 &&
         sim_routing_max_hops(R) == 2);
   sim_routing_free(R);
-  CHECK(sim_routing_new(&t, "ugal", 0, 0, &R, err, sizeof err) == -1 &&
+  CHECK(sim_routing_new(&t, "ugal", NULL, &R, err, sizeof err) == -1 &&
         strstr(err, "dmodk,random,adaptive"));
   sim_topo_free(&t);
   CHECK(strcmp(sim_routing_names(SIM_TOPO_SWITCH), "minimal") == 0);
@@ -466,7 +467,7 @@ static int shift_contention(const char *spec, const char *routing, int *worst_k)
     return -1;
   sim_routing *R = NULL;
   char err[256];
-  if (sim_routing_new(&t, routing, 0, 0, &R, err, sizeof err)) {
+  if (sim_routing_new(&t, routing, NULL, &R, err, sizeof err)) {
     sim_topo_free(&t);
     return -1;
   }
@@ -503,33 +504,60 @@ static void test_dmodk_adaptive(void) {
         1);
   CHECK(shift_contention("fattree:leaves=8,nodes=4,uplinks=2", "dmodk", &k) >= 2);
 
-  /* adaptive: the least occupied up port, ties to the lowest */
+  /* dst 9 from leaf 0: D-mod-k's up port is 4 + 9 mod 4 = 5 */
   sim_topo t;
   sim_routing *R = NULL;
   char err[256];
+  contend_rng rng;
+  contend_rng_init(&rng, 3, 0, 0, 0, 0);
   CHECK(parse("fattree:leaves=4,nodes=4,uplinks=4", &t) == 0);
-  CHECK(sim_routing_new(&t, "adaptive", 0, 0, &R, err, sizeof err) == 0);
-  occ_table o = {.router = 0, .v = {0, 0, 0, 0, 500, 300, 100, 200}, .others = 0};
+  occ_table o = {.router = 0, .v = {0, 0, 0, 0, 50000, 14000, 10000, 20000}, .others = 0};
   sim_route_state st = {.inter = -1};
   int port = -1, vc = -1;
-  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, NULL, &port, &vc);
+  /* adaptive: the least occupied up port, ties broken at random */
+  CHECK(sim_routing_new(&t, "adaptive", NULL, &R, err, sizeof err) == 0);
+  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, &rng, &port, &vc);
   CHECK(port == 6 && vc == 0);
-  o.v[4] = 100; /* tie between up ports 0 and 2: the lowest */
+  o.v[7] = 10000; /* a tie between up ports 6 and 7: each drawn, never another */
+  int seen[8] = {0};
+  for (int i = 0; i < 200; i++) {
+    st = (sim_route_state){.inter = -1};
+    sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, &rng, &port, &vc);
+    seen[port & 7]++;
+  }
+  CHECK(seen[6] > 50 && seen[7] > 50 && seen[6] + seen[7] == 200);
   st = (sim_route_state){.inter = -1};
-  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, NULL, &port, &vc);
-  CHECK(port == 4);
-  st = (sim_route_state){.inter = -1};
-  sim_route(R, 0, 0, 0, 0, 2, &st, occ_lookup, &o, NULL, &port, &vc); /* same leaf */
+  sim_route(R, 0, 0, 0, 0, 2, &st, occ_lookup, &o, &rng, &port, &vc); /* same leaf */
   CHECK(port == 2);
   sim_routing_free(R);
+  /* dmodk-adaptive: D-mod-k's up port while it is within a packet (4096 B)
+   * of the least occupied, else a random one of the up ports that are */
+  CHECK(sim_routing_new(&t, "dmodk-adaptive", NULL, &R, err, sizeof err) == 0);
+  o.v[7] = 20000;
+  st = (sim_route_state){.inter = -1};
+  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, &rng, &port, &vc);
+  CHECK(port == 5 && vc == 0); /* 14000 <= 10000 + 4096 */
+  o.v[5] = 30000;
+  st = (sim_route_state){.inter = -1};
+  sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, &rng, &port, &vc);
+  CHECK(port == 6); /* the only one within 4096 of the least */
+  o.v[7] = 13000;   /* ports 6 and 7 within the slack, 5 not */
+  memset(seen, 0, sizeof seen);
+  for (int i = 0; i < 200; i++) {
+    st = (sim_route_state){.inter = -1};
+    sim_route(R, 0, 0, 0, 0, 9, &st, occ_lookup, &o, &rng, &port, &vc);
+    seen[port & 7]++;
+  }
+  CHECK(seen[6] > 50 && seen[7] > 50 && seen[6] + seen[7] == 200);
+  sim_routing_free(R);
   /* dmodk: up port = dst mod 4 at the leaf, whatever the occupancy */
-  CHECK(sim_routing_new(&t, "dmodk", 0, 0, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new(&t, "dmodk", NULL, &R, err, sizeof err) == 0);
   st = (sim_route_state){.inter = -1};
   sim_route(R, 0, 0, 0, 0, 13, &st, occ_lookup, &o, NULL, &port, &vc);
   CHECK(port == 4 + 13 % 4);
   sim_routing_free(R);
   /* lanes: 3 VCs on a tree = 3 lanes, lane = src mod 3 */
-  CHECK(sim_routing_new(&t, "random", 3, 0, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new(&t, "random", &(sim_routing_opts){.vcs = 3}, &R, err, sizeof err) == 0);
   st = (sim_route_state){.inter = -1};
   sim_route(R, 1, 1, 0, 5, 13, &st, occ_lookup, &o, NULL, &port, &vc);
   CHECK(vc == 5 % 3);
@@ -538,7 +566,8 @@ static void test_dmodk_adaptive(void) {
 
   /* UGAL: idle network -> minimal; minimal port congested -> non-minimal */
   CHECK(parse("dragonfly:a=4,p=2,h=2", &t) == 0);
-  CHECK(sim_routing_new(&t, "ugal", 0, 1000, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new(&t, "ugal", &(sim_routing_opts){.ugal_threshold = 1000}, &R, err,
+                        sizeof err) == 0);
   occ_table idle = {.router = -1};
   walk_stats s = walk_all(&t, R, 1, occ_lookup, &idle, 5);
   CHECK(s.failures == 0 && s.nonmin == 0 && s.maxhops <= 3);
@@ -547,7 +576,6 @@ static void test_dmodk_adaptive(void) {
   occ_table hot = {.router = 0};
   hot.v[5] = hot.v[6] = 1000000;
   long nonmin = 0;
-  contend_rng rng;
   contend_rng_init(&rng, 9, 0, 0, 0, 0);
   for (int dst = 8; dst < 72; dst++) {
     int nm = 0;
@@ -559,6 +587,40 @@ static void test_dmodk_adaptive(void) {
   sim_topo_free(&t);
 }
 
+/* par: node 0 (g0.r0) to node 40 (g5.r0): the minimal path leaves g0 by
+ * g0.r1's global port 6 (k = (0 - 5 - 1) mod 9 = 3: router 3 / 2 = 1,
+ * port p + a - 1 + 3 mod 2).  That port busy and nothing else: the source
+ * router sees nothing and goes minimally; g0.r1 turns the packet. */
+static void test_par_turns_at_the_second_router(void) {
+  sim_topo t;
+  sim_routing *R = NULL;
+  char err[256];
+  CHECK(parse("dragonfly:a=4,p=2,h=2", &t) == 0);
+  CHECK(sim_routing_new(&t, "par", NULL, &R, err, sizeof err) == 0 && sim_routing_vcs(R) == 4 &&
+        sim_routing_max_hops(R) == 6);
+  occ_table hot = {.router = 1};
+  hot.v[6] = 1000000;
+  contend_rng rng;
+  contend_rng_init(&rng, 5, 0, 0, 0, 0);
+  for (int i = 0; i < 20; i++) {
+    sim_route_state st = {.inter = -1};
+    int port, vc;
+    sim_route(R, 0, t.node_port[0], 0, 0, 40, &st, occ_lookup, &hot, &rng, &port, &vc);
+    CHECK(port == 2 + (1 - 0 - 1 + 4) % 4 && vc == 0 && st.pending && st.inter < 0);
+    sim_route(R, 1, 2 + (0 - 1 - 1 + 4) % 4, 0, 0, 40, &st, occ_lookup, &hot, &rng, &port, &vc);
+    CHECK(port != 6 && vc == 1 && !st.pending && st.divert && st.nonmin && st.inter >= 0 &&
+          st.inter / 4 != 0 && st.inter / 4 != 5);
+  }
+  /* and it arrives, within 6 hops, on VCs that never decrease */
+  int nm = 0;
+  CHECK(walk(&t, R, 0, 40, occ_lookup, &hot, &rng, &nm, NULL) >= 4 && nm == 1);
+  /* idle: minimal, no turn */
+  occ_table idle = {.router = -1};
+  CHECK(walk(&t, R, 0, 40, occ_lookup, &idle, &rng, &nm, NULL) == 3 && nm == 0);
+  sim_routing_free(R);
+  sim_topo_free(&t);
+}
+
 /* ---- deadlock ---- */
 
 static void test_deadlock(void) {
@@ -566,8 +628,9 @@ static void test_deadlock(void) {
   sim_routing *R = NULL;
   char err[1024] = "";
   CHECK(parse("dragonfly:a=4,p=2,h=2", &t) == 0);
-  CHECK(sim_routing_new(&t, "minimal", 1, 0, &R, err, sizeof err) == -1);
-  CHECK(sim_routing_new_unchecked(&t, "minimal", 1, 0, &R, err, sizeof err) == 0);
+  CHECK(sim_routing_new(&t, "minimal", &(sim_routing_opts){.vcs = 1}, &R, err, sizeof err) == -1);
+  CHECK(sim_routing_new_unchecked(&t, "minimal", &(sim_routing_opts){.vcs = 1}, &R, err,
+                                  sizeof err) == 0);
   if (R) {
     const int rc = sim_routing_check_deadlock(R, err, sizeof err);
     CHECK(rc == -1);
@@ -579,7 +642,18 @@ static void test_deadlock(void) {
     CHECK(s.failures == 0);
     sim_routing_free(R);
   }
-  CHECK(sim_routing_new_unchecked(&t, "valiant", 2, 0, &R, err, sizeof err) == 0);
+  /* par's turns at the second router are in the graph: with 3 VCs (its
+   * last class folded onto the third) the turned packets' local hops in
+   * their intermediate group close a cycle through the third class */
+  CHECK(sim_routing_new_unchecked(&t, "par", &(sim_routing_opts){.vcs = 3}, &R, err, sizeof err) ==
+        0);
+  if (R) {
+    CHECK(sim_routing_check_deadlock(R, err, sizeof err) == -1 && strstr(err, "vc 2"));
+    printf("  expected failure: %s\n", err);
+    sim_routing_free(R);
+  }
+  CHECK(sim_routing_new_unchecked(&t, "valiant", &(sim_routing_opts){.vcs = 2}, &R, err,
+                                  sizeof err) == 0);
   if (R) {
     CHECK(sim_routing_check_deadlock(R, err, sizeof err) == -1);
     sim_routing_free(R);
@@ -600,7 +674,7 @@ static void test_deadlock(void) {
     snprintf(names, sizeof names, "%s", sim_routing_names(t.kind));
     for (char *save = NULL, *nm = strtok_r(names, ",", &save); nm;
          nm = strtok_r(NULL, ",", &save)) {
-      CHECK(sim_routing_new(&t, nm, 0, 0, &R, err, sizeof err) == 0);
+      CHECK(sim_routing_new(&t, nm, NULL, &R, err, sizeof err) == 0);
       if (!R)
         continue;
       const double t0 = now_s();
@@ -633,6 +707,7 @@ int main(void) {
   check_routings("dragonfly:a=1,p=2,h=3", 3);
   test_slurm();
   test_dmodk_adaptive();
+  test_par_turns_at_the_second_router();
   test_deadlock();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

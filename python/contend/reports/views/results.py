@@ -75,7 +75,8 @@ def timed_out(results: Results) -> list:
 
 
 def sim_fabric_line(results: Results) -> str:
-    """One line: the simulated fabric (topology, routing, VCs, cc, preset, simulated time)."""
+    """One line: the simulated fabric (topology, router model, routing, VCs, cc, preset,
+    simulated time).  Results from before router models were named have no `router`."""
     sim = results.environment["simulation"]
     counters = sim_counters(results) or {}
     sim_us = counters.get("sim_time_us", sim["sim_time_s"] * 1e6)
@@ -86,8 +87,9 @@ def sim_fabric_line(results: Results) -> str:
     )
     preset = sim.get("network_preset") or ""
     vcs = int(sim["vcs"])
+    router = f"router {sim['router']}, " if sim.get("router") else ""
     return (
-        f"Simulated fabric: {sim['topology']}{f' ({size})' if size else ''}, "
+        f"Simulated fabric: {sim['topology']}{f' ({size})' if size else ''}, {router}"
         f"routing {sim['routing']}, {vcs} VC{'s' if vcs != 1 else ''}, "
         f"congestion control {sim['cc']}, "
         + (f"network preset {preset}" if preset else "no network preset")

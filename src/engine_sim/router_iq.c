@@ -1,0 +1,185 @@
+/* Router model iq: input-queued, one FIFO per input port and VC (see
+ * net.h's model).  Only the head packet of a VC competes (head-of-line
+ * blocking); it is routed when it becomes head.  An output grants,
+ * round-robin over the (input port, VC) pairs waiting for it, the first
+ * whose input is free and whose packet fits the downstream credits of its
+ * output VC; the packet then crosses from the input buffer straight onto
+ * the link.  An input feeds the crossbar `speedup` times its link rate.
+ * A stall: an output had waiting heads and none had credits. */
+#include <stdlib.h>
+
+#include "net_impl.h"
+
+typedef struct iq_state {
+  /* per router output channel: the (input port, VC) pairs waiting for it,
+   * a bitmap of words_of[router] words from wait_off[c] */
+  uint64_t *waitbits;
+  uint32_t *words_of; /* nrouters */
+  uint32_t *wait_off; /* nports: first bitmap word of the output */
+  uint32_t *nwait;    /* nports: pairs waiting */
+  uint32_t *rr;       /* nports: round-robin position */
+} iq_state;
+
+static uint32_t iq_occupancy(void *arg, int router, int port) {
+  sim_net *n = arg;
+  const iq_state *s = n->rm;
+  const uint32_t c = (uint32_t)(n->t->port_base[router] + port);
+  const sim_chan *ch = &n->chan[c];
+  if (ch->dst_router < 0)
+    return s->nwait[c] * (n->cfg.mtu + n->cfg.header);
+  int64_t used = sim_downstream_used(n, c);
+  used += (int64_t)s->nwait[c] * (n->cfg.mtu + n->cfg.header);
+  return used > 0 ? (uint32_t)used : 0;
+}
+
+/* The head of input buffer (c, v) is new: route it and ask for its output. */
+static void head_route(sim_net *n, uint32_t c, int v) {
+  iq_state *s = n->rm;
+  const sim_chan *ch = &n->chan[c];
+  const uint32_t p = n->ibuf[(size_t)c * n->V + v].head;
+  sim_route_packet(n, c, p);
+  if (c >= (uint32_t)n->t->nports) /* the head of a NIC's first buffer: its wait starts */
+    sim_nic_in_start(n, c);
+  const int r = ch->dst_router, in_port = ch->dst_port;
+  const uint32_t oc = (uint32_t)(n->t->port_base[r] + n->pkt[p].out_port);
+  const uint32_t bit = (uint32_t)(in_port * n->V + v);
+  s->waitbits[s->wait_off[oc] + bit / 64] |= 1ull << (bit % 64);
+  s->nwait[oc]++;
+  sim_chan_request(n, oc, n->in_busy[c] > n->des.now ? n->in_busy[c] : n->des.now);
+}
+
+static void iq_arbitrate(sim_net *n, uint32_t oc) {
+  iq_state *iq = n->rm;
+  sim_chan *o = &n->chan[oc];
+  const sim_time now = n->des.now;
+  if (!iq->nwait[oc])
+    return;
+  if (o->busy_until > now) {
+    sim_chan_request(n, oc, o->busy_until);
+    return;
+  }
+  sim_drain_credits(n, oc);
+  const int V = n->V;
+  const int r = o->src_router;
+  const uint32_t words = iq->words_of[r];
+  const uint32_t radix = (uint32_t)(n->t->port_base[r + 1] - n->t->port_base[r]);
+  const uint32_t nbits = radix * (uint32_t)V;
+  uint64_t *w = &iq->waitbits[iq->wait_off[oc]];
+  uint32_t b = iq->rr[oc], seen = 0, win = SIM_NIL;
+  unsigned blocked = 0;
+  sim_time input_free = SIM_NEVER; /* earliest a busy input is free */
+  while (seen < iq->nwait[oc]) {
+    b = sim_bits_next(w, words, nbits, b);
+    const uint32_t in_port = b / (uint32_t)V, v = b % (uint32_t)V;
+    const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)in_port];
+    const sim_pkt *pk = &n->pkt[n->ibuf[(size_t)ic * V + v].head];
+    if (n->in_busy[ic] > now) {
+      if (n->in_busy[ic] < input_free)
+        input_free = n->in_busy[ic];
+    } else if (o->dst_router < 0 || n->cvc[(size_t)oc * V + pk->out_vc].credit >= pk->bytes) {
+      win = b;
+      break;
+    } else {
+      blocked |= 1u << pk->out_vc;
+    }
+    seen++;
+    b++;
+  }
+  if (win == SIM_NIL) { /* every waiter lacks credits or its input is busy */
+    if (blocked)
+      sim_stall_begin(n, o, blocked);
+    if (o->cred_head != SIM_NIL)
+      sim_chan_request(n, oc, n->cred[o->cred_head].t);
+    if (input_free != SIM_NEVER)
+      sim_chan_request(n, oc, input_free);
+    return;
+  }
+  sim_stall_end(n, o, oc);
+  w[win / 64] &= ~(1ull << (win % 64));
+  iq->nwait[oc]--;
+  iq->rr[oc] = win + 1;
+  const uint32_t in_port = win / (uint32_t)V, v = win % (uint32_t)V;
+  const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)in_port];
+  sim_ibuf *q = &n->ibuf[(size_t)ic * V + v];
+  const uint32_t p = q->head;
+  sim_pkt *pk = &n->pkt[p];
+  const uint32_t occupied = q->bytes;
+  if (ic >= (uint32_t)n->t->nports)
+    sim_nic_in_leave(n, ic);
+  q->head = pk->next;
+  if (q->head == SIM_NIL)
+    q->tail = SIM_NIL;
+  q->bytes -= pk->bytes;
+  const sim_time s = sim_chan_ser(o, pk->bytes);
+  n->in_busy[ic] = now + s / n->cfg.speedup;
+  sim_credit_back(n, ic, v, pk->bytes, now + s + n->chan[ic].link_lat);
+  if (n->cfg.cc != SIM_CC_NONE)
+    sim_cc_departure(n, pk, occupied, n->cfg.buffer_bytes, o->dst_router < 0);
+  pk->vc = pk->out_vc;
+  sim_transmit(n, oc, p);
+  if (q->head != SIM_NIL)
+    head_route(n, ic, (int)v);
+  if (iq->nwait[oc])
+    sim_chan_request(n, oc, o->busy_until);
+}
+
+static void iq_arrive(sim_net *n, uint32_t c, uint32_t p) {
+  sim_pkt *pk = &n->pkt[p];
+  const int v = pk->vc;
+  sim_ibuf *q = &n->ibuf[(size_t)c * n->V + v];
+  pk->next = SIM_NIL;
+  q->bytes += pk->bytes;
+  if (q->tail == SIM_NIL) {
+    q->head = q->tail = p;
+    head_route(n, c, v);
+  } else {
+    n->pkt[q->tail].next = p;
+    q->tail = p;
+  }
+}
+
+static void iq_init(sim_net *n) {
+  const sim_topo *t = n->t;
+  iq_state *s = sim_xcalloc(1, sizeof *s, "iq router model");
+  const size_t np = (size_t)t->nports;
+  s->words_of = sim_xcalloc((size_t)t->nrouters, sizeof *s->words_of, "iq router model");
+  s->wait_off = sim_xcalloc(np, sizeof *s->wait_off, "iq router model");
+  s->nwait = sim_xcalloc(np, sizeof *s->nwait, "iq router model");
+  s->rr = sim_xcalloc(np, sizeof *s->rr, "iq router model");
+  size_t words = 0;
+  for (int r = 0; r < t->nrouters; r++) {
+    const uint32_t radix = sim_radix(n, r);
+    s->words_of[r] = (radix * (uint32_t)n->V + 63) / 64;
+    for (int gp = t->port_base[r]; gp < t->port_base[r + 1]; gp++) {
+      s->wait_off[gp] = (uint32_t)words;
+      words += s->words_of[r];
+    }
+  }
+  s->waitbits = sim_xcalloc(words, sizeof *s->waitbits, "iq router model");
+  n->rm = s;
+}
+
+static void iq_free(sim_net *n) {
+  iq_state *s = n->rm;
+  if (!s)
+    return;
+  free(s->waitbits);
+  free(s->words_of);
+  free(s->wait_off);
+  free(s->nwait);
+  free(s->rr);
+  free(s);
+  n->rm = NULL;
+}
+
+const sim_router_model sim_router_iq = {
+    .name = "iq",
+    .help = "input-queued: a FIFO per input port and VC, only its head competes (head-of-line "
+            "blocking), outputs grant round-robin; --speedup",
+    .speedup = 1,
+    .init = iq_init,
+    .free = iq_free,
+    .arrive = iq_arrive,
+    .arbitrate = iq_arbitrate,
+    .occupancy = iq_occupancy,
+};

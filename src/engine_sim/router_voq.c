@@ -1,0 +1,478 @@
+/* Router model voq: virtual output queues at each input, an iSLIP
+ * allocator, crossbar speedup and small output buffers.
+ *
+ * - An input port keeps `buffer_bytes` per VC (the credits its upstream
+ *   sees, as in iq); inside that buffer each VC holds one FIFO per output
+ *   (the VOQs).  A packet is routed when it arrives and joins the VOQ of
+ *   its output: no head-of-line blocking between outputs.
+ * - Allocation (McKeown's iSLIP, `islip_iterations` rounds of request,
+ *   grant, accept) runs per router whenever an input or a crossbar output
+ *   becomes free or a packet arrives.  An input requests every output for
+ *   which one of its VOQs (VCs taken round-robin) has a head that fits the
+ *   output buffer and the downstream credits of its output VC; an output
+ *   grants the requesting input next after its pointer, an input accepts
+ *   the granting output next after its pointer; pointers move one past
+ *   the match on the first round only.
+ * - A match crosses the crossbar in ser / speedup: the input and the
+ *   crossbar output are busy that long; the input's credits go back once
+ *   the tail has crossed (plus the link latency).  The downstream credits
+ *   are taken at the crossing, so a packet in an output buffer only waits
+ *   for the link (no VC blocks another there: the routing's deadlock
+ *   freedom holds).  The output buffer (`output_buffer_bytes`) holds the
+ *   packets waiting for the link; the link sends them in FIFO order.
+ * - A stall of an output: VOQ heads for it were waiting and none had the
+ *   downstream credits. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net_impl.h"
+
+typedef struct voq_state {
+  uint32_t W;          /* 64-bit words of a port bitmask (the largest radix) */
+  uint32_t maxradix;   /* of any router */
+  uint32_t *coff;      /* nchan: the input's first (input, output) slot; SIM_NIL: feeds no router */
+  sim_ibuf *q;         /* VOQs: slot x V + VC ... see qidx */
+  uint32_t *head;      /* per VOQ: its head's head_info, 0 when empty (the
+                        * allocation reads this, not the packet) */
+  uint32_t *npk;       /* per (input, output) slot: packets in its VOQs (all VCs) */
+  uint64_t *omask;     /* nchan x W: outputs with a non-empty VOQ at the input */
+  uint8_t *vptr;       /* nchan: the VC an input tries first */
+  uint32_t *aptr;      /* nchan: the input's accept pointer */
+  sim_ibuf *ofifo;     /* nports: the output buffers */
+  uint8_t *ofull;      /* nports: a request found the output buffer full */
+  sim_time *xbar_busy; /* nports: crossbar output busy until */
+  uint32_t *gptr;      /* nports: the output's grant pointer */
+  uint64_t *qbytes;    /* nports: bytes in VOQs for the output */
+  sim_time *alloc_t;   /* nrouters: pending allocation, or SIM_NEVER */
+  sim_time (*inheap)[2]; /* nrouters: times of up to two of the router's
+                          * events in the event queue (SIM_NEVER: none), so
+                          * a request at such a time pushes no other */
+  uint32_t *nin;         /* nchan: packets in the input's VOQs */
+  uint64_t *iact;        /* nrouters x W: input ports with packets */
+  /* scratch of one allocation: masks of W words over ports, arrays over ports */
+  uint64_t *reqT;   /* output x W: inputs requesting it (valid for touched outputs) */
+  uint64_t *grants; /* input x W: outputs granting it (kept zero between uses) */
+  uint64_t *in_free, *cand, *oreq, *otouch, *ook, *omatched, *ginp;
+  uint8_t *reqv;                  /* input x maxradix: the VC of the request */
+  unsigned *blocked;              /* output: VCs whose heads lacked credits */
+  uint32_t *match_in, *match_out; /* the matches of the round */
+} voq_state;
+
+/* Every set bit of the W-word mask m, lowest first, as uint32_t var (each
+ * word is read once, when its bits start).  In the body `continue` goes to
+ * the next bit, and so would `break`: do not use it. */
+#define FOR_BITS(var, m, W)                                                                        \
+  for (uint32_t w_ = 0; w_ < (W); w_++)                                                            \
+    for (uint64_t b_ = (m)[w_]; b_; b_ &= b_ - 1)                                                  \
+      for (uint32_t var = w_ * 64 + (uint32_t)__builtin_ctzll(b_), once_ = 1; once_; once_ = 0)
+
+static inline void bit_set(uint64_t *m, uint32_t i) { m[i / 64] |= 1ull << (i % 64); }
+static inline void bit_clear(uint64_t *m, uint32_t i) { m[i / 64] &= ~(1ull << (i % 64)); }
+static inline int bit_get(const uint64_t *m, uint32_t i) {
+  return (int)((m[i / 64] >> (i % 64)) & 1);
+}
+
+static inline size_t qidx(const sim_net *n, const voq_state *s, uint32_t c, int v, uint32_t o) {
+  return ((size_t)s->coff[c] + o) * (size_t)n->V + (size_t)v;
+}
+
+/* What the allocation needs of a VOQ's head: its bytes and output VC
+ * (never 0: a packet has at least one byte). */
+_Static_assert(SIM_MAX_VCS <= 8, "head_info keeps the VC in 3 bits");
+static inline uint32_t head_info(const sim_pkt *pk) { return pk->bytes << 3 | pk->out_vc; }
+
+static void request_alloc(sim_net *n, int r, sim_time t) {
+  voq_state *s = n->rm;
+  if (s->alloc_t[r] <= t)
+    return;
+  s->alloc_t[r] = t;
+  sim_time *h = s->inheap[r];
+  if (h[0] == t || h[1] == t)
+    return; /* an event of an earlier request is due then */
+  sim_des_push(&n->des, t, EV_ROUTER, (uint32_t)r);
+  if (h[0] == SIM_NEVER)
+    h[0] = t;
+  else if (h[1] == SIM_NEVER)
+    h[1] = t;
+}
+
+static uint32_t voq_occupancy(void *arg, int router, int port) {
+  sim_net *n = arg;
+  const voq_state *s = n->rm;
+  const uint32_t c = (uint32_t)(n->t->port_base[router] + port);
+  const sim_chan *ch = &n->chan[c];
+  int64_t used = (int64_t)s->qbytes[c];
+  if (ch->dst_router < 0)
+    used += s->ofifo[c].bytes;
+  else /* the downstream buffer and this output buffer (its credits are taken) */
+    used += sim_downstream_used(n, c);
+  return used > 0 ? (uint32_t)(used > UINT32_MAX ? UINT32_MAX : used) : 0;
+}
+
+/* The link of output oc sends the head of its output buffer if it is free. */
+static void link_send(sim_net *n, uint32_t oc) {
+  voq_state *s = n->rm;
+  sim_chan *ch = &n->chan[oc];
+  sim_ibuf *f = &s->ofifo[oc];
+  if (f->head == SIM_NIL)
+    return;
+  if (ch->busy_until > n->des.now) {
+    sim_chan_request(n, oc, ch->busy_until);
+    return;
+  }
+  sim_transmit_reserved(n, oc, sim_fifo_pop(n, f));
+  if (s->ofull[oc]) { /* a request waits for this room */
+    s->ofull[oc] = 0;
+    request_alloc(n, ch->src_router, n->des.now);
+  }
+  if (f->head != SIM_NIL)
+    sim_chan_request(n, oc, ch->busy_until);
+}
+
+static void voq_arbitrate(sim_net *n, uint32_t oc) {
+  sim_chan *ch = &n->chan[oc];
+  if (ch->stalled) { /* woken by credits: the blocked VOQs may go */
+    sim_drain_credits(n, oc);
+    request_alloc(n, ch->src_router, n->des.now);
+  }
+  link_send(n, oc);
+}
+
+static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
+  voq_state *s = n->rm;
+  sim_route_packet(n, c, p);
+  const sim_pkt *pk = &n->pkt[p];
+  const int r = n->chan[c].dst_router, v = pk->vc;
+  const uint32_t o = pk->out_port;
+  sim_ibuf *ib = &n->ibuf[(size_t)c * n->V + v];
+  if (c >= (uint32_t)n->t->nports && !ib->bytes)
+    sim_nic_in_start(n, c);
+  ib->bytes += pk->bytes;
+  s->qbytes[n->t->port_base[r] + (int)o] += pk->bytes;
+  const size_t qi = qidx(n, s, c, v, o);
+  sim_fifo_push(n, &s->q[qi], p);
+  if (!s->head[qi])
+    s->head[qi] = head_info(pk);
+  if (s->npk[s->coff[c] + o]++ == 0)
+    bit_set(&s->omask[(size_t)c * s->W], o);
+  if (s->nin[c]++ == 0)
+    bit_set(&s->iact[(size_t)r * s->W], (uint32_t)n->chan[c].dst_port);
+  request_alloc(n, r, n->in_busy[c] > n->des.now ? n->in_busy[c] : n->des.now);
+}
+
+/* Moves the head of VOQ (input port i, VC v, output o) of router r across
+ * the crossbar into o's output buffer. */
+static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
+  voq_state *s = n->rm;
+  const sim_time now = n->des.now;
+  const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)i];
+  const uint32_t oc = (uint32_t)(n->t->port_base[r] + (int)o);
+  sim_chan *och = &n->chan[oc];
+  const size_t qi = qidx(n, s, ic, v, o);
+  const uint32_t p = sim_fifo_pop(n, &s->q[qi]);
+  s->head[qi] = s->q[qi].head == SIM_NIL ? 0 : head_info(&n->pkt[s->q[qi].head]);
+  sim_pkt *pk = &n->pkt[p];
+  if (--s->npk[s->coff[ic] + o] == 0)
+    bit_clear(&s->omask[(size_t)ic * s->W], o);
+  if (--s->nin[ic] == 0)
+    bit_clear(&s->iact[(size_t)r * s->W], i);
+  sim_ibuf *ib = &n->ibuf[(size_t)ic * n->V + v];
+  const uint32_t occupied = ib->bytes;
+  ib->bytes -= pk->bytes;
+  if (ic >= (uint32_t)n->t->nports)
+    sim_nic_in_leave(n, ic);
+  s->qbytes[oc] -= pk->bytes;
+  const sim_time x = sim_chan_ser(och, pk->bytes) / n->cfg.speedup;
+  n->in_busy[ic] = now + x;
+  s->xbar_busy[oc] = now + x;
+  s->vptr[ic] = (uint8_t)((v + 1) % n->V);
+  sim_credit_back(n, ic, (uint32_t)v, pk->bytes, now + x + n->chan[ic].link_lat);
+  if (n->cfg.cc != SIM_CC_NONE)
+    sim_cc_departure(n, pk, occupied, n->cfg.buffer_bytes, och->dst_router < 0);
+  if (och->dst_router >= 0)
+    sim_take_credit(n, oc, pk->out_vc, pk->bytes);
+  pk->vc = pk->out_vc;
+  sim_fifo_push(n, &s->ofifo[oc], p);
+  link_send(n, oc);
+}
+
+/* One allocation round of router r (iSLIP over the free inputs and
+ * crossbar outputs); asks for the next one. */
+static void voq_alloc(sim_net *n, int r) {
+  voq_state *s = n->rm;
+  const sim_time now = n->des.now;
+  const uint32_t R = sim_radix(n, r), W = s->W;
+  const int base = n->t->port_base[r];
+  const int V = n->V;
+  sim_time next = SIM_NEVER;
+  uint64_t *ifree = s->in_free, *oreq = s->oreq, *otouch = s->otouch, *ook = s->ook;
+  uint64_t *omatched = s->omatched, *ginp = s->ginp;
+  for (uint32_t w = 0; w < W; w++)
+    ifree[w] = oreq[w] = otouch[w] = ook[w] = omatched[w] = 0;
+  /* requests: each free input, for each output it has packets for, the
+   * first VC (round-robin) whose head may cross now */
+  FOR_BITS(i, &s->iact[(size_t)r * W], W) {
+    const uint32_t ic = n->in_chan[base + (int)i];
+    if (n->in_busy[ic] > now) {
+      if (n->in_busy[ic] < next)
+        next = n->in_busy[ic];
+      continue;
+    }
+    FOR_BITS(o, &s->omask[(size_t)ic * W], W) {
+      const uint32_t oc = (uint32_t)base + o;
+      const sim_chan *och = &n->chan[oc];
+      if (s->xbar_busy[oc] > now) {
+        if (s->xbar_busy[oc] < next)
+          next = s->xbar_busy[oc];
+        continue;
+      }
+      if (!bit_get(otouch, o)) {
+        bit_set(otouch, o);
+        s->blocked[o] = 0;
+        memset(&s->reqT[(size_t)o * W], 0, sizeof *s->reqT * W);
+        if (och->dst_router >= 0)
+          sim_drain_credits(n, oc);
+      }
+      for (int k = 0; k < V; k++) {
+        const int v = (s->vptr[ic] + k) % V;
+        const uint32_t h = s->head[qidx(n, s, ic, v, o)];
+        if (!h)
+          continue;
+        const uint32_t bytes = h >> 3, ovc = h & 7;
+        if (s->ofifo[oc].bytes + bytes > n->cfg.output_buffer_bytes) {
+          s->ofull[oc] = 1;
+          continue;
+        }
+        if (och->dst_router >= 0 && n->cvc[(size_t)oc * V + ovc].credit < bytes) {
+          s->blocked[o] |= 1u << ovc;
+          continue;
+        }
+        bit_set(ook, o);
+        bit_set(oreq, o);
+        bit_set(ifree, i);
+        bit_set(&s->reqT[(size_t)o * W], i);
+        s->reqv[(size_t)i * s->maxradix + o] = (uint8_t)v;
+        break;
+      }
+    }
+  }
+  /* iSLIP rounds: each unmatched output grants the requesting unmatched
+   * input next after its pointer; each input accepts the granting output
+   * next after its pointer; pointers move on the first round only */
+  uint32_t nm = 0;
+  for (uint32_t it = 0; it < n->cfg.islip_iterations; it++) {
+    int granted = 0;
+    for (uint32_t w = 0; w < W; w++)
+      ginp[w] = 0;
+    FOR_BITS(o, oreq, W) {
+      if (bit_get(omatched, o))
+        continue;
+      uint64_t any = 0;
+      for (uint32_t w = 0; w < W; w++)
+        any |= s->cand[w] = s->reqT[(size_t)o * W + w] & ifree[w];
+      if (!any)
+        continue;
+      const uint32_t g = sim_bits_next(s->cand, W, R, s->gptr[base + (int)o]);
+      bit_set(&s->grants[(size_t)g * W], o);
+      bit_set(ginp, g);
+      granted = 1;
+    }
+    if (!granted)
+      break;
+    FOR_BITS(i, ginp, W) {
+      uint64_t *gm = &s->grants[(size_t)i * W];
+      const uint32_t ic = n->in_chan[base + (int)i];
+      const uint32_t o = sim_bits_next(gm, W, R, s->aptr[ic]);
+      memset(gm, 0, sizeof *gm * W);
+      s->match_in[nm] = i;
+      s->match_out[nm++] = o;
+      bit_clear(ifree, i);
+      bit_set(omatched, o);
+      if (it == 0) {
+        s->gptr[base + (int)o] = (i + 1) % R;
+        s->aptr[ic] = (o + 1) % R;
+      }
+    }
+  }
+  for (uint32_t k = 0; k < nm; k++) {
+    const uint32_t i = s->match_in[k], o = s->match_out[k];
+    cross(n, r, i, s->reqv[(size_t)i * s->maxradix + o], o);
+  }
+  /* the crossed ports free again: only worth a round if packets wait (an
+   * arrival at an idle router asks for its own) */
+  uint64_t waiting = 0;
+  for (uint32_t w = 0; w < W; w++)
+    waiting |= s->iact[(size_t)r * W + w];
+  for (uint32_t k = 0; waiting && k < nm; k++) {
+    const sim_time x = s->xbar_busy[base + (int)s->match_out[k]];
+    if (x < next)
+      next = x;
+  }
+  FOR_BITS(o, otouch, W) {
+    const uint32_t oc = (uint32_t)base + o;
+    sim_chan *och = &n->chan[oc];
+    if (bit_get(ook, o)) {
+      sim_stall_end(n, och, oc);
+      if (!bit_get(omatched, o)) { /* left unmatched by the rounds: again a cell later */
+        const sim_time cell = sim_chan_ser(och, n->cfg.mtu + n->cfg.header) / n->cfg.speedup;
+        if (now + cell < next)
+          next = now + cell;
+      }
+    } else if (s->blocked[o]) {
+      sim_stall_begin(n, och, s->blocked[o]);
+      if (och->cred_head != SIM_NIL)
+        sim_chan_request(n, oc, n->cred[och->cred_head].t);
+    }
+  }
+  if (next != SIM_NEVER)
+    request_alloc(n, r, next);
+}
+
+static void voq_event(sim_net *n, uint32_t r) {
+  voq_state *s = n->rm;
+  sim_time *h = s->inheap[r];
+  if (h[0] == n->des.now)
+    h[0] = SIM_NEVER;
+  else if (h[1] == n->des.now)
+    h[1] = SIM_NEVER;
+  if (s->alloc_t[r] != n->des.now)
+    return; /* superseded by an earlier request */
+  s->alloc_t[r] = SIM_NEVER;
+  voq_alloc(n, (int)r);
+}
+
+static int voq_check(const sim_net_config *cfg, char *err, size_t errlen) {
+  const uint32_t pkt = cfg->mtu + cfg->header;
+  if (cfg->output_buffer_bytes < pkt) {
+    snprintf(err, errlen,
+             "--output-buffer-bytes %u B holds less than one packet (mtu %u B + header %u B)",
+             cfg->output_buffer_bytes, cfg->mtu, cfg->header);
+    return -1;
+  }
+  if (cfg->output_buffer_bytes / pkt > SIM_BUFFER_PACKETS_MAX) {
+    snprintf(err, errlen,
+             "--output-buffer-bytes %u B holds %u packets, more than the limit of %d (packets in "
+             "flight are memory)",
+             cfg->output_buffer_bytes, cfg->output_buffer_bytes / pkt, SIM_BUFFER_PACKETS_MAX);
+    return -1;
+  }
+  return 0;
+}
+
+static void voq_init(sim_net *n) {
+  voq_state *s = sim_xcalloc(1, sizeof *s, "voq router model");
+  const sim_topo *t = n->t;
+  for (int r = 0; r < t->nrouters; r++)
+    if (sim_radix(n, r) > s->maxradix)
+      s->maxradix = sim_radix(n, r);
+  s->W = (s->maxradix + 63) / 64;
+  if (!s->W)
+    s->W = 1;
+  s->coff = sim_xcalloc(n->nchan, sizeof *s->coff, "voq router model");
+  size_t slots = 0;
+  for (uint32_t c = 0; c < n->nchan; c++) {
+    const int dr = n->chan[c].dst_router;
+    s->coff[c] = dr >= 0 ? (uint32_t)slots : SIM_NIL;
+    if (dr >= 0)
+      slots += sim_radix(n, dr);
+  }
+  s->q = sim_xcalloc(slots * (size_t)n->V, sizeof *s->q, "voq router model");
+  for (size_t i = 0; i < slots * (size_t)n->V; i++)
+    s->q[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
+  s->head = sim_xcalloc(slots * (size_t)n->V, sizeof *s->head, "voq router model");
+  s->npk = sim_xcalloc(slots, sizeof *s->npk, "voq router model");
+  s->omask = sim_xcalloc((size_t)n->nchan * s->W, sizeof *s->omask, "voq router model");
+  s->vptr = sim_xcalloc(n->nchan, sizeof *s->vptr, "voq router model");
+  s->aptr = sim_xcalloc(n->nchan, sizeof *s->aptr, "voq router model");
+  const size_t np = (size_t)t->nports;
+  s->ofifo = sim_xcalloc(np, sizeof *s->ofifo, "voq router model");
+  for (size_t i = 0; i < np; i++)
+    s->ofifo[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
+  s->ofull = sim_xcalloc(np, sizeof *s->ofull, "voq router model");
+  s->xbar_busy = sim_xcalloc(np, sizeof *s->xbar_busy, "voq router model");
+  s->gptr = sim_xcalloc(np, sizeof *s->gptr, "voq router model");
+  s->qbytes = sim_xcalloc(np, sizeof *s->qbytes, "voq router model");
+  s->alloc_t = sim_xcalloc((size_t)t->nrouters, sizeof *s->alloc_t, "voq router model");
+  s->inheap = sim_xcalloc((size_t)t->nrouters, sizeof *s->inheap, "voq router model");
+  for (int r = 0; r < t->nrouters; r++)
+    s->alloc_t[r] = s->inheap[r][0] = s->inheap[r][1] = SIM_NEVER;
+  const size_t R = s->maxradix ? s->maxradix : 1;
+  s->reqT = sim_xcalloc(R * s->W, sizeof *s->reqT, "voq router model");
+  s->grants = sim_xcalloc(R * s->W, sizeof *s->grants, "voq router model");
+  s->in_free = sim_xcalloc(s->W, sizeof *s->in_free, "voq router model");
+  s->cand = sim_xcalloc(s->W, sizeof *s->cand, "voq router model");
+  s->oreq = sim_xcalloc(s->W, sizeof *s->oreq, "voq router model");
+  s->otouch = sim_xcalloc(s->W, sizeof *s->otouch, "voq router model");
+  s->ook = sim_xcalloc(s->W, sizeof *s->ook, "voq router model");
+  s->omatched = sim_xcalloc(s->W, sizeof *s->omatched, "voq router model");
+  s->ginp = sim_xcalloc(s->W, sizeof *s->ginp, "voq router model");
+  s->reqv = sim_xcalloc(R * R, sizeof *s->reqv, "voq router model");
+  s->blocked = sim_xcalloc(R, sizeof *s->blocked, "voq router model");
+  s->match_in = sim_xcalloc(R, sizeof *s->match_in, "voq router model");
+  s->match_out = sim_xcalloc(R, sizeof *s->match_out, "voq router model");
+  s->nin = sim_xcalloc(n->nchan, sizeof *s->nin, "voq router model");
+  s->iact = sim_xcalloc((size_t)t->nrouters * s->W, sizeof *s->iact, "voq router model");
+  n->rm = s;
+}
+
+static void voq_free(sim_net *n) {
+  voq_state *s = n->rm;
+  if (!s)
+    return;
+  free(s->coff);
+  free(s->q);
+  free(s->head);
+  free(s->npk);
+  free(s->omask);
+  free(s->vptr);
+  free(s->aptr);
+  free(s->ofifo);
+  free(s->ofull);
+  free(s->xbar_busy);
+  free(s->gptr);
+  free(s->qbytes);
+  free(s->alloc_t);
+  free(s->inheap);
+  free(s->reqT);
+  free(s->grants);
+  free(s->in_free);
+  free(s->cand);
+  free(s->oreq);
+  free(s->otouch);
+  free(s->ook);
+  free(s->omatched);
+  free(s->ginp);
+  free(s->reqv);
+  free(s->blocked);
+  free(s->match_in);
+  free(s->match_out);
+  free(s->nin);
+  free(s->iact);
+  free(s);
+  n->rm = NULL;
+}
+
+const sim_router_model sim_router_voq = {
+    .name = "voq",
+    .help = "virtual output queues per input port and VC within its credits, iSLIP allocator "
+            "(--islip-iterations), crossbar --speedup, output buffers (--output-buffer-bytes)",
+    /* a combined input/output-queued crossbar: speedup 2 is the least at
+     * which one can behave as an output-queued switch (Chuang, Goel,
+     * McKeown, Prabhakar, IEEE JSAC 1999); at speedup 1 the VOQs of an
+     * input's 8 default credits hold few outputs, the matchings stay
+     * sparse and one 32-port switch saturates near 0.88 */
+    .speedup = 2,
+    .output_packets = 16,
+    /* its VOQs and output buffers hold many packets per output: without a
+     * bias UGAL reads their noise under uniform load as congestion and
+     * takes 0.88x minimal's throughput (dragonfly a=6,p=3,h=3) */
+    .ugal_bias_buffers = 4,
+    .check = voq_check,
+    .init = voq_init,
+    .free = voq_free,
+    .arrive = voq_arrive,
+    .arbitrate = voq_arbitrate,
+    .event = voq_event,
+    .occupancy = voq_occupancy,
+};
