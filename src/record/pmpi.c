@@ -514,9 +514,12 @@ static int distinct(const uint32_t *all, size_t nall, uint32_t kind, uint32_t *o
   return m;
 }
 
-/* This rank's mapping table of type t: sparse id ids[k] -> k. */
+/* This rank's mapping table of type t: sparse id ids[k] -> k; none when
+ * n == 0 (OTF2's readers refuse a map of capacity 0). */
 static void write_mapping(OTF2_DefWriter *dw, OTF2_MappingType t, const uint32_t *ids, int n) {
-  OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, (uint64_t)(n ? n : 1));
+  if (n == 0)
+    return;
+  OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, (uint64_t)n);
   if (!m)
     return;
   for (int k = 0; k < n; k++)
