@@ -6,7 +6,7 @@ import json
 
 import jsonschema
 import pytest
-from conftest import BUILD, ROOT, SCHEMAS, run_bounded
+from conftest import BUILD, ROOT, SCHEMAS, otf2_built, run_bounded
 
 ENV = {"PATH": "/usr/bin:/bin"}  # no MPI launcher environment: a dry run needs none
 
@@ -288,7 +288,10 @@ def test_examples_plan(tmp_path, jobs_schema):
     examples = sorted((ROOT / "examples" / "jobs").glob("*.job"))
     assert len(examples) >= 3
     for ex in examples:
+        if "replay trace=" in ex.read_text() and not otf2_built():
+            continue  # a replay needs the OTF2 reader
         out = tmp_path / (ex.stem + ".json")
-        r = contend("jobs", ex, "--dry-run", "--nodes", "32", "--seed", "1", "-o", out)
+        # from the top: paths in the examples (trace=) are relative to it
+        r = contend("jobs", ex, "--dry-run", "--nodes", "32", "--seed", "1", "-o", out, cwd=ROOT)
         assert r.returncode == 0, (ex, r.stderr)
         jsonschema.validate(json.loads(out.read_text()), jobs_schema)
