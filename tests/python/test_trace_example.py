@@ -61,3 +61,42 @@ def test_replay_beside_congestors_on_the_simulator(contend_bin, tmp_path):
     comm = lammps(contend_bin, tmp_path, "comm.json", *sim_args, "--mode", "both", "-D", "SCALE=0")
     assert rank_pairs(comm) == pairs and comm["traffic"]["compute_s"] == 0
     assert comm["ci"]["mean"] > 1.01
+
+
+def test_sensitivity_train_on_the_replay(contend_bin, tmp_path):
+    """c_a of a recorded application: sensitivity-train runs a job whose
+    motif is the replay (communication only, so congestion shows on this
+    small fabric), and contend model sensitivity fits it."""
+    topo = ["--topology", "dragonfly:a=4,p=2,h=2"]
+    job = tmp_path / "app.job"
+    job.write_text(
+        f"[JOB_NAME] lammps\n[PLACEMENT] random nodes=8\n"
+        f"[MOTIF] replay trace={TRACE} compute_scale=0\n"
+    )
+
+    def contend(*args):
+        r = run_bounded([contend_bin, *args, "-q"], timeout=600, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr[-2000:]
+
+    contend("pingpong-train", *topo, "--runs", "6", "--exchanges", "500", "-o", "train.json")
+    contend("model", "fit-latency", "train.json", "-o", "latency.json")
+    contend("sensitivity-train", job, "--job", "lammps", *topo, "--runs", "4", "-o", "s.json")
+    doc = json.loads((tmp_path / "s.json").read_text())
+    quiet = [x["runtime_s"] for x in doc["runs"] if not x["congestors"]]
+    loud = [x for x in doc["runs"] if x["congestors"]]
+    assert len(quiet) == len(loud) == 2 and all(x["congestors_outlasted_job"] for x in loud)
+    assert min(x["runtime_s"] for x in loud) > max(quiet)
+    runs = [f"s.run{i}.json" for i in range(4)]
+    contend(
+        "model",
+        "sensitivity",
+        *runs,
+        "--job",
+        "lammps",
+        "--latency",
+        "latency.json",
+        "-o",
+        "sens.json",
+    )
+    fit = json.loads((tmp_path / "sens.json").read_text())["applications"]["lammps"]
+    assert fit["runs"] == 4 and fit["c_a_s_per_us"] > 0
