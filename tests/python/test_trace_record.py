@@ -184,3 +184,40 @@ def test_replay_on_sim_and_mpi_moves_the_dry_run_bytes(recorded, contend_bin, mp
     r = mpirun(4, "jobs", job, "--virtual-nodes", "1", "-o", d / "p-mpi.json", timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert pairs_of(traffic(d / "p-mpi.json")) == dry
+
+
+def recorded_span(archive: Path) -> float:
+    """From the first rank's end of MPI_Init to the last rank's start of
+    MPI_Finalize in the archive (seconds), read with otf2-print."""
+    tool = shutil.which("otf2-print")
+    if not tool:
+        pytest.skip("otf2-print not installed (Debian: otf2-tools)")
+    r = run_bounded([tool, archive / "traces.otf2"], timeout=60)
+    start, end = {}, {}
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) > 3 and f[0] == "LEAVE" and '"MPI_Init"' in line:
+            start[f[1]] = int(f[2])
+        elif len(f) > 3 and f[0] == "ENTER" and '"MPI_Finalize"' in line:
+            end[f[1]] = int(f[2])
+    assert len(start) == 4 and start.keys() == end.keys()
+    return (max(end.values()) - min(start.values())) / 1e9
+
+
+def test_replay_on_sim_is_no_slower_than_the_program(recorded, contend_bin):
+    """Replay fidelity without the host's noise: on the simulator (transfers
+    of microseconds) the replay's time is its compute gaps along the
+    program's dependencies, which the program itself had to wait for, so it
+    cannot exceed the recorded runtime; a replay that waited earlier than
+    the program or serialised ranks would (docs/trace.md: the MPI replay's
+    excess on a loaded host is the host's)."""
+    archive, d = recorded
+    job = job_file(d, archive, "fidelity.job")
+    out = d / "fidelity.json"
+    r = run_bounded(
+        [contend_bin, "jobs", job, "--engine", "sim", "--nodes", "4", "-o", out], timeout=300
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    replay = json.loads(out.read_text())["jobs"][0]["results"]["concurrent"]
+    program = recorded_span(archive)
+    assert PHASES * BUSY_S <= replay["slowest_rank_mean_s"] <= program * 1.02
