@@ -44,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Examples:\n"
         "  contend sensitivity-train examples/netscope/milc.job --job milc --runs 10 \\\n"
         "      -o milc.json\n"
-        "  contend model sensitivity milc.json --latency latency.json -o milc.sens.json",
+        "  contend model sensitivity milc.json --latency latency.json -o milc.sens.json\n\n"
+        "The application may be a recorded one: a job whose motif is\n"
+        "`replay trace=DIR` at the trace's rank count (docs/trace.md).",
     )
     p.add_argument("job_file", help="job file holding the application job")
     p.add_argument("--job", required=True, help="the application job's name in the file")
