@@ -1,7 +1,7 @@
-/* `contend record -o DIR [--compute-scale F] -- CMD [ARGS...]`: checks the
- * options (the rows of record_params), sets CONTEND_RECORD_DIR,
- * CONTEND_RECORD_COMPUTE_SCALE and LD_PRELOAD (libcontend-record.so beside
- * this binary) and execs CMD, whose MPI ranks then write one OTF2 archive
+/* `contend record -o DIR [--compute-scale F] [--compute-cpu] -- CMD [ARGS...]`:
+ * checks the options (the rows of record_params), sets CONTEND_RECORD_DIR,
+ * CONTEND_RECORD_COMPUTE_SCALE, CONTEND_RECORD_COMPUTE_CLOCK and LD_PRELOAD (libcontend-record.so
+ * beside this binary) and execs CMD, whose MPI ranks then write one OTF2 archive
  * (src/record/pmpi.c).  Nothing runs on bad input; an existing DIR is
  * never overwritten. */
 #define _GNU_SOURCE
@@ -27,12 +27,17 @@ static const contend_param_def record_params[] = {
      "the OTF2 archive to write: a directory that does not exist yet (-o)", 1, 0},
     {"compute_scale", CONTEND_P_DOUBLE, "1", "factor",
      "the time between two MPI calls is recorded times this", 0, 1000},
+    {"compute_cpu", CONTEND_P_BOOL, "0", "",
+     "record the time between two MPI calls as the thread's CPU time, not the wall time: "
+     "for CPU-bound programs on a shared or oversubscribed host (not for sleeps, I/O or "
+     "waits on a device, which take no CPU)",
+     1, 0},
     CONTEND_PARAM_END};
 
 static void help(const contend_params *p) {
   contend_strbuf out = {0};
   contend_params_help(p, "", &out);
-  printf("usage: contend record -o DIR [--compute-scale F] -- CMD [ARGS...]\n\n"
+  printf("usage: contend record -o DIR [--compute-scale F] [--compute-cpu] -- CMD [ARGS...]\n\n"
          "Runs the MPI program CMD with the PMPI recorder (%s) preloaded: every rank\n"
          "records its point-to-point, collective and one-sided calls, the communicators\n"
          "they use and the time between calls (compute), into one OTF2 archive DIR\n"
@@ -140,6 +145,7 @@ int contend_record_main(int argc, char **argv, int first) {
   snprintf(scale, sizeof scale, "%.17g", contend_param_double(&p, "compute_scale"));
   setenv("CONTEND_RECORD_DIR", out, 1);
   setenv("CONTEND_RECORD_COMPUTE_SCALE", scale, 1);
+  setenv("CONTEND_RECORD_COMPUTE_CLOCK", contend_param_bool(&p, "compute_cpu") ? "cpu" : "wall", 1);
   contend_params_free(&p);
   contend_exec_preloaded(lib, argv + dash + 1);
   if (first)

@@ -19,11 +19,14 @@
  * puts, gets and fences.  Everything else is not recorded: the calls seen
  * are counted and listed in one warning per rank at MPI_Finalize.
  * The time between two MPI calls is the program's compute; with
- * CONTEND_RECORD_COMPUTE_SCALE=F it is recorded times F (the timestamps
- * shift accordingly).
+ * CONTEND_RECORD_COMPUTE_SCALE=F it is recorded times F, and with
+ * CONTEND_RECORD_COMPUTE_CLOCK=cpu it is the calling thread's CPU time in
+ * that interval instead of the wall time (the timestamps shift
+ * accordingly).
  *
  * Environment (set by `contend record`): CONTEND_RECORD_DIR (the archive,
- * created by rank 0; must not exist), CONTEND_RECORD_COMPUTE_SCALE.
+ * created by rank 0; must not exist), CONTEND_RECORD_COMPUTE_SCALE,
+ * CONTEND_RECORD_COMPUTE_CLOCK.
  * Single-threaded use of MPI is assumed (MPI_THREAD_MULTIPLE programs
  * calling MPI from several threads are not supported). */
 #define _GNU_SOURCE
@@ -152,7 +155,8 @@ static struct {
   OTF2_EvtWriter *ev;
   double scale;
   int depth;
-  uint64_t last_leave_real, first;
+  uint64_t last_leave_real, first, last_leave_cpu;
+  int cpu; /* compute is the thread's CPU time between calls, not the wall time */
   int64_t shift;
   comm_def *comms;
   int ncomms, ccomms, created;
@@ -169,12 +173,23 @@ static uint64_t real_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Recorded time: real time with every gap between two MPI calls scaled. */
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Recorded time: real time with every gap between two MPI calls scaled
+ * (g.cpu: replaced by the calling thread's CPU time in the gap, scaled). */
 static uint64_t enter(int region) {
   const uint64_t now = real_ns();
   if (!g.on)
     return now;
-  if (g.depth == 0 && g.last_leave_real && g.scale != 1.0)
+  if (g.depth == 0 && g.last_leave_real && g.cpu) {
+    const uint64_t cpu = cpu_ns();
+    g.shift +=
+        (int64_t)((double)(cpu - g.last_leave_cpu) * g.scale) - (int64_t)(now - g.last_leave_real);
+  } else if (g.depth == 0 && g.last_leave_real && g.scale != 1.0)
     g.shift += (int64_t)((double)(now - g.last_leave_real) * (g.scale - 1.0));
   const uint64_t t = (uint64_t)((int64_t)now + g.shift);
   if (g.depth++ == 0)
@@ -188,6 +203,8 @@ static void leave(int region) {
   if (--g.depth == 0) {
     const uint64_t now = real_ns();
     g.last_leave_real = now;
+    if (g.cpu)
+      g.last_leave_cpu = cpu_ns();
     OTF2_EvtWriter_Leave(g.ev, NULL, (uint64_t)((int64_t)now + g.shift), (OTF2_RegionRef)region);
   }
 }
@@ -339,6 +356,8 @@ static void start(uint64_t t_init) {
   const char *dir = getenv("CONTEND_RECORD_DIR");
   const char *sc = getenv("CONTEND_RECORD_COMPUTE_SCALE");
   g.scale = sc && *sc ? strtod(sc, NULL) : 1.0;
+  const char *clk = getenv("CONTEND_RECORD_COMPUTE_CLOCK");
+  g.cpu = clk && !strcmp(clk, "cpu");
   if (!(g.scale >= 0 && g.scale <= 1000))
     g.scale = 1.0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);

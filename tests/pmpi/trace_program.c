@@ -15,6 +15,8 @@
  *      256 B from rank 3 to rank 0 (MPI_Wait), received with MPI_Recv;
  *   6. a window over 4096 B, one fence epoch: rank r puts 256 B into
  *      rank r + 1 and gets 128 B from rank r - 1 (mod 4).
+ * With the argument `sleep`, the phases are separated by BUSY seconds of
+ * sleep instead (time without CPU: --compute-cpu records almost none).
  * With the argument `unrecorded`, also what the recorder cannot represent
  * (it warns): an MPI_Accumulate of 8 B into rank r + 1 in the epoch, and
  * an MPI_Sendrecv of 16 B around a ring on a Cartesian communicator (not a
@@ -22,10 +24,18 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define BUSY 0.02
 
+static int sleeping; /* the argument `sleep` */
+
 static void busy(void) {
+  if (sleeping) {
+    const struct timespec ts = {0, (long)(BUSY * 1e9)};
+    nanosleep(&ts, NULL);
+    return;
+  }
   const double end = MPI_Wtime() + BUSY;
   while (MPI_Wtime() < end) {
   }
@@ -42,6 +52,7 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   static char sbuf[4096], rbuf[4096], wbuf[4096];
+  sleeping = argc > 1 && !strcmp(argv[1], "sleep");
   busy();
   if (r == 0)
     MPI_Send(sbuf, 1000, MPI_BYTE, 1, 1, MPI_COMM_WORLD);

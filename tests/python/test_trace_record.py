@@ -152,6 +152,26 @@ def test_record_compute_scale_zero_records_no_gaps(tmp_path, contend_bin, mpirun
     assert pairs_of(t) == expected_pairs()
 
 
+@pytest.mark.parametrize("cpu", [False, True])
+def test_record_compute_cpu_leaves_out_time_without_cpu(tmp_path, contend_bin, mpirun, cpu):
+    """trace_program `sleep` sleeps between its phases: the wall time
+    between calls holds the sleeps, --compute-cpu (the thread's CPU time)
+    almost nothing; the traffic is the same."""
+    if not otf2_built():
+        pytest.skip("built without OTF2")
+    archive = tmp_path / "sleep.trace"
+    opts = ["--compute-cpu"] if cpu else []
+    r = mpirun(4, "record", "-o", archive, *opts, "--", PROGRAM, "sleep", timeout=180)
+    assert r.returncode == 0, r.stderr[-2000:]
+    t = dry_run(contend_bin, job_file(tmp_path, archive, "s.job"), tmp_path / "s.json")
+    assert pairs_of(t) == expected_pairs()
+    slept = 4 * PHASES * BUSY_S
+    if cpu:
+        assert t["compute_s"] < 0.1 * slept
+    else:
+        assert t["compute_s"] >= 0.99 * slept
+
+
 def test_what_is_not_recorded_is_listed(tmp_path, contend_bin, mpirun):
     """An MPI_Accumulate and a Sendrecv on a Cartesian communicator (not
     representable): one warning per rank naming them, the rest recorded as

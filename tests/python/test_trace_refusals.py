@@ -135,6 +135,7 @@ def test_missing_trace_parameter(tmp_path):
         (["-o", "new.trace", "--"], "missing the program"),
         (["-o", "no/such/dir/new.trace", "--", "true"], "does not exist"),
         (["-o", "new.trace", "--compute-scale", "-1", "--", "true"], "compute"),
+        (["-o", "new.trace", "--compute-cpu=maybe", "--", "true"], "--compute-cpu"),
     ],
 )
 def test_record_refuses(tmp_path, args, needle):
