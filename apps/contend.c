@@ -13,6 +13,7 @@
 #include "../src/engine_sim/sim_cmd.h"
 #include "../src/engine_sim/topo_cmd.h"
 #include "../src/jobs/jobs.h"
+#include "../src/pairs/pairs.h"
 #include "../src/suite/suite.h"
 #include "../src/throttle/cmd.h"
 #include "version.h"
@@ -25,6 +26,7 @@ static const struct {
     {"network", "canary tests over all nodes, no congestion (as GPCNeT network_test)", NULL},
     {"load", "canaries alone, then with congestors: Congestion Impact at mean and p99", NULL},
     {"jobs", "run a job file: concurrent workloads (motifs, I/O), their CI", NULL},
+    {"pairs", "every ordered pair's bandwidth and latency (mpiGraph's shifts), for locate", NULL},
     {"sim", "synthetic traffic on the simulated fabric (packets, credits, counters)", "sim"},
     {"topology", "a machine as a tree (show) and the routing's paths between nodes (paths)", "sim"},
     {"throttle", "run a program with the PMPI throttle (rate control of its sends)", "throttle"},
@@ -297,6 +299,8 @@ int main(int argc, char **argv) {
     return usage_exit(contend_throttle_main(argc - 1, argv + 1, launcher_rank() == 0));
   if (!strcmp(cmd, "jobs"))
     return usage_exit(contend_jobs_main(argc - 1, argv + 1, launcher_rank() == 0));
+  if (!strcmp(cmd, "pairs"))
+    return usage_exit(contend_pairs_main(argc - 1, argv + 1, launcher_rank() == 0));
   contend_command c;
   if (!strcmp(cmd, "network"))
     c = CONTEND_CMD_NETWORK;
