@@ -9,18 +9,6 @@
 #include "contend/json.h"
 #include "contend/rng.h"
 
-/* The channel opposite c on the same link; -1 for an unconnected port. */
-static long back_channel(const sim_topo *t, long c) {
-  if (c >= t->nports) {
-    const int node = (int)(c - t->nports);
-    return t->port_base[t->node_router[node]] + t->node_port[node];
-  }
-  const int peer = t->peer[c];
-  if (peer == SIM_UNCONNECTED)
-    return -1;
-  return peer >= 0 ? peer : (long)t->nports + (-1 - peer);
-}
-
 /* The router labelled name, or -1 (labels are built once per call of
  * sim_degrade_parse, into *labels). */
 static int find_router(const sim_topo *t, const char *name, char (**labels)[48]) {
@@ -39,7 +27,7 @@ static int find_router(const sim_topo *t, const char *name, char (**labels)[48])
 
 static int add(const sim_topo *t, sim_degrade *d, long c, double f, const char *item, char *err,
                size_t errlen) {
-  const long b = back_channel(t, c);
+  const long b = sim_channel_reverse(t, c);
   for (int i = 0; i < d->n; i++)
     if (d->link[i].chan == c || d->link[i].back == c) {
       snprintf(err, errlen, "--degrade %s: that link is already degraded", item);
@@ -130,13 +118,25 @@ static int parse_item(const sim_topo *t, char *item, const char *routing, sim_de
 static int parse_random(const sim_topo *t, const char *spec, const char *routing, sim_degrade *d,
                         char *err, size_t errlen) {
   long n;
-  char fs[64];
+  char fs[64], cls_s[16] = "";
   unsigned long long seed;
-  int used = 0;
-  if (sscanf(spec, "%ld,%63[^,],%llu%n", &n, fs, &seed, &used) != 3 || spec[used] ||
-      spec[0] == '-') {
-    snprintf(err, errlen, "--degrade-random '%s' is not N,FRACTION,SEED (e.g. 2,0.25,7)", spec);
+  int used = 0, cls = -1;
+  const int got = sscanf(spec, "%ld,%63[^,],%llu%n,%15[a-z]%n", &n, fs, &seed, &used, cls_s, &used);
+  if (got < 3 || spec[used] || spec[0] == '-') {
+    snprintf(err, errlen,
+             "--degrade-random '%s' is not N,FRACTION,SEED[,local|global] (e.g. 2,0.25,7)", spec);
     return -1;
+  }
+  if (got == 4) {
+    if (!strcmp(cls_s, "local"))
+      cls = SIM_LINK_LOCAL;
+    else if (!strcmp(cls_s, "global"))
+      cls = SIM_LINK_GLOBAL;
+    else {
+      snprintf(err, errlen, "--degrade-random %s: the link class '%s' is not local or global", spec,
+               cls_s);
+      return -1;
+    }
   }
   double f;
   if (parse_fraction(fs, "--degrade-random", spec, routing, &f, err, errlen))
@@ -144,11 +144,12 @@ static int parse_random(const sim_topo *t, const char *spec, const char *routing
   /* the router-to-router links, each once (from its lower-numbered port) */
   long nl = 0;
   for (int gp = 0; gp < t->nports; gp++)
-    nl += t->peer[gp] > gp;
+    nl += t->peer[gp] > gp && (cls < 0 || t->cls[gp] == cls);
   if (n < 1 || n > nl || n > SIM_DEGRADE_MAX) {
     snprintf(err, errlen,
-             "--degrade-random %s: N must be 1 .. %ld (router-to-router links; at most %d)", spec,
-             nl < SIM_DEGRADE_MAX ? nl : SIM_DEGRADE_MAX, SIM_DEGRADE_MAX);
+             "--degrade-random %s: N must be 1 .. %ld (router-to-router links%s%s; at most %d)",
+             spec, nl < SIM_DEGRADE_MAX ? nl : SIM_DEGRADE_MAX, cls < 0 ? "" : " of class ", cls_s,
+             SIM_DEGRADE_MAX);
     return -1;
   }
   int *links = malloc(sizeof *links * (size_t)nl);
@@ -156,7 +157,7 @@ static int parse_random(const sim_topo *t, const char *spec, const char *routing
     contend_fail("out of memory (degraded links)");
   nl = 0;
   for (int gp = 0; gp < t->nports; gp++)
-    if (t->peer[gp] > gp)
+    if (t->peer[gp] > gp && (cls < 0 || t->cls[gp] == cls))
       links[nl++] = gp;
   /* a partial Fisher-Yates shuffle: the first n are the draw */
   contend_rng rng;

@@ -29,8 +29,9 @@ typedef struct sim_degrade {
 } sim_degrade;
 
 /* Parses `list` (COMPONENT:PORT=FRACTION items, comma-separated) and
- * `random` ("" or N,FRACTION,SEED: N distinct router-to-router links drawn
- * with SEED) against t.  routing names the routing in the refusal of a
+ * `random` ("" or N,FRACTION,SEED[,local|global]: N distinct
+ * router-to-router links, of that link class if given, drawn with SEED)
+ * against t.  routing names the routing in the refusal of a
  * down link (fraction 0: no routing of the fabric routes around one).
  * Returns 0, or -1 with one line in err (unknown component, port out of
  * range, unconnected port, bad fraction, a link given twice, too many).

@@ -156,9 +156,10 @@ const contend_param_def sim_param_defs[] = {
      "FRACTION (0 < F <= 1) of its bandwidth in both directions; names as in the counter CSV and "
      "`contend topology paths` (e.g. leaf3:9=0.25, g0.r1:5=0.5, nic7:0=0.5)",
      1, 0},
-    {"degrade_random", CONTEND_P_STRING, "", "N,FRACTION,SEED",
-     "degrade N router-to-router links drawn with SEED to FRACTION of their bandwidth (the "
-     "results' degraded list names them)",
+    {"degrade_random", CONTEND_P_STRING, "", "N,FRACTION,SEED[,CLASS]",
+     "degrade N router-to-router links (of CLASS local or global if given: dragonfly groups' "
+     "own or global links) drawn with SEED to FRACTION of their bandwidth (the results' "
+     "degraded list names them)",
      1, 0},
     {"counters", CONTEND_P_FILE_OUT, "", "path",
      "write port counters as a time series CSV here (time_s,component,port,vc,counter,value)", 1,

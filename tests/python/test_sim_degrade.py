@@ -123,6 +123,20 @@ def test_degrade_random_follows_its_seed(tmp_path):
     assert len(others | {tuple(la)}) > 1
 
 
+def test_degrade_random_draws_from_a_link_class(tmp_path):
+    """global: a dragonfly's links between groups (g<G>.r<R> names the group)."""
+    out = tmp_path / "df.json"
+    r = run(
+        "sim", "--topology", "dragonfly:a=4,p=2,h=2", "--traffic", "uniform", "--measure-us",
+        "1", "--degrade-random", "5,0.5,3,global", "-q", "-o", out,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    links = json.loads(out.read_text())["degraded"]
+    assert len(links) == 5
+    for d in links:
+        assert d["component"].split(".")[0] != d["peer_component"].split(".")[0]
+
+
 @pytest.mark.parametrize(
     "args,words",
     [
@@ -136,6 +150,7 @@ def test_degrade_random_follows_its_seed(tmp_path):
         (["--degrade", "leaf0:5=0.5", "--degrade", "spine1:0=0.5"], "already degraded"),
         (["--degrade-random", "9,0.5,1"], "1 .. 8"),
         (["--degrade-random", "2,0.5"], "N,FRACTION,SEED"),
+        (["--degrade-random", "1,0.5,1,upper"], "'upper' is not local or global"),
     ],
 )
 def test_bad_degrade_is_refused_before_the_run(tmp_path, args, words):
