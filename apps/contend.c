@@ -52,6 +52,7 @@ static const struct {
     {"model", "Netscope models: fit-latency, sensitivity, show"},
     {"mitigate", "rate control compared (off, static, dcqcn, netscope) on job mixes"},
     {"study", "control + conditions x repetitions, randomized, resumable; Welch tests"},
+    {"locate", "rank the slow links from contend pairs results and the routing's paths"},
 };
 
 /* A prefix install puts the Python layer (pip install --prefix P) in
