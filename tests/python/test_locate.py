@@ -10,8 +10,9 @@ import json
 import numpy as np
 import pytest
 from conftest import BUILD, run_bounded
-from contend.locate.infer import fit
+from contend.locate.infer import fit, nnls
 from scipy import sparse
+from scipy.optimize import lsq_linear
 
 BIN = BUILD / "bin" / "contend"
 LOCATE = BUILD / "bin" / "contend-locate"
@@ -91,6 +92,19 @@ def test_the_fit_recovers_known_slowdowns():
     assert f.slowdown[17] == pytest.approx(1.0, abs=0.05)
     assert np.all(np.delete(f.slowdown, [3, 17]) < 0.05)
     assert f.p_first[3] == 1.0 and f.p_top[17] == 1.0
+
+
+def test_nnls_reaches_scipys_minimum():
+    rng = np.random.default_rng(2)
+    a = sparse.random(3000, 200, density=0.03, random_state=3, format="csr")
+    b = np.abs(rng.normal(0, 1, 3000))
+    w = rng.integers(0, 3, 3000).astype(float)
+    ours = nnls(a, b, w)
+    ref = lsq_linear(sparse.diags(np.sqrt(w)) @ a, np.sqrt(w) * b, bounds=(0, np.inf), tol=1e-12)
+    assert np.all(ours >= 0)
+    cost = np.sum(w * (a @ ours - b) ** 2)
+    assert cost <= np.sum(w * (a @ ref.x - b) ** 2) * (1 + 1e-6)
+    assert np.abs(ours - ref.x).max() < 1e-3
 
 
 TREE = "fattree:leaves=4,nodes=4,uplinks=2"

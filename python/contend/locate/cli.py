@@ -39,6 +39,7 @@ TOP_MAX = 1000
 BOOTSTRAP_MAX = 1000
 MAX_PATHS_MAX = 1024
 MEASUREMENTS_MAX = 1 << 24  # the most contend pairs writes
+PAIRS_ARG_MAX = 50000  # pairs named on the command line of contend topology paths at most
 
 
 class _Parser(argparse.ArgumentParser):
@@ -190,7 +191,12 @@ def _paths_for(args, pairs, tmp: Path):
             f"{probe['topology']} has {probe['nodes']} nodes (0..{probe['nodes'] - 1})"
         )
     nodes = sorted(set(pairs.src.tolist()) | set(pairs.dst.tolist()))
-    tail = ["--nodes", _ranges(nodes), "--max-paths", str(args.max_paths)]
+    measured = sorted(set(zip(pairs.src.tolist(), pairs.dst.tolist())))
+    if 2 * len(measured) < len(nodes) * (len(nodes) - 1) and len(measured) <= PAIRS_ARG_MAX:
+        select = ["--pairs", ",".join(f"{s}:{d}" for s, d in measured)]  # sampled rounds
+    else:
+        select = ["--nodes", _ranges(nodes)]
+    tail = [*select, "--max-paths", str(args.max_paths)]
     _topology_paths(binary, spec, routing, tail, tmp / "paths.json")
     return _load_paths(tmp / "paths.json")
 

@@ -6,7 +6,7 @@ routing's paths: :meth:`contend.models.paths.PathSet.pair_weights`)::
 
     t_pair / t_best - 1 = sum_l w_pair,l * x_l,   x_l >= 0
 
-solved by non-negative least squares (``scipy.optimize.lsq_linear``, sparse).
+solved by non-negative least squares (:func:`nnls`, on the sparse system).
 A link at fraction f of its bandwidth that alone slows its pairs gives
 x = 1/f - 1 (3 at 25 %).  Links crossed by exactly the same pairs with the
 same weights cannot be told apart by any measurement of these pairs: they
@@ -25,7 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import lsq_linear
+
+ITER_POWER = 60  # power iterations for the step size
+ITER_MAX = 20000  # FISTA iterations at most
+TOL = 1e-6  # relative change of x that ends them
 
 
 @dataclass
@@ -70,11 +73,43 @@ def _column_groups(a: sparse.csc_matrix):
     return np.asarray(reps, dtype=np.int64), rep_of
 
 
-def _solve(a: sparse.csr_matrix, b: np.ndarray) -> np.ndarray:
-    if a.shape[1] == 0:
+def nnls(
+    a: sparse.csr_matrix, b: np.ndarray, w: np.ndarray | None = None, x0: np.ndarray | None = None
+) -> np.ndarray:
+    """argmin_{x >= 0} sum_i w_i (a x - b)_i^2 (w: row weights, default 1; x0: a
+    start, e.g. the unweighted solution for a bootstrap resample).
+
+    Accelerated projected gradient (FISTA, Beck and Teboulle 2009) on the
+    sparse system: a few hundred sparse products, where scipy's lsq_linear
+    (trust-region reflective with LSMR) takes about 100 times longer at
+    16,384 pairs x 2,048 links and reaches the same minimum (the tests
+    compare the two)."""
+    n = a.shape[1]
+    if n == 0:
         return np.zeros(0)
-    res = lsq_linear(a, b, bounds=(0, np.inf), lsmr_tol="auto", max_iter=200, method="trf")
-    return np.maximum(res.x, 0.0)
+    w = np.ones(a.shape[0]) if w is None else w
+    at = a.T.tocsr()
+    v = np.full(n, 1.0 / np.sqrt(n))
+    lip = 0.0
+    for _ in range(ITER_POWER):  # the largest eigenvalue of a' W a: the step's bound
+        u = at @ (w * (a @ v))
+        lip = float(np.linalg.norm(u))
+        if lip == 0.0:
+            return np.zeros(n)
+        v = u / lip
+    lip *= 1.05
+    x = np.zeros(n) if x0 is None else np.maximum(x0, 0.0)
+    y = x.copy()
+    t = 1.0
+    for _ in range(ITER_MAX):
+        xn = np.maximum(y - (at @ (w * (a @ y - b))) / lip, 0.0)
+        tn = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
+        y = xn + (t - 1.0) / tn * (xn - x)
+        done = np.linalg.norm(xn - x) <= TOL * max(float(np.linalg.norm(xn)), 1e-300)
+        x, t = xn, tn
+        if done:
+            break
+    return x
 
 
 def _ranks(x: np.ndarray) -> np.ndarray:
@@ -111,7 +146,8 @@ def fit(
     def per_link(x_rep):
         return np.where(rep_of >= 0, x_rep[np.maximum(rep_of, 0)] if len(reps) else 0.0, 0.0)
 
-    slowdown = per_link(_solve(a, excess))
+    x_all = nnls(a, excess)
+    slowdown = per_link(x_all)
     members: dict = {}
     for j, g in enumerate(rep_of):
         if g >= 0:
@@ -122,8 +158,8 @@ def fit(
     rng = np.random.default_rng(seed)
     m = weights.shape[0]
     for _ in range(bootstrap):
-        rows = rng.integers(0, m, size=m)
-        rk = _ranks(_unit_max(per_link(_solve(a[rows], excess[rows])), unit_of, n_units))
+        counts = np.bincount(rng.integers(0, m, size=m), minlength=m).astype(float)
+        rk = _ranks(_unit_max(per_link(nnls(a, excess, counts, x_all)), unit_of, n_units))
         first += rk == 0
         within += rk < top
     if bootstrap:
