@@ -39,7 +39,7 @@ TOP_MAX = 1000
 BOOTSTRAP_MAX = 1000
 MAX_PATHS_MAX = 1024
 MEASUREMENTS_MAX = 1 << 24  # the most contend pairs writes
-PAIRS_ARG_MAX = 50000  # pairs named on the command line of contend topology paths at most
+PAIRS_PER_CALL = 8000  # pairs named in one argument (Linux: 128 KiB at most per argument)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -147,16 +147,40 @@ def _topology_paths(binary, spec, routing, args_tail, out: Path) -> dict:
     return json.loads(out.read_text())
 
 
-def _load_paths(path):
-    """A paths file as links without their VCs: a slow link is slow on every VC."""
+def _without_vcs(doc, source):
+    """A paths document as links without their VCs: a slow link is slow on every VC."""
     try:
-        doc = read_json(path, PATHS_HINT)
         for pair in doc.get("pairs", []) if isinstance(doc, dict) else []:
             if isinstance(pair, dict):
                 pair.pop("vcs", None)
-        return parse_paths(doc, path)
+        return parse_paths(doc, source)
     except ModelError as exc:
         raise LocateError(str(exc)) from None
+
+
+def _load_paths(path):
+    try:
+        doc = read_json(path, PATHS_HINT)
+    except ModelError as exc:
+        raise LocateError(str(exc)) from None
+    return _without_vcs(doc, path)
+
+
+def _merge_paths(docs) -> dict:
+    """One paths document of several of one topology (links matched by name)."""
+    index, links, pairs = {}, [], []
+    for doc in docs:
+        ids = []
+        for link in doc["links"]:
+            key = (link["component"], link["port"])
+            if key not in index:
+                index[key] = len(links)
+                links.append(link)
+            ids.append(index[key])
+        for pair in doc["pairs"]:
+            pair["paths"] = [[ids[i] for i in path] for path in pair["paths"]]
+            pairs.append(pair)
+    return {**docs[0], "links": links, "pairs": pairs}
 
 
 def _paths_for(args, pairs, tmp: Path):
@@ -192,13 +216,17 @@ def _paths_for(args, pairs, tmp: Path):
         )
     nodes = sorted(set(pairs.src.tolist()) | set(pairs.dst.tolist()))
     measured = sorted(set(zip(pairs.src.tolist(), pairs.dst.tolist())))
-    if 2 * len(measured) < len(nodes) * (len(nodes) - 1) and len(measured) <= PAIRS_ARG_MAX:
-        select = ["--pairs", ",".join(f"{s}:{d}" for s, d in measured)]  # sampled rounds
-    else:
-        select = ["--nodes", _ranges(nodes)]
-    tail = [*select, "--max-paths", str(args.max_paths)]
-    _topology_paths(binary, spec, routing, tail, tmp / "paths.json")
-    return _load_paths(tmp / "paths.json")
+    more = ["--max-paths", str(args.max_paths)]
+    if 2 * len(measured) >= len(nodes) * (len(nodes) - 1):  # every pair of these nodes
+        doc = _topology_paths(binary, spec, routing, ["--nodes", _ranges(nodes), *more],
+                              tmp / "paths.json")  # fmt: skip
+        return _without_vcs(doc, f"contend topology paths --topology {spec}")
+    docs = []  # sampled rounds: the measured pairs, a command line's worth at a time
+    for k in range(0, len(measured), PAIRS_PER_CALL):
+        chunk = ",".join(f"{s}:{d}" for s, d in measured[k : k + PAIRS_PER_CALL])
+        docs.append(_topology_paths(binary, spec, routing, ["--pairs", chunk, *more],
+                                    tmp / f"paths{k}.json"))  # fmt: skip
+    return _without_vcs(_merge_paths(docs), f"contend topology paths --topology {spec}")
 
 
 def _units(links, weights):
