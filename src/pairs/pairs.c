@@ -135,11 +135,9 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Rank 0: the table (summary and the slowest pairs) and the JSON. */
-static void report(const contend_envelope *env, const contend_params *opts, long P,
-                   const long *shift, long ns, const double *bw, const double *lat,
-                   contend_strbuf *table, contend_strbuf *js) {
-  /* bw, lat: [receiver r][shift i], the pair (r - k) -> r */
+/* The table's ranges and its five slowest pairs (bw, lat: [receiver][shift]). */
+static void report_values(contend_strbuf *table, long P, const long *shift, long ns,
+                          const double *bw, const double *lat) {
   const long cells = P * ns;
   double *sorted = malloc(sizeof *sorted * (size_t)cells);
   if (!sorted)
@@ -151,18 +149,12 @@ static void report(const contend_envelope *env, const contend_params *opts, long
   qsort(sorted, (size_t)cells, sizeof *sorted, cmp_double);
   const double lmin = sorted[0], lmed = sorted[cells / 2], lmax = sorted[cells - 1];
   free(sorted);
-  contend_sb_printf(table,
-                    "contend pairs: %ld ranks on %d nodes, %ld of %ld shifts, %ld pairs, %lld B x "
-                    "%lld, seed %llu\n",
-                    P, env->nodes.nnodes, ns, P - 1, cells,
-                    (long long)contend_param_int(opts, "bytes"),
-                    (long long)contend_param_int(opts, "iters"), (unsigned long long)env->seed);
   contend_sb_printf(table, "  bandwidth MiB/s: min %.1f  median %.1f  max %.1f\n", bmin, bmed,
                     bmax);
   contend_sb_printf(table, "  latency us:      min %.3f  median %.3f  max %.3f\n", lmin, lmed,
                     lmax);
   contend_sb_printf(table, "  slowest pairs (bandwidth):\n");
-  int shown[5] = {-1, -1, -1, -1, -1};
+  long shown[5] = {-1, -1, -1, -1, -1};
   for (int s = 0; s < 5 && s < cells; s++) {
     long best = -1;
     for (long c = 0; c < cells; c++) {
@@ -172,11 +164,28 @@ static void report(const contend_envelope *env, const contend_params *opts, long
       if (!seen && (best < 0 || bw[c] < bw[best]))
         best = c;
     }
-    shown[s] = (int)best;
+    shown[s] = best;
     const long r = best / ns, k = shift[best % ns];
     contend_sb_printf(table, "    %ld -> %ld  %.1f MiB/s  %.3f us\n", (r - k + P) % P, r, bw[best],
                       lat[best]);
   }
+}
+
+/* Rank 0: the table (summary and the slowest pairs) and the JSON. */
+static void report(const contend_envelope *env, const contend_params *opts, long P,
+                   const long *shift, long ns, const double *bw, const double *lat,
+                   contend_strbuf *table, contend_strbuf *js) {
+  /* bw, lat: [receiver r][shift i], the pair (r - k) -> r */
+  contend_sb_printf(table,
+                    "contend pairs: %ld ranks on %d nodes, %ld of %ld shifts, %ld pairs, %lld B x "
+                    "%lld, seed %llu\n",
+                    P, env->nodes.nnodes, ns, P - 1, P * ns,
+                    (long long)contend_param_int(opts, "bytes"),
+                    (long long)contend_param_int(opts, "iters"), (unsigned long long)env->seed);
+  if (env->dry_run) /* a plan: the rounds ran on the trace engine, nothing was timed */
+    contend_sb_printf(table, "  a plan (--dry-run): no pair was timed, the matrices hold 0\n");
+  else
+    report_values(table, P, shift, ns, bw, lat);
 
   contend_json j;
   contend_json_init(&j, js);

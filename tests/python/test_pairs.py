@@ -116,3 +116,14 @@ def test_bad_input_exits_2_before_measuring(tmp_path, args, words):
     assert r.returncode == 2, r.stderr
     assert words in r.stderr and r.stderr.count("error:") == 1
     assert not out.exists()
+
+
+def test_a_dry_run_is_a_plan_with_every_pair(tmp_path, schema):
+    out = tmp_path / "plan.json"
+    r = run_bounded([BIN, "pairs", "--dry-run", "--nodes", "6", "-o", out], timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "a plan (--dry-run)" in r.stdout and "MiB/s" not in r.stdout
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["engine"] == "trace" and doc["wall_s"] is None
+    assert set(pairs_of(doc)) == {(s, d) for s in range(6) for d in range(6) if s != d}
