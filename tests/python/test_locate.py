@@ -120,11 +120,17 @@ def small(tmp_path_factory):
     return tmp, res, tmp / "mpi.json"
 
 
-def test_results_of_a_real_machine_take_a_topology(small):
+def test_results_of_a_real_machine_take_a_topology_or_paths(small):
     tmp, _, mpi = small
     out = tmp / "mpi-located.json"
     locate(mpi, "--topology", TREE, "-o", out, "--bootstrap", "0")
-    assert json.loads(out.read_text())["topology"] == TREE
+    by_topology = json.loads(out.read_text())
+    assert by_topology["topology"] == TREE
+    paths = tmp / "all.json"
+    r = run_bounded([BIN, "topology", "paths", "--topology", TREE, "-q", "-o", paths])
+    assert r.returncode == 0, r.stderr
+    locate(mpi, "--paths", paths, "-o", out, "--bootstrap", "0")
+    assert json.loads(out.read_text())["links"] == by_topology["links"]
 
 
 @pytest.mark.parametrize(
@@ -137,6 +143,7 @@ def test_results_of_a_real_machine_take_a_topology(small):
         ("not_json", "JSON"),
         ("output_is_input", "never replaces an input"),
         ("bad_top", "--top"),
+        ("paths_without_the_pairs", "no path for the measured pair"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(small, case, words):
@@ -150,7 +157,14 @@ def test_bad_input_exits_2_with_one_line(small, case, words):
         "not_json": [other],
         "output_is_input": [res, "-o", res],
         "bad_top": [res, "--top", "0"],
+        "paths_without_the_pairs": [mpi, "--paths", tmp / "few.json"],
     }[case]
+    if case == "paths_without_the_pairs":
+        r = run_bounded(
+            [BIN, "topology", "paths", "--topology", TREE, "--pairs", "0:1", "-q", "-o",
+             tmp / "few.json"]
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
     if case == "results_not_pairs":
         other.write_text(json.dumps({"schema": "contend-results", "schema_version": "1.1"}))
     if case == "not_json":

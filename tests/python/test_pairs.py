@@ -57,6 +57,14 @@ def test_mpi_16_ranks_every_ordered_pair_once(mpirun, tmp_path, schema):
     assert sorted(doc["shifts"]) == list(range(1, 16)) and doc["rounds_total"] == 15
 
 
+def test_mpi_bad_rounds_exit_2_before_measuring(mpirun, tmp_path):
+    out = tmp_path / "never.json"
+    r = mpirun(4, "pairs", "--virtual-nodes", "1", "--rounds", "9", "-o", out, timeout=120)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "--rounds 9: 4 ranks have 3 shifts" in r.stderr
+    assert not out.exists()
+
+
 def test_sampled_rounds_follow_the_seed(tmp_path, schema):
     a = sim_pairs(tmp_path, "--rounds", "4", "--seed", "9", name="a.json")
     b = sim_pairs(tmp_path, "--rounds", "4", "--seed", "9", name="b.json")
