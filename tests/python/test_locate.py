@@ -7,9 +7,10 @@ exits 2 with one line and writes nothing."""
 
 import json
 
+import jsonschema
 import numpy as np
 import pytest
-from conftest import BUILD, run_bounded
+from conftest import BUILD, SCHEMAS, run_bounded
 from contend.locate.infer import fit, nnls
 from scipy import sparse
 from scipy.optimize import lsq_linear
@@ -35,10 +36,15 @@ def locate(*args, status=0):
     return r
 
 
+SCHEMA = json.loads((SCHEMAS / "contend-locate.schema.json").read_text())
+
+
 def located(tmp_path, results, *args):
     out = tmp_path / "located.json"
     locate(results, "-o", out, *args)
-    return json.loads(out.read_text())
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, SCHEMA)
+    return doc
 
 
 def cable(d):

@@ -98,12 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--top",
         type=count(TOP_MAX),
         default=10,
+        metavar="N",
         help=f"links shown and the N of p_top (default 10, at most {TOP_MAX})",
     )
     p.add_argument(
         "--bootstrap",
         type=count(BOOTSTRAP_MAX, 0),
         default=20,
+        metavar="N",
         help=f"bootstrap resamples for the confidence (default 20, 0: none, at most "
         f"{BOOTSTRAP_MAX})",
     )
@@ -111,11 +113,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-paths",
         type=count(MAX_PATHS_MAX),
         default=16,
+        metavar="N",
         help="paths per pair taken from the routing (adaptive routings: a seeded sample; "
         f"default 16, at most {MAX_PATHS_MAX})",
     )
-    p.add_argument("--seed", type=count(2**63 - 1, 0), default=1, help="seed of the bootstrap")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the ranking as JSON here")
+    p.add_argument(
+        "--seed", type=count(2**63 - 1, 0), default=1, metavar="S", help="seed of the bootstrap"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the ranking as JSON here (schemas/contend-locate.schema.json)",
+    )
     p.add_argument("--contend", metavar="PATH", help="the contend binary (default: found)")
     return p
 
