@@ -9,18 +9,37 @@
 #include "contend/json.h"
 #include "contend/rng.h"
 
-/* The router labelled name, or -1 (labels are built once per call of
- * sim_degrade_parse, into *labels). */
-static int find_router(const sim_topo *t, const char *name, char (**labels)[48]) {
-  if (!*labels) {
-    *labels = malloc(sizeof **labels * (size_t)(t->nrouters ? t->nrouters : 1));
-    if (!*labels)
+/* Every router's label, built once per sim_degrade_parse (slurm switch
+ * names reach 255 characters): one buffer, label r at off[r]. */
+typedef struct labels {
+  char *buf;
+  size_t *off;
+} labels;
+
+/* The router labelled name, or -1. */
+static int find_router(const sim_topo *t, const char *name, labels *L) {
+  if (!L->off) {
+    size_t len = 0, cap = 4096;
+    L->off = malloc(sizeof *L->off * (size_t)(t->nrouters ? t->nrouters : 1));
+    L->buf = malloc(cap);
+    for (int r = 0; r < t->nrouters && L->off && L->buf; r++) {
+      char one[SIM_LABEL_MAX];
+      const size_t n = strlen(sim_router_label(t, r, one, sizeof one)) + 1;
+      while (len + n > cap) {
+        char *b = realloc(L->buf, cap *= 2);
+        if (!b)
+          contend_fail("out of memory (router labels)");
+        L->buf = b;
+      }
+      memcpy(L->buf + len, one, n);
+      L->off[r] = len;
+      len += n;
+    }
+    if (!L->off || !L->buf)
       contend_fail("out of memory (router labels)");
-    for (int r = 0; r < t->nrouters; r++)
-      sim_router_label(t, r, (*labels)[r], sizeof(*labels)[r]);
   }
   for (int r = 0; r < t->nrouters; r++)
-    if (!strcmp((*labels)[r], name))
+    if (!strcmp(L->buf + L->off[r], name))
       return r;
   return -1;
 }
@@ -60,8 +79,8 @@ static int parse_fraction(const char *s, const char *opt, const char *item, cons
   return 0;
 }
 
-static int parse_item(const sim_topo *t, char *item, const char *routing, sim_degrade *d,
-                      char (**labels)[48], char *err, size_t errlen) {
+static int parse_item(const sim_topo *t, char *item, const char *routing, sim_degrade *d, labels *L,
+                      char *err, size_t errlen) {
   char *eq = strrchr(item, '='), *colon = strrchr(item, ':');
   if (!eq || !colon || colon > eq || colon == item) {
     snprintf(err, errlen, "--degrade '%s' is not COMPONENT:PORT=FRACTION (e.g. leaf0:8=0.25)",
@@ -70,7 +89,7 @@ static int parse_item(const sim_topo *t, char *item, const char *routing, sim_de
   }
   *eq = 0, *colon = 0;
   const char *comp = item, *port_s = colon + 1;
-  char shown[160];
+  char shown[SIM_LABEL_MAX + 32];
   snprintf(shown, sizeof shown, "%s:%s", comp, port_s);
   double f;
   if (parse_fraction(eq + 1, "--degrade", shown, routing, &f, err, errlen))
@@ -90,9 +109,9 @@ static int parse_item(const sim_topo *t, char *item, const char *routing, sim_de
     }
     c = (long)t->nports + node;
   } else {
-    const int r = find_router(t, comp, labels);
+    const int r = find_router(t, comp, L);
     if (r < 0) {
-      char first[48], last[48];
+      char first[SIM_LABEL_MAX], last[SIM_LABEL_MAX];
       sim_router_label(t, 0, first, sizeof first);
       sim_router_label(t, t->nrouters - 1, last, sizeof last);
       snprintf(err, errlen,
@@ -172,7 +191,7 @@ static int parse_random(const sim_topo *t, const char *spec, const char *routing
     for (int i = 0; i < d->n; i++)
       taken |= d->link[i].chan == c || d->link[i].back == c;
     if (taken) {
-      char a[64];
+      char a[SIM_LABEL_MAX];
       snprintf(err, errlen, "--degrade-random %s: it draws %s:%d, which --degrade already degrades",
                spec, sim_channel_component(t, c, a, sizeof a), sim_channel_port(t, c));
       rc = -1;
@@ -195,19 +214,20 @@ int sim_degrade_parse(const sim_topo *t, const char *list, const char *random, c
     contend_fail("out of memory (degraded links)");
   for (long c = 0; c < nchan; c++)
     d->scale[c] = 1.0;
-  char(*labels)[48] = NULL;
+  labels L = {NULL, NULL};
   int rc = 0;
   if (list && *list) {
     char *copy = strdup(list), *save = NULL;
     if (!copy)
       contend_fail("out of memory");
     for (char *e = strtok_r(copy, ",", &save); e && !rc; e = strtok_r(NULL, ",", &save))
-      rc = parse_item(t, e, routing, d, &labels, err, errlen);
+      rc = parse_item(t, e, routing, d, &L, err, errlen);
     free(copy);
   }
   if (!rc && random && *random)
     rc = parse_random(t, random, routing, d, err, errlen);
-  free(labels);
+  free(L.buf);
+  free(L.off);
   if (rc)
     sim_degrade_free(d);
   return rc;
@@ -224,7 +244,7 @@ void sim_degrade_json(contend_json *j, const sim_topo *t, const sim_degrade *d) 
     return;
   contend_json_arr_begin(j, "degraded");
   for (int i = 0; i < d->n; i++) {
-    char a[64], b[64];
+    char a[SIM_LABEL_MAX], b[SIM_LABEL_MAX];
     contend_json_obj_begin(j, NULL);
     contend_json_str(j, "component", sim_channel_component(t, d->link[i].chan, a, sizeof a));
     contend_json_int(j, "port", sim_channel_port(t, d->link[i].chan));

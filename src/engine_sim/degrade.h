@@ -14,6 +14,9 @@
 
 struct contend_json;
 
+/* A router label's buffer (slurm switch names have up to 255 characters). */
+#define SIM_LABEL_MAX 256
+
 /* The most links one run may degrade (--degrade items and --degrade-random N). */
 #define SIM_DEGRADE_MAX 4096
 

@@ -137,6 +137,25 @@ def test_degrade_random_draws_from_a_link_class(tmp_path):
         assert d["component"].split(".")[0] != d["peer_component"].split(".")[0]
 
 
+def test_long_switch_names_of_a_topology_conf_are_found(tmp_path):
+    """slurm switch names reach 255 characters; the counter CSV's name is the
+    whole name."""
+    long = "leaf" + "x" * 200
+    conf = tmp_path / "topology.conf"
+    conf.write_text(
+        f"SwitchName={long} Nodes=n[0-1]\nSwitchName=leafb Nodes=n[2-3]\n"
+        f"SwitchName=top Switches={long},leafb\n"
+    )
+    out = tmp_path / "s.json"
+    r = run(
+        "sim", "--topology", f"slurm:{conf}", "--traffic", "uniform", "--measure-us", "1",
+        "--degrade", f"{long}:0=0.5", "-q", "-o", out,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    [d] = json.loads(out.read_text())["degraded"]
+    assert d["component"] == long and d["port"] == 0 and d["peer_component"].startswith("nic")
+
+
 @pytest.mark.parametrize(
     "args,words",
     [
