@@ -150,6 +150,7 @@ def test_results_of_a_real_machine_take_a_topology_or_paths(small):
         ("output_is_input", "never replaces an input"),
         ("bad_top", "--top"),
         ("paths_without_the_pairs", "no path for the measured pair"),
+        ("missing_conf", "cannot read"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(small, case, words):
@@ -164,6 +165,7 @@ def test_bad_input_exits_2_with_one_line(small, case, words):
         "output_is_input": [res, "-o", res],
         "bad_top": [res, "--top", "0"],
         "paths_without_the_pairs": [mpi, "--paths", tmp / "few.json"],
+        "missing_conf": [mpi, "--topology-conf", tmp / "missing.conf"],
     }[case]
     if case == "paths_without_the_pairs":
         r = run_bounded(

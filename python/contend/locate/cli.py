@@ -153,6 +153,8 @@ def _topology_paths(binary, spec, routing, args_tail, out: Path) -> dict:
     r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if r.returncode != 0:
         line = (r.stderr.strip().splitlines() or ["failed"])[-1]
+        line = line.removeprefix("contend topology paths: ").removeprefix("error: ")
+        line = line.removesuffix(" (see contend topology paths --help)")
         raise LocateError(f"contend topology paths: {clip(line, 400)}")
     return json.loads(out.read_text())
 
