@@ -1,19 +1,21 @@
-/* `contend pairs`: every ordered pair of ranks measured, as LLNL's mpiGraph
- * does it.  In round k every rank r sends `bytes` to (r + k) mod P and
- * receives as many from (r - k) mod P, `iters` times, then the same with
- * 8 B `lat_iters` times; the receiving rank records the pair (r - k) -> r:
- * bandwidth (bytes x iters over the round's time at the receiver, its own
- * concurrent send included, as in mpiGraph's receive matrix) and one-way
- * shift latency (the 8 B round's time / lat_iters).  Rounds are the P - 1
- * shifts, or --rounds N of them drawn with the run's seed, so a run on
- * thousands of nodes measures every node in every round with memory
- * O(rounds) per rank (rank 0 gathers rounds x P values of each matrix).
- * Every round starts after a barrier on the control plane.  Runs on every
- * engine through the run envelope (src/run/envelope.h); the results are
- * schema contend-pairs (schemas/contend-pairs.schema.json). */
+/* `contend pairs`: every ordered pair of ranks measured with LLNL's
+ * mpiGraph shifts.  In round k every rank r sends to (r + k) mod P and
+ * receives from (r - k) mod P: `iters` messages of `bytes`, then `lat_iters`
+ * ping-pongs of 8 B; the receiving rank records the pair (r - k) -> r:
+ * bandwidth (bytes x iters over the time their arrival took at the
+ * receiver) and latency (half the mean round trip).  Unlike mpiGraph, whose
+ * ranks send and receive at once (a rank's time then includes its own
+ * send), a round runs in two or three phases in which every rank only
+ * sends, only receives or waits (phase_of), so that a pair's time depends
+ * on its own path and on the other flows of the phase only.  Rounds are
+ * the P - 1 shifts, or --rounds N of them drawn with the run's seed: every
+ * rank takes part in every round, with memory O(rounds) per rank (rank 0
+ * gathers rounds x P values of each matrix).  Every phase starts after a
+ * barrier of the control plane.  Runs on every engine through the run
+ * envelope (src/run/envelope.h); the results are schema contend-pairs
+ * (schemas/contend-pairs.schema.json). */
 #include "pairs.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
