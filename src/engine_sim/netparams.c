@@ -48,6 +48,12 @@
  *   published: speedup 2 as for aries-like, an output buffer of 4 packets
  *   of 4160 B (one per row), and the 64 KiB input buffer per VC the
  *   preset had.
+ * UGAL bias: both dragonfly presets route without one
+ * (ugal_threshold_bytes 0, not voq's default of 4 input buffers): Cray
+ * MPICH on Aries defaults to MPICH_GNI_ROUTING_MODE=ADAPTIVE_0, adaptive
+ * routing with no bias; Rosetta's is not published, and without a bias
+ * slingshot-like's GPCNeT latency impact matches Malbec's (p99 1.0 against
+ * 1.1; 8.5-9.2 with a bias of 64-256 KiB).
  * The host overhead per message (mpi_overhead_ns) of each preset is set so
  * that GPCNeT's isolated RR two-sided 8 B latency, 2 o on this model,
  * matches the systems of Chunduri et al., "GPCNeT", SC19, Table 2:
@@ -131,8 +137,11 @@ const contend_param_def sim_param_defs[] = {
     {"cc_period_us", CONTEND_P_DOUBLE, "5", "us",
      "congestion control period: rate increase (ecn) / hold time (perflow)", 1e-3, 1e6},
     {"cc_gain", CONTEND_P_DOUBLE, "0.0625", "fraction", "DCQCN alpha gain g", 1e-6, 1},
-    {"ugal_threshold_bytes", CONTEND_P_INT, "0", "B",
-     "UGAL-L takes the non-minimal path when q_min x H_min > q_val x H_val + this", 0, 1e9},
+    {"ugal_threshold_bytes", CONTEND_P_INT, "-1", "B",
+     "ugal, ugal-g, par: the non-minimal path wins when q_min x H_min > q_val x H_val + this "
+     "(-1: the router model's bias: 0 for iq; 4 x --buffer-bytes for voq and oq, whose deep "
+     "queues UGAL would otherwise read as congestion under uniform load)",
+     -1, 1e9},
     {"ugal_candidates", CONTEND_P_INT, SIM_STR(SIM_UGAL_DEFAULT_CANDIDATES), "count",
      "random intermediates UGAL compares with the minimal path at each decision", 1,
      SIM_UGAL_MAX_CANDIDATES},
@@ -197,6 +206,8 @@ static const preset presets[] = {
       "2",
       "output_buffer_bytes",
       "480",
+      "ugal_threshold_bytes",
+      "0",
       "node_gbps",
       "42",
       "local_gbps",
@@ -269,6 +280,8 @@ static const preset presets[] = {
       "2",
       "output_buffer_bytes",
       "16640",
+      "ugal_threshold_bytes",
+      "0",
       "node_gbps",
       "200",
       "local_gbps",
@@ -313,6 +326,12 @@ static int apply_preset(contend_params *p, const char *name, char *err, size_t e
   return -1;
 }
 
+/* --ugal-threshold-bytes -1: the router model's bias, at most 4 GiB - 1. */
+static int64_t ugal_bias(const sim_router_model *rm, int64_t buffer_bytes) {
+  const int64_t b = (int64_t)rm->ugal_bias_buffers * buffer_bytes;
+  return b > UINT32_MAX ? UINT32_MAX : b;
+}
+
 static sim_time ns_to_ps(double ns) { return (sim_time)(ns * 1000.0 + 0.5); }
 
 int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *err,
@@ -346,9 +365,11 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
     return -1;
   }
   const char *routing = contend_param_str(p, "routing");
+  const int64_t thr = contend_param_int(p, "ugal_threshold_bytes");
   const sim_routing_opts ro = {
       .vcs = (int)contend_param_int(p, "vcs"),
-      .ugal_threshold = (uint32_t)contend_param_int(p, "ugal_threshold_bytes"),
+      .ugal_threshold =
+          (uint32_t)(thr >= 0 ? thr : ugal_bias(rm, contend_param_int(p, "buffer_bytes"))),
       .ugal_candidates = (int)contend_param_int(p, "ugal_candidates"),
       .packet_bytes =
           (uint32_t)(contend_param_int(p, "mtu") + contend_param_int(p, "header_bytes"))};

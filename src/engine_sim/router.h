@@ -22,6 +22,10 @@ typedef struct sim_router_model {
    * packets of mtu + header (0: the model has no output buffers). */
   uint32_t speedup;
   uint32_t output_packets;
+  /* The UGAL bias toward the minimal path (--ugal-threshold-bytes -1), in
+   * input buffers of one VC (--buffer-bytes): how much more a minimal
+   * path's queue must hold before a non-minimal path wins. */
+  uint32_t ugal_bias_buffers;
   /* Validates the model's parameters against the topology and routing
    * (sizes, bounds): 0, or -1 with one line in err.  NULL: nothing to check. */
   int (*check)(const struct sim_net_config *cfg, char *err, size_t errlen);

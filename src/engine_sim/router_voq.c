@@ -48,8 +48,8 @@ typedef struct voq_state {
   sim_time (*inheap)[2]; /* nrouters: times of up to two of the router's
                           * events in the event queue (SIM_NEVER: none), so
                           * a request at such a time pushes no other */
-  uint32_t *nin;       /* nchan: packets in the input's VOQs */
-  uint64_t *iact;      /* nrouters x W: input ports with packets */
+  uint32_t *nin;         /* nchan: packets in the input's VOQs */
+  uint64_t *iact;        /* nrouters x W: input ports with packets */
   /* scratch of one allocation: masks of W words over ports, arrays over ports */
   uint64_t *reqT;   /* output x W: inputs requesting it (valid for touched outputs) */
   uint64_t *grants; /* input x W: outputs granting it (kept zero between uses) */
@@ -464,6 +464,10 @@ const sim_router_model sim_router_voq = {
      * sparse and one 32-port switch saturates near 0.88 */
     .speedup = 2,
     .output_packets = 16,
+    /* its VOQs and output buffers hold many packets per output: without a
+     * bias UGAL reads their noise under uniform load as congestion and
+     * takes 0.88x minimal's throughput (dragonfly a=6,p=3,h=3) */
+    .ugal_bias_buffers = 4,
     .check = voq_check,
     .init = voq_init,
     .free = voq_free,

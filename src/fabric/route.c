@@ -15,6 +15,8 @@
 
 #include "routing_impl.h"
 
+uint32_t sim_routing_ugal_threshold(const sim_routing *R) { return R->thr; }
+
 const char *sim_routing_name(const sim_routing *R) { return R->def->name; }
 int sim_routing_vcs(const sim_routing *R) { return R->vcs; }
 int sim_routing_max_hops(const sim_routing *R) { return R->max_hops; }

@@ -82,6 +82,8 @@ int sim_routing_new(const sim_topo *t, const char *name, const sim_routing_opts 
                     sim_routing **out, char *err, size_t errlen);
 void sim_routing_free(sim_routing *R);
 const char *sim_routing_name(const sim_routing *R);
+/* The UGAL bias in bytes the routing was built with (sim_routing_opts). */
+uint32_t sim_routing_ugal_threshold(const sim_routing *R);
 int sim_routing_vcs(const sim_routing *R); /* VCs every channel has */
 /* The names valid on a topology kind, comma-separated, the default first
  * (for errors and tests).  Built from the registry at the first call. */

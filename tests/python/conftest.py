@@ -4,6 +4,7 @@ MPI runs use Open MPI (mpirun.openmpi when present) oversubscribed on this
 host with virtual nodes; every run has a timeout and is killed as a process
 group (only processes these tests started)."""
 
+import errno
 import json
 import os
 import resource
@@ -115,3 +116,29 @@ def as_nobody():
     except (OSError, subprocess.TimeoutExpired):
         return None
     return prefix if r.returncode == 0 else None
+
+
+def mount_small_tmpfs(path: Path) -> None:
+    """Makes path and mounts a 64 KiB tmpfs on it (the caller unmounts it);
+    skips the test where mount is not permitted."""
+    path.mkdir()
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+
+
+def fill_fs(path: Path) -> None:
+    """Leaves no free block on the file system of directory path."""
+    fd = os.open(path / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)

@@ -14,10 +14,9 @@ import os
 import shutil
 import stat
 import subprocess
-from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, fill_fs, mount_small_tmpfs
 from contend import outfile
 from contend.studies import sweep
 from refusal import listing, refused, run_limited
@@ -188,31 +187,11 @@ def test_symbolic_link_loop_output_is_named(work):
 def small_fs(tmp_path):
     """A 64 KiB tmpfs (unmounted afterwards); skipped where mount is not permitted."""
     mnt = tmp_path / "small"
-    mnt.mkdir()
-    r = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+    mount_small_tmpfs(mnt)
     try:
         yield mnt
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
-
-
-def _fill(mnt: Path) -> None:
-    """Leaves no free block on mnt."""
-    fd = os.open(mnt / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC
-    finally:
-        os.close(fd)
 
 
 def test_full_disk_names_the_output_and_leaves_nothing(work, small_fs):
@@ -225,7 +204,7 @@ def test_full_disk_names_the_output_and_leaves_nothing(work, small_fs):
 
 
 def test_full_disk_under_sweep_run_names_the_file(work, small_fs):
-    _fill(small_fs)
+    fill_fs(small_fs)
     out = small_fs / "sweep"
     before = listing(small_fs)
     line = refused(["sweep", "run", "scen.txt", "-o", out], work, f"{out / 'sweep.json'}: cannot")

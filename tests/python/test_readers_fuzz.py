@@ -19,9 +19,10 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from contend import cli, limits, sweep
+from contend import cli, limits
 from contend.jobsresults import parse_jobs
 from contend.results import parse_results
+from contend.studies import sweep
 from contend.telemetry import cli as counters_cli
 from contend.telemetry.reader import read_counters
 from hypothesis import HealthCheck, given, settings

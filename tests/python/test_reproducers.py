@@ -8,7 +8,6 @@ other test_c_*, test_py_* files test the same fixes in depth."""
 
 from __future__ import annotations
 
-import errno
 import gzip
 import json
 import os
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, fill_fs, mount_small_tmpfs
 from contend.cluster import netns
 from refusal import assert_refused, listing, run
 
@@ -69,23 +68,8 @@ def sweep_dir(path: Path) -> None:
 
 def full_tmpfs(path: Path) -> None:
     """A 64 KiB tmpfs without a free block (unmounted by the fixture)."""
-    path.mkdir()
-    r = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-    fd = os.open(path / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC
-    finally:
-        os.close(fd)
+    mount_small_tmpfs(path)
+    fill_fs(path)
 
 
 def no_tcp_cc_list():

@@ -15,9 +15,12 @@ BIN = BUILD / "bin" / "contend"
 
 # preset -> (router model, the router parameters it sets)
 HARDWARE = {
-    "aries-like": ("voq", {"speedup": 2, "output_buffer_bytes": 480}),
+    "aries-like": ("voq", {"speedup": 2, "output_buffer_bytes": 480, "ugal_threshold_bytes": 0}),
     "ib-like": ("oq", {"shared_buffer_bytes": 16777216, "dt_alpha": 1.0}),
-    "slingshot-like": ("voq", {"speedup": 2, "output_buffer_bytes": 16640}),
+    "slingshot-like": (
+        "voq",
+        {"speedup": 2, "output_buffer_bytes": 16640, "ugal_threshold_bytes": 0},
+    ),
 }
 
 

@@ -12,19 +12,9 @@ import json
 import subprocess
 
 import pytest
-from conftest import BUILD
-
-BIN = BUILD / "bin" / "contend"
+from simkit import BIN, sim, strip_wall_clock
 
 K8 = "fattree:pods=8,leaves=4,nodes=4,uplinks=4,pod_uplinks=4"
-
-
-def sim(tmp_path, *args, name="sim.json", seed=7):
-    out = tmp_path / name
-    cmd = [str(BIN), "sim", "--seed", str(seed), "-q", "-o", str(out), *map(str, args)]
-    r = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr + r.stdout
-    return json.loads(out.read_text())
 
 
 def run(tmp_path, topo, routing, traffic, *extra, seed=7):
@@ -111,6 +101,40 @@ def test_k8_tree_adaptive_1_3x_dmodk_under_a_permutation_with_1_vc(tmp_path, rou
     assert accepted(tmp_path, K8, routing, "permutation") >= 1.3 * dmodk
 
 
+# The fat-tree presets' router (ib-like: oq, a shared-buffer output-queued
+# switch) has no head-of-line blocking: D-mod-k then gives each down link of
+# the k=8 tree exactly one destination, which no adaptive choice betters
+# under uniform traffic.
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_k8_tree_on_output_queued_switches(tmp_path, seed):
+    def acc(routing, traffic):
+        return accepted(tmp_path, K8, routing, traffic, "--router", "oq", seed=seed)
+
+    dmodk_u, dmodk_p = acc("dmodk", "uniform"), acc("dmodk", "permutation")
+    # seeds 1-7: adaptive 1.42-1.75x D-mod-k on a permutation
+    assert acc("adaptive", "permutation") >= 1.3 * dmodk_p
+    # keeping D-mod-k's port while it is within a packet of the least
+    # occupied: at least D-mod-k under uniform, 1.36-1.60x on a permutation
+    assert acc("dmodk-adaptive", "uniform") >= dmodk_u
+    assert acc("dmodk-adaptive", "permutation") >= 1.3 * dmodk_p
+    # the least occupied port mixes destinations on the down links: 0.997x
+    # D-mod-k under uniform (0.996-1.000x, seeds 1-7), a tie within 0.5 %
+    assert acc("adaptive", "uniform") >= 0.99 * dmodk_u
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="on oq switches the least occupied up port accepts 0.4 % less than D-mod-k under "
+    "uniform traffic (0.996-1.000x, below it at every seed 1-7: D-mod-k gives each down "
+    "link one destination, adaptive mixes them): dmodk-adaptive meets it",
+)
+def test_k8_tree_adaptive_at_least_dmodk_under_uniform_on_oq(tmp_path):
+    dmodk = accepted(tmp_path, K8, "dmodk", "uniform", "--router", "oq")
+    assert accepted(tmp_path, K8, "adaptive", "uniform", "--router", "oq") >= dmodk
+
+
 @pytest.mark.parametrize("routing", ["adaptive", "dmodk-adaptive"])
 def test_adaptive_moves_off_a_hot_up_port(tmp_path, routing):
     # two flows from one leaf whose D-mod-k up ports coincide: 0 -> 4 and
@@ -137,19 +161,53 @@ def test_ugal_more_candidates_find_more_of_the_spare_global_links(tmp_path):
     assert four >= 1.05 * one
 
 
+@pytest.mark.parametrize("router", ["iq", "voq", "oq"])
 @pytest.mark.parametrize("routing", ["ugal-g", "par"])
-def test_adaptive_dragonfly_routing_takes_the_spare_global_links(tmp_path, routing):
+def test_adaptive_dragonfly_routing_takes_the_spare_global_links(tmp_path, routing, router):
     # group_shift's bound under minimal routing is 1/18 (one global link per
     # pair of groups, 18 nodes a group); the issue's target for an adaptive
-    # routing is 0.40 (Valiant's bound is higher, but input-queued routers
-    # keep valiant itself near 0.41 here)
-    assert accepted(tmp_path, DF, routing, "group_shift") >= 0.40
+    # routing is 0.40 (seeds 1-5: iq 0.43-0.46, voq 0.50-0.53, oq 0.48-0.51)
+    for seed in (1, 2):
+        acc = accepted(tmp_path, DF, routing, "group_shift", "--router", router, seed=seed)
+        assert acc >= 0.40
 
 
+@pytest.mark.parametrize("router", ["iq", "voq", "oq"])
 @pytest.mark.parametrize("routing", ["ugal-g", "par"])
-def test_adaptive_dragonfly_routing_keeps_uniform_traffic_minimal(tmp_path, routing):
-    minimal = accepted(tmp_path, DF, "minimal", "uniform")
-    assert accepted(tmp_path, DF, routing, "uniform") >= 0.95 * minimal
+def test_adaptive_dragonfly_routing_keeps_uniform_traffic_minimal(tmp_path, routing, router):
+    for seed in (1, 2):
+        minimal = accepted(tmp_path, DF, "minimal", "uniform", "--router", router, seed=seed)
+        acc = accepted(tmp_path, DF, routing, "uniform", "--router", router, seed=seed)
+        assert acc >= 0.95 * minimal
+
+
+@pytest.mark.parametrize("router", ["voq", "oq"])
+def test_ugal_bias_of_deep_queued_routers(tmp_path, router):
+    # voq's and oq's queues hold many packets per output: UGAL without a bias
+    # reads their noise under uniform load as congestion and loses 12-20 %
+    # of minimal's throughput; their default bias is 4 input buffers of a VC
+    doc = run(tmp_path, DF, "ugal-g", "uniform", "--router", router)
+    assert doc["accepted_load"] >= 0.95 * accepted(
+        tmp_path, DF, "minimal", "uniform", "--router", router
+    )
+    out = sim(tmp_path, "--topology", DF, "--routing", "ugal-g", "--router", router, "--load", "0.1",
+              "--warmup-us", "1", "--measure-us", "2", name="rec.json")  # fmt: skip
+    assert out["ugal_threshold_bytes"] == 4 * 32768
+    assert out["config"]["ugal_threshold_bytes"] == -1
+    minimal = accepted(tmp_path, DF, "minimal", "uniform", "--router", router)
+    unbiased = accepted(
+        tmp_path, DF, "par", "uniform", "--router", router, "--ugal-threshold-bytes", "0"
+    )
+    assert unbiased < 0.92 * minimal
+
+
+def test_ugal_bias_of_input_queued_routers_is_none(tmp_path):
+    out = sim(tmp_path, "--topology", DF, "--routing", "ugal", "--load", "0.1",
+              "--warmup-us", "1", "--measure-us", "2")  # fmt: skip
+    assert out["ugal_threshold_bytes"] == 0
+    out = sim(tmp_path, "--topology", DF, "--routing", "ugal", "--load", "0.1",
+              "--warmup-us", "1", "--measure-us", "2", "--ugal-threshold-bytes", "777")  # fmt: skip
+    assert out["ugal_threshold_bytes"] == 777
 
 
 def test_par_paths_include_the_turns_at_the_second_router(tmp_path):
@@ -185,15 +243,6 @@ ROUTINGS = [
     ("dragonfly:a=4,p=2,h=2", "ugal-g"),
     ("dragonfly:a=4,p=2,h=2", "par"),
 ]
-
-
-def strip_wall_clock(doc):
-    doc["config"].pop("output")
-    doc.pop("wall_s")
-    doc.pop("peak_rss_mib")
-    for p in doc["points"]:
-        p.pop("wall_s")
-    return json.dumps(doc, sort_keys=True)
 
 
 @pytest.mark.parametrize("topo,routing", ROUTINGS)

@@ -273,7 +273,7 @@ def test_at_most_j_scenarios_run_at_once(tmp_path):
 
 
 def test_example_sweep_runs_and_shows_the_routing_effects(tmp_path):
-    assert sweep("count", EXAMPLE).stdout.strip() == "20"
+    assert sweep("count", EXAMPLE).stdout.strip() == "24"
     out = tmp_path / "out"
     r = sweep("run", EXAMPLE, "-j", 2, "-o", out, "--contend", BIN)
     assert r.returncode == 0, r.stderr
@@ -285,6 +285,13 @@ def test_example_sweep_runs_and_shows_the_routing_effects(tmp_path):
     assert rows["df-ugal-shift-0.9"]["accepted_load"] > 0.4
     assert rows["df-val-shift-0.9"]["accepted_load"] > 0.4
     assert rows["df-val-uniform-0.9"]["accepted_load"] < rows["df-min-uniform-0.9"]["accepted_load"]
+    assert rows["df-ugalg-shift-0.9"]["accepted_load"] > 0.4
+    assert rows["df-par-shift-0.9"]["accepted_load"] > 0.4
+    # without head-of-line blocking minimal routing carries more than the
+    # input-queued routers' saturation (~0.61 here)
+    for router in ("voq", "oq"):
+        acc = rows[f"df-min-uniform-1-{router}"]["accepted_load"]
+        assert acc > rows["df-min-uniform-0.9"]["accepted_load"] + 0.15
 
 
 def test_sbatch_example_runs_one_array_task(tmp_path):
