@@ -14,6 +14,7 @@
 #include "../src/engine_sim/topo_cmd.h"
 #include "../src/jobs/jobs.h"
 #include "../src/record/cmd.h"
+#include "../src/pairs/pairs.h"
 #include "../src/suite/suite.h"
 #include "../src/throttle/cmd.h"
 #include "version.h"
@@ -26,6 +27,7 @@ static const struct {
     {"network", "canary tests over all nodes, no congestion (as GPCNeT network_test)", NULL},
     {"load", "canaries alone, then with congestors: Congestion Impact at mean and p99", NULL},
     {"jobs", "run a job file: concurrent workloads (motifs, I/O), their CI", NULL},
+    {"pairs", "every ordered pair's bandwidth and latency (mpiGraph's shifts), for locate", NULL},
     {"sim", "synthetic traffic on the simulated fabric (packets, credits, counters)", "sim"},
     {"topology", "a machine as a tree (show) and the routing's paths between nodes (paths)", "sim"},
     {"throttle", "run a program with the PMPI throttle (rate control of its sends)", "throttle"},
@@ -52,6 +54,7 @@ static const struct {
     {"model", "Netscope models: fit-latency, sensitivity, show"},
     {"mitigate", "rate control compared (off, static, dcqcn, netscope) on job mixes"},
     {"study", "control + conditions x repetitions, randomized, resumable; Welch tests"},
+    {"locate", "rank the slow links from contend pairs results and the routing's paths"},
 };
 
 /* A prefix install puts the Python layer (pip install --prefix P) in
@@ -301,6 +304,8 @@ int main(int argc, char **argv) {
     return usage_exit(contend_record_main(argc - 1, argv + 1, launcher_rank() == 0));
   if (!strcmp(cmd, "jobs"))
     return usage_exit(contend_jobs_main(argc - 1, argv + 1, launcher_rank() == 0));
+  if (!strcmp(cmd, "pairs"))
+    return usage_exit(contend_pairs_main(argc - 1, argv + 1, launcher_rank() == 0));
   contend_command c;
   if (!strcmp(cmd, "network"))
     c = CONTEND_CMD_NETWORK;

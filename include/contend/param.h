@@ -21,6 +21,7 @@ typedef enum {
   CONTEND_P_SEED,     /* uint64, or the word "time" (the default) */
   CONTEND_P_FILE_IN,  /* a path the command reads (text; contend/files.h checks it) */
   CONTEND_P_FILE_OUT, /* a path the command writes (text; contend/files.h checks it) */
+  CONTEND_P_LIST, /* items, comma-separated; a repeated option appends (validated by the owner) */
 } contend_param_type;
 
 typedef struct contend_param_def {

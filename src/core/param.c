@@ -97,6 +97,20 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
       return parse_range_error(p, idx, text, "true or false", err, errlen);
     v->d = (double)v->i;
     break;
+  case CONTEND_P_LIST:
+    if (v->set && v->s && *v->s && *text) { /* a repeated option appends */
+      const size_t a = strlen(v->s), b = strlen(text);
+      char *s = malloc(a + b + 2);
+      if (!s)
+        return parse_range_error(p, idx, text, "text (out of memory)", err, errlen);
+      memcpy(s, v->s, a);
+      s[a] = ',';
+      memcpy(s + a + 1, text, b + 1);
+      free(v->s);
+      v->s = s;
+      break;
+    }
+    /* fall through */
   case CONTEND_P_STRING:
   case CONTEND_P_FILE_IN:
   case CONTEND_P_FILE_OUT: {
@@ -188,6 +202,7 @@ void contend_params_format(const contend_params *p, int idx, char *buf, size_t l
     snprintf(buf, len, "%s", v->i ? "true" : "false");
     break;
   case CONTEND_P_STRING:
+  case CONTEND_P_LIST:
   case CONTEND_P_FILE_IN:
   case CONTEND_P_FILE_OUT:
     snprintf(buf, len, "%s", v->s ? v->s : "");
@@ -216,6 +231,9 @@ void contend_params_help(const contend_params *p, const char *prefix, contend_st
       break;
     case CONTEND_P_STRING:
       snprintf(arg, sizeof arg, " TEXT");
+      break;
+    case CONTEND_P_LIST:
+      snprintf(arg, sizeof arg, " TEXT (repeatable)");
       break;
     case CONTEND_P_FILE_IN:
     case CONTEND_P_FILE_OUT:
@@ -309,6 +327,7 @@ void contend_params_json(contend_json *j, const char *key, const contend_params 
       contend_json_bool(j, d->key, (int)v->i);
       break;
     case CONTEND_P_STRING:
+    case CONTEND_P_LIST:
     case CONTEND_P_FILE_IN:
     case CONTEND_P_FILE_OUT:
       contend_json_str(j, d->key, v->s ? v->s : "");

@@ -183,6 +183,7 @@ static void results_json(contend_group *g, contend_json *j) {
   contend_json_str(j, "routing", sim_routing_name(s->routing));
   contend_json_int(j, "vcs", sim_routing_vcs(s->routing));
   contend_json_int(j, "ugal_threshold_bytes", sim_routing_ugal_threshold(s->routing));
+  sim_degrade_json(j, &s->topo, &s->degrade);
   contend_json_str(j, "network_preset", s->preset);
   contend_json_str(j, "cc",
                    s->net.cc == SIM_CC_NONE  ? "none"

@@ -512,7 +512,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
       sim_chan *ch = &n->chan[gp];
       const int cls = t->cls[gp];
       ch->src_router = r;
-      ch->ppb = ppb_of(cfg->gbps[cls]);
+      ch->ppb = ppb_of(cfg->gbps[cls] * (cfg->link_scale ? cfg->link_scale[gp] : 1.0));
       ch->cls = (uint8_t)cls;
       ch->link_lat = cfg->latency[cls];
       const int peer = t->peer[gp];
@@ -537,7 +537,8 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
     sim_chan *ch = &n->chan[t->nports + node];
     const int r = t->node_router[node];
     ch->src_router = -1;
-    ch->ppb = ppb_of(cfg->gbps[SIM_LINK_NODE]);
+    ch->ppb = ppb_of(cfg->gbps[SIM_LINK_NODE] *
+                     (cfg->link_scale ? cfg->link_scale[t->nports + node] : 1.0));
     ch->cls = SIM_LINK_NODE;
     ch->link_lat = cfg->latency[SIM_LINK_NODE];
     ch->dst_router = r;

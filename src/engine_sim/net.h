@@ -59,10 +59,12 @@ typedef struct sim_net_config {
   uint64_t shared_buffer_bytes; /* oq: the buffer pool of one switch */
   double dt_alpha;              /* oq: dynamic threshold: a queue grows while < alpha x free pool */
   sim_cc_mode cc;
-  double ecn_threshold; /* fraction of a VC buffer: mark above it */
-  sim_time cc_period;   /* rate-increase period of ecn / hold time of perflow */
-  double cc_gain;       /* DCQCN g */
-  uint64_t seed;        /* of the random routing choices (random, valiant, ugal) */
+  double ecn_threshold;     /* fraction of a VC buffer: mark above it */
+  sim_time cc_period;       /* rate-increase period of ecn / hold time of perflow */
+  double cc_gain;           /* DCQCN g */
+  uint64_t seed;            /* of the random routing choices (random, valiant, ugal) */
+  const double *link_scale; /* borrowed: nports + nnodes bandwidth factors per channel (degraded
+                               links, degrade.h); NULL: every channel at its class's bandwidth */
 } sim_net_config;
 
 /* Called back from inside sim_net_run (never re-entered).  msg ids are

@@ -160,6 +160,16 @@ const contend_param_def sim_param_defs[] = {
      "MPI semantics: host time a rank spends on each message it sends and on each message "
      "whose data it receives (LogP's o; 0: the fabric alone)",
      0, LAT_MAX},
+    {"degrade", CONTEND_P_LIST, "", "list",
+     "ground truth for localisation: COMPONENT:PORT=FRACTION (repeatable) makes that link carry "
+     "FRACTION (0 < F <= 1) of its bandwidth in both directions; names as in the counter CSV and "
+     "`contend topology paths` (e.g. leaf3:9=0.25, g0.r1:5=0.5, nic7:0=0.5)",
+     1, 0},
+    {"degrade_random", CONTEND_P_STRING, "", "N,FRACTION,SEED[,CLASS]",
+     "degrade N router-to-router links (of CLASS local or global if given: dragonfly groups' "
+     "own or global links) drawn with SEED to FRACTION of their bandwidth (the results' "
+     "degraded list names them)",
+     1, 0},
     {"counters", CONTEND_P_FILE_OUT, "", "path",
      "write port counters as a time series CSV here (time_s,component,port,vc,counter,value)", 1,
      0},
@@ -394,6 +404,13 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
   c->cc_period = ns_to_ps(contend_param_double(p, "cc_period_us") * 1000.0);
   c->cc_gain = contend_param_double(p, "cc_gain");
   c->seed = seed;
+  if (sim_degrade_parse(&s->topo, contend_param_str(p, "degrade"),
+                        contend_param_str(p, "degrade_random"), sim_routing_name(s->routing),
+                        &s->degrade, err, errlen)) {
+    sim_setup_free(s);
+    return -1;
+  }
+  c->link_scale = s->degrade.scale;
   if (sim_net_config_check(c, err, errlen)) {
     sim_setup_free(s);
     return -1;
@@ -418,5 +435,6 @@ void sim_setup_free(sim_setup *s) {
   if (s->routing)
     sim_routing_free(s->routing);
   s->routing = NULL;
+  sim_degrade_free(&s->degrade);
   sim_topo_free(&s->topo);
 }

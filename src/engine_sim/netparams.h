@@ -10,6 +10,7 @@
 
 #include "contend/files.h"
 #include "contend/param.h"
+#include "degrade.h"
 #include "net.h"
 
 extern const contend_param_def sim_param_defs[]; /* CONTEND_PARAM_END-terminated */
@@ -24,7 +25,8 @@ typedef struct sim_setup {
   sim_time mpi_overhead; /* MPI semantics: host time per message sent or received */
   const char *counters;  /* CSV path or NULL */
   sim_time counter_interval;
-  const char *preset; /* "" for none */
+  const char *preset;  /* "" for none */
+  sim_degrade degrade; /* --degrade, --degrade-random (net.link_scale points into it) */
 } sim_setup;
 
 /* Applies the preset named by --network to every row the user did not

@@ -211,6 +211,7 @@ int contend_sim_main(int argc, char **argv) {
   contend_json_str(&j, "routing", sim_routing_name(su->routing));
   contend_json_int(&j, "vcs", sim_routing_vcs(su->routing));
   contend_json_int(&j, "ugal_threshold_bytes", sim_routing_ugal_threshold(su->routing));
+  sim_degrade_json(&j, &su->topo, &su->degrade);
   contend_json_str(&j, "traffic", contend_param_str(p, "traffic"));
   contend_json_uint(&j, "seed", seed);
   contend_params_json(&j, "config", p, seed);

@@ -230,7 +230,7 @@ static int write_paths(sim_setup *su, const int *pairs, long npairs, int max_pat
     contend_json_init(&j, js);
     contend_json_obj_begin(&j, NULL);
     contend_json_str(&j, "schema", "contend-paths");
-    contend_json_str(&j, "schema_version", "1.0");
+    contend_json_str(&j, "schema_version", "1.1");
     contend_json_str(&j, "topology", t->spec);
     contend_json_str(&j, "routing", sim_routing_name(su->routing));
     contend_json_int(&j, "nodes", t->nnodes);
@@ -244,6 +244,13 @@ static int write_paths(sim_setup *su, const int *pairs, long npairs, int max_pat
       contend_json_str(&j, "component", sim_channel_component(t, chan_of[l], name, sizeof name));
       contend_json_str(&j, "port", port);
       contend_json_str(&j, "class", sim_channel_tier(t, chan_of[l], tier, sizeof tier));
+      const long back = sim_channel_reverse(t, chan_of[l]);
+      if (back >= 0) { /* the same link's other direction, named the same way */
+        char peer[96];
+        snprintf(peer, sizeof peer, "%s:%d", sim_channel_component(t, back, name, sizeof name),
+                 sim_channel_port(t, back));
+        contend_json_str(&j, "peer", peer);
+      }
       contend_json_obj_end(&j);
     }
     contend_json_arr_end(&j);

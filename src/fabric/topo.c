@@ -267,6 +267,17 @@ int sim_channel_port(const sim_topo *t, long c) {
   return c >= t->nports ? 0 : (int)c - t->port_base[sim_port_router(t, (int)c)];
 }
 
+long sim_channel_reverse(const sim_topo *t, long c) {
+  if (c >= t->nports) {
+    const int node = (int)(c - t->nports);
+    return t->port_base[t->node_router[node]] + t->node_port[node];
+  }
+  const int peer = t->peer[c];
+  if (peer == SIM_UNCONNECTED)
+    return -1;
+  return peer >= 0 ? peer : (long)t->nports + (-1 - peer);
+}
+
 const char *sim_channel_tier(const sim_topo *t, long c, char *buf, size_t len) {
   if (c >= t->nports) {
     snprintf(buf, len, "injection (nic->router)");

@@ -114,6 +114,10 @@ int sim_port_router(const sim_topo *t, int gp);
  * Each writes into buf and returns it (port: returns the number). */
 const char *sim_channel_component(const sim_topo *t, long c, char *buf, size_t len);
 int sim_channel_port(const sim_topo *t, long c);
+/* The channel in the opposite direction on the same link (a NIC's
+ * injection channel and its router's ejection port are one link); -1 for
+ * a port without a link. */
+long sim_channel_reverse(const sim_topo *t, long c);
 const char *sim_channel_tier(const sim_topo *t, long c, char *buf, size_t len);
 
 /* ---- internal: shared by the builders (topo*.c) ---- */

@@ -26,6 +26,7 @@ def write(path: Path, doc) -> Path:
         ("contend-jobs", "jobs"),
         ("contend-mitigate", "mitigate"),
         ("contend-study", "study"),
+        ("contend-pairs", "pairs"),
         ("contend-latency-model", "model"),
         ("contend-sensitivity", "model"),
         ("contend-unknown", "results"),  # the fallback: its reader names the problem
@@ -44,7 +45,9 @@ def test_unreadable_files_go_to_the_fallback(tmp_path):
 
 
 def test_plot_kinds_and_compare_come_from_the_views():
-    assert registry.plot_kinds() == ("hist", "congestors", "impact", "jobs", "mitigate", "study")
+    assert registry.plot_kinds() == (
+        "hist", "congestors", "impact", "jobs", "mitigate", "study", "pairs",
+    )  # fmt: skip
     assert registry.comparable().kind == "results"
 
 

@@ -67,7 +67,7 @@ class PathSet:
     topology: str
     routing: str
     nodes: int
-    links: pd.DataFrame  # index = link id; columns component, port, link_class
+    links: pd.DataFrame  # index = link id; columns component, port, link_class[, peer]
     pairs: dict  # (src, dst) -> list of paths (lists of link ids)
     sha256: str = ""
     _index: dict = field(default=None, repr=False)
@@ -164,7 +164,7 @@ def parse_paths(doc, source="<paths>") -> PathSet:
     links = doc.get("links")
     if not isinstance(links, list) or not links:
         raise _bad(source, "field 'links'", "missing or empty")
-    comps, ports, classes = [], [], []
+    comps, ports, classes, peers = [], [], [], []
     for i, link in enumerate(links):
         if not isinstance(link, dict) or not all(
             isinstance(link.get(k), str) for k in ("component", "port", "class")
@@ -173,6 +173,7 @@ def parse_paths(doc, source="<paths>") -> PathSet:
         comps.append(link["component"])
         ports.append(link["port"])
         classes.append(link["class"])
+        peers.append(link.get("peer", "") if isinstance(link.get("peer", ""), str) else "")
     n_links = len(links)
     pairs, pair_vcs = {}, {}
     raw_pairs = doc.get("pairs")
@@ -208,6 +209,8 @@ def parse_paths(doc, source="<paths>") -> PathSet:
     if pair_vcs and any(v > 0 for vl in pair_vcs.values() for path in vl for v in path):
         comps, ports, classes, pairs = _per_vc_links(comps, ports, classes, pairs, pair_vcs)
     frame = pd.DataFrame({"component": comps, "port": ports, "link_class": classes})
+    if len(peers) == len(comps):  # 1.1: the other direction of each link (not split by VC)
+        frame["peer"] = peers
     return PathSet(
         source=str(source),
         topology=doc["topology"],
