@@ -60,6 +60,7 @@ int main(int argc, char **argv) {
     MPI_Recv(rbuf, 1000, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   busy();
   MPI_Request q[2];
+  MPI_Status sts[2]; /* not MPI_STATUSES_IGNORE: gcc 12 reads MPICH's constant as a buffer */
   MPI_Irecv(rbuf, 2048, MPI_BYTE, (r + n - 1) % n, 2, MPI_COMM_WORLD, &q[0]);
   MPI_Isend(sbuf, 2048, MPI_BYTE, (r + 1) % n, 2, MPI_COMM_WORLD, &q[1]);
   for (int k = 0; k < 2; k++) {
@@ -68,11 +69,11 @@ int main(int argc, char **argv) {
   }
   MPI_Irecv(rbuf, 1024, MPI_BYTE, (r + 1) % n, 4, MPI_COMM_WORLD, &q[0]);
   MPI_Isend(sbuf, 1024, MPI_BYTE, (r + n - 1) % n, 4, MPI_COMM_WORLD, &q[1]);
-  MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+  MPI_Waitall(2, q, sts);
   MPI_Irecv(rbuf, 64, MPI_BYTE, r ^ 1, 5, MPI_COMM_WORLD, &q[0]);
   MPI_Isend(sbuf, 64, MPI_BYTE, r ^ 1, 5, MPI_COMM_WORLD, &q[1]);
   for (int done = 0; !done;)
-    MPI_Testall(2, q, &done, MPI_STATUSES_IGNORE);
+    MPI_Testall(2, q, &done, sts);
   MPI_Sendrecv(sbuf, 32, MPI_BYTE, r ^ 1, 6, rbuf, 32, MPI_BYTE, r ^ 1, 6, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
   busy();
