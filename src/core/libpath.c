@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "contend/param.h"
+
 #ifndef CONTEND_INSTALL_LIBDIR
 #define CONTEND_INSTALL_LIBDIR "lib"
 #endif
@@ -49,4 +51,24 @@ int contend_exec_preloaded(const char *lib, char **argv) {
     return -1;
   execvp(argv[0], argv);
   return -1;
+}
+
+int contend_parse_program_argv(contend_params *p, int argc, char **argv, const char *what,
+                               int *prog, char *err, size_t errlen) {
+  int dash = 1;
+  while (dash < argc && strcmp(argv[dash], "--"))
+    dash++;
+  const int rc = contend_params_parse_argv(p, dash, argv, 1, err, errlen);
+  if (rc != 0)
+    return rc;
+  if (dash >= argc) {
+    snprintf(err, errlen, "missing '-- CMD [ARGS...]': the program to %s", what);
+    return -1;
+  }
+  if (dash + 1 >= argc) {
+    snprintf(err, errlen, "missing the program to %s after '--'", what);
+    return -1;
+  }
+  *prog = dash + 1;
+  return 0;
 }

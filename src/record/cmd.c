@@ -112,20 +112,14 @@ int contend_record_main(int argc, char **argv, int first) {
     fprintf(stderr, "contend record: %s\n", err);
     return 3;
   }
-  int dash = 1;
-  while (dash < argc && strcmp(argv[dash], "--"))
-    dash++;
-  int rc = contend_params_parse_argv(&p, dash, argv, 1, err, sizeof err);
+  int prog = 0;
+  int rc = contend_parse_program_argv(&p, argc, argv, "record", &prog, err, sizeof err);
   if (rc == 1) {
     if (first)
       help(&p);
     contend_params_free(&p);
     return 0;
   }
-  if (rc == 0 && dash >= argc)
-    snprintf(err, sizeof err, "missing '-- CMD [ARGS...]': the program to record"), rc = -1;
-  else if (rc == 0 && dash + 1 >= argc)
-    snprintf(err, sizeof err, "missing the program to record after '--'"), rc = -1;
   char out[PATH_MAX + 256];
   if (rc == 0 &&
       check_output(contend_param_str(&p, "output"), first, out, sizeof out, err, sizeof err))
@@ -147,8 +141,8 @@ int contend_record_main(int argc, char **argv, int first) {
   setenv("CONTEND_RECORD_COMPUTE_SCALE", scale, 1);
   setenv("CONTEND_RECORD_COMPUTE_CLOCK", contend_param_bool(&p, "compute_cpu") ? "cpu" : "wall", 1);
   contend_params_free(&p);
-  contend_exec_preloaded(lib, argv + dash + 1);
+  contend_exec_preloaded(lib, argv + prog);
   if (first)
-    fprintf(stderr, "contend record: error: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
+    fprintf(stderr, "contend record: error: cannot run %s: %s\n", argv[prog], strerror(errno));
   return 2;
 }

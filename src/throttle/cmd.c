@@ -55,10 +55,8 @@ int contend_throttle_main(int argc, char **argv, int verbose) {
     free(defs);
     return 3;
   }
-  int dash = 1;
-  while (dash < argc && strcmp(argv[dash], "--"))
-    dash++;
-  int rc = contend_params_parse_argv(&p, dash, argv, 1, err, sizeof err);
+  int prog = 0;
+  int rc = contend_parse_program_argv(&p, argc, argv, "run", &prog, err, sizeof err);
   if (rc == 1) {
     if (verbose)
       help(&p);
@@ -68,10 +66,6 @@ int contend_throttle_main(int argc, char **argv, int verbose) {
   }
   ct_config cfg;
   double ca;
-  if (rc == 0 && dash >= argc)
-    snprintf(err, sizeof err, "missing '-- CMD [ARGS...]': the program to run"), rc = -1;
-  else if (rc == 0 && dash + 1 >= argc)
-    snprintf(err, sizeof err, "missing the program to run after '--'"), rc = -1;
   /* the line rate is the source's unless given: check the static rate against it later */
   if (rc == 0 && ct_config_from_params(&p, 1e6, &cfg, err, sizeof err))
     rc = -1;
@@ -116,9 +110,8 @@ int contend_throttle_main(int argc, char **argv, int verbose) {
   }
   contend_params_free(&p);
   free(defs);
-  contend_exec_preloaded(lib, argv + dash + 1);
+  contend_exec_preloaded(lib, argv + prog);
   if (verbose)
-    fprintf(stderr, "contend throttle: error: cannot run %s: %s\n", argv[dash + 1],
-            strerror(errno));
+    fprintf(stderr, "contend throttle: error: cannot run %s: %s\n", argv[prog], strerror(errno));
   return 2;
 }
