@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest import BUILD  # noqa: E402
+from conftest import BUILD
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "sim_golden"
 INCAST = "incast:senders=8-31,dst=0,load=0.5;victim=flow:src=40,dst=9,load=0.2"
@@ -151,7 +151,7 @@ def main():
         return 2
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for name in sorted(CASES):
-        doc, csv = run_case(name, GOLDEN)
+        doc, _ = run_case(name, GOLDEN)
         (GOLDEN / f"{name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         print(f"{name}: written")
     return 0
