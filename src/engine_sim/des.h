@@ -1,16 +1,25 @@
-/* The simulator's event queue: integer time in picoseconds, events kept in
- * a 4-ary min-heap ordered by (time, insertion sequence), so events at
- * equal times run in the order they were scheduled and a run is
- * deterministic.  An event is three integers (kind, id) interpreted by
- * whoever runs the loop (net.c); there is no per-event allocation.
- * The fabric keeps at most one pending event per queue head (a channel's
- * wire, a channel's arbiter), so the heap holds O(channels + ranks)
- * entries, not O(packets).
- * Events scheduled for the current time (an arbiter asked for at once)
- * skip the heap: they go to a FIFO that runs after the heap's events of
- * that time.  This is the same (time, sequence) order: any heap event of
- * time `now` was scheduled before time reached `now`, so before every
- * FIFO entry. */
+/* The simulator's event queue: integer time in picoseconds, events popped
+ * in (time, insertion sequence) order, so events at equal times run in the
+ * order they were scheduled and a run is deterministic.  An event is three
+ * integers (kind, id) interpreted by whoever runs the loop (net.c); no
+ * allocation per event (storage is pooled and reused).
+ *
+ * Structure (a calendar queue; its cost per event does not grow with the
+ * number pending, and the events about to run are contiguous in memory):
+ * - a wheel of SIM_DES_BUCKETS buckets of 2^SIM_DES_BUCKET_SHIFT ps each
+ *   holds the events of the next SIM_DES_BUCKETS buckets' time, appended
+ *   in scheduling order into chunks of a shared pool;
+ * - events beyond the wheel's horizon wait in a 4-ary heap (`far`);
+ * - the current bucket is taken out whole (wheel chunks and the far
+ *   events that fall in it), sorted by (time, sequence) into `cur` and
+ *   popped in order; events scheduled into it meanwhile go to a small
+ *   heap (`side`) merged on pop;
+ * - events at the current time skip all that: a FIFO that runs after the
+ *   other events of that time (any other event of time `now` was
+ *   scheduled before time reached `now`, so before every FIFO entry).
+ * The order is exactly that of one heap on (time, sequence).
+ * sim_des_ahead() lets the loop look at the next events of the current
+ * bucket to prefetch their state. */
 #ifndef CONTEND_SIM_DES_H
 #define CONTEND_SIM_DES_H
 
@@ -21,6 +30,10 @@ typedef uint64_t sim_time; /* picoseconds */
 #define SIM_NEVER UINT64_MAX
 #define SIM_PS_PER_S 1000000000000.0
 
+#define SIM_DES_BUCKET_SHIFT 10 /* 1,024 ps per bucket */
+#define SIM_DES_BUCKETS 4096    /* a horizon of 4.19 us */
+#define SIM_DES_CHUNK 20        /* events per chunk of a bucket */
+
 typedef struct sim_event {
   sim_time t;
   uint64_t seq;
@@ -28,9 +41,28 @@ typedef struct sim_event {
   uint32_t kind;
 } sim_event;
 
-typedef struct sim_des {
+typedef struct sim_des_heap {
   sim_event *h;
-  size_t n, cap;       /* heap: entries, capacity */
+  size_t n, cap;
+} sim_des_heap;
+
+typedef struct sim_des_chunk {
+  uint32_t next, n;
+  sim_event ev[SIM_DES_CHUNK];
+} sim_des_chunk;
+
+typedef struct sim_des {
+  /* wheel: per bucket its first and last chunk (UINT32_MAX: empty) */
+  uint32_t head[SIM_DES_BUCKETS], tail[SIM_DES_BUCKETS];
+  uint64_t nonempty[SIM_DES_BUCKETS / 64];
+  sim_des_chunk *chunk;
+  uint32_t nchunk, capchunk, free_chunk;
+  size_t nwheel;    /* events on the wheel */
+  uint64_t cur_abs; /* absolute bucket number (t >> shift) of cur */
+  sim_event *cur;   /* the current bucket, sorted; cur[pos..ncur) pending */
+  size_t pos, ncur, capcur;
+  sim_event *tmp; /* sort scratch, capcur */
+  sim_des_heap side, far;
   sim_event *q;        /* FIFO of events at `now`: a ring */
   size_t qh, qn, qcap; /* its head, entries, capacity (a power of 2) */
   uint64_t seq;
@@ -45,10 +77,17 @@ void sim_des_free(sim_des *d);
 void sim_des_push(sim_des *d, sim_time t, uint32_t kind, uint32_t id);
 /* Pops the earliest event into *e and advances now; 0 when empty. */
 int sim_des_pop(sim_des *d, sim_event *e);
-static inline sim_time sim_des_next_time(const sim_des *d) {
-  return d->qn ? d->now : d->n ? d->h[0].t : SIM_NEVER;
-}
+/* Time of the next event (SIM_NEVER: none).  May take the next bucket
+ * out of the wheel (not a change of order). */
+sim_time sim_des_next_time(sim_des *d);
 /* Events pending. */
-static inline size_t sim_des_pending(const sim_des *d) { return d->n + d->qn; }
+static inline size_t sim_des_pending(const sim_des *d) {
+  return (d->ncur - d->pos) + d->side.n + d->far.n + d->nwheel + d->qn;
+}
+/* The k-th next event of the current bucket's sorted run, or NULL: a
+ * hint for prefetching (FIFO and side events are not seen). */
+static inline const sim_event *sim_des_ahead(const sim_des *d, size_t k) {
+  return d->pos + k < d->ncur ? &d->cur[d->pos + k] : NULL;
+}
 
 #endif
