@@ -85,9 +85,13 @@ static inline size_t sim_des_pending(const sim_des *d) {
   return (d->ncur - d->pos) + d->side.n + d->far.n + d->nwheel + d->qn;
 }
 /* The k-th next event of the current bucket's sorted run, or NULL: a
- * hint for prefetching (FIFO and side events are not seen). */
+ * hint for prefetching (side events are not seen). */
 static inline const sim_event *sim_des_ahead(const sim_des *d, size_t k) {
   return d->pos + k < d->ncur ? &d->cur[d->pos + k] : NULL;
+}
+/* The same for the FIFO of events at the current time. */
+static inline const sim_event *sim_des_ahead_now(const sim_des *d, size_t k) {
+  return k < d->qn ? &d->q[(d->qh + k) & (d->qcap - 1)] : NULL;
 }
 
 #endif

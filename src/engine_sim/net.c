@@ -396,9 +396,51 @@ static void on_arrive(sim_net *n, uint32_t c) {
   n->cfg.router->arrive(n, c, p);
 }
 
+/* Prefetch distances (events ahead in the current bucket): a channel's
+ * state far ahead, then what it points to (its wire's head packet, its
+ * first credit) once the channel is in cache.  A hint only: the order and
+ * results do not depend on it.  On a large fabric each event's state is
+ * a cache miss; fetching it while earlier events run keeps the cost per
+ * event flat in the fabric's size. */
+enum { AHEAD_FAR = 8, AHEAD_NEAR = 4, AHEAD_NOW = 2 };
+
+static inline void prefetch_far(const sim_net *n, const sim_event *e) {
+  if (e->kind > EV_ARB)
+    return;
+  const char *c = (const char *)&n->chan[e->id];
+  sim_prefetch(c);
+  sim_prefetch(c + 64);
+  sim_prefetch(&n->cvc[(size_t)e->id * n->V]);
+  if (n->cfg.router->prefetch)
+    n->cfg.router->prefetch(n, e->id, e->kind, 0);
+}
+
+static inline void prefetch_near(const sim_net *n, const sim_event *e) {
+  if (e->kind > EV_ARB)
+    return;
+  const sim_chan *ch = &n->chan[e->id];
+  if (e->kind == EV_ARRIVE) {
+    if (ch->wire_head != SIM_NIL)
+      sim_prefetch(&n->pkt[ch->wire_head]);
+  } else if (ch->cred_head != SIM_NIL) {
+    sim_prefetch(&n->cred[ch->cred_head]);
+  }
+  if (n->cfg.router->prefetch)
+    n->cfg.router->prefetch(n, e->id, e->kind, 1);
+}
+
 int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg) {
   sim_event e;
   while (sim_des_pending(&n->des) && sim_des_next_time(&n->des) <= until) {
+    const sim_event *a = sim_des_ahead(&n->des, AHEAD_FAR);
+    if (a)
+      prefetch_far(n, a);
+    if ((a = sim_des_ahead(&n->des, AHEAD_NEAR)))
+      prefetch_near(n, a);
+    if ((a = sim_des_ahead_now(&n->des, AHEAD_NOW))) {
+      prefetch_far(n, a);
+      prefetch_near(n, a);
+    }
     sim_des_pop(&n->des, &e);
     n->stats.events++;
     switch (e.kind) {

@@ -43,6 +43,11 @@ typedef struct sim_router_model {
   /* An EV_ROUTER event the model scheduled fired (id is the model's).
    * NULL: the model schedules none. */
   void (*event)(struct sim_net *n, uint32_t id);
+  /* A hint: an event (EV_ARRIVE or EV_ARB) of channel c comes soon;
+   * prefetch the model's state it reads.  stage 0: far ahead (the
+   * channel's own state is not in cache yet: touch only arrays indexed by
+   * c); stage 1: nearer (the channel's state may be read).  NULL: none. */
+  void (*prefetch)(const struct sim_net *n, uint32_t c, uint32_t kind, int stage);
   /* Bytes queued for or held downstream of router's local output port
    * (the occupancy adaptive routings read, sim_occ_fn). */
   uint32_t (*occupancy)(void *net, int router, int port);

@@ -15,9 +15,11 @@ typedef struct iq_state {
    * a bitmap of words_of[router] words from wait_off[c] */
   uint64_t *waitbits;
   uint32_t *words_of; /* nrouters */
-  uint32_t *wait_off; /* nports: first bitmap word of the output */
-  uint32_t *nwait;    /* nports: pairs waiting */
-  uint32_t *rr;       /* nports: round-robin position */
+  struct iq_out {
+    uint32_t wait_off; /* first bitmap word of the output */
+    uint32_t nwait;    /* pairs waiting */
+    uint32_t rr;       /* round-robin position */
+  } *out;              /* nports */
 } iq_state;
 
 static uint32_t iq_occupancy(void *arg, int router, int port) {
@@ -26,9 +28,9 @@ static uint32_t iq_occupancy(void *arg, int router, int port) {
   const uint32_t c = (uint32_t)(n->t->port_base[router] + port);
   const sim_chan *ch = &n->chan[c];
   if (ch->dst_router < 0)
-    return s->nwait[c] * (n->cfg.mtu + n->cfg.header);
+    return s->out[c].nwait * (n->cfg.mtu + n->cfg.header);
   int64_t used = sim_downstream_used(n, c);
-  used += (int64_t)s->nwait[c] * (n->cfg.mtu + n->cfg.header);
+  used += (int64_t)s->out[c].nwait * (n->cfg.mtu + n->cfg.header);
   return used > 0 ? (uint32_t)used : 0;
 }
 
@@ -43,8 +45,8 @@ static void head_route(sim_net *n, uint32_t c, int v) {
   const int r = ch->dst_router, in_port = ch->dst_port;
   const uint32_t oc = (uint32_t)(n->t->port_base[r] + n->pkt[p].out_port);
   const uint32_t bit = (uint32_t)(in_port * n->V + v);
-  s->waitbits[s->wait_off[oc] + bit / 64] |= 1ull << (bit % 64);
-  s->nwait[oc]++;
+  s->waitbits[s->out[oc].wait_off + bit / 64] |= 1ull << (bit % 64);
+  s->out[oc].nwait++;
   sim_chan_request(n, oc, n->in_busy[c] > n->des.now ? n->in_busy[c] : n->des.now);
 }
 
@@ -52,7 +54,7 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   iq_state *iq = n->rm;
   sim_chan *o = &n->chan[oc];
   const sim_time now = n->des.now;
-  if (!iq->nwait[oc])
+  if (!iq->out[oc].nwait)
     return;
   if (o->busy_until > now) {
     sim_chan_request(n, oc, o->busy_until);
@@ -64,11 +66,11 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   const uint32_t words = iq->words_of[r];
   const uint32_t radix = (uint32_t)(n->t->port_base[r + 1] - n->t->port_base[r]);
   const uint32_t nbits = radix * (uint32_t)V;
-  uint64_t *w = &iq->waitbits[iq->wait_off[oc]];
-  uint32_t b = iq->rr[oc], seen = 0, win = SIM_NIL;
+  uint64_t *w = &iq->waitbits[iq->out[oc].wait_off];
+  uint32_t b = iq->out[oc].rr, seen = 0, win = SIM_NIL;
   unsigned blocked = 0;
   sim_time input_free = SIM_NEVER; /* earliest a busy input is free */
-  while (seen < iq->nwait[oc]) {
+  while (seen < iq->out[oc].nwait) {
     b = sim_bits_next(w, words, nbits, b);
     const uint32_t in_port = b / (uint32_t)V, v = b % (uint32_t)V;
     const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)in_port];
@@ -96,8 +98,8 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   }
   sim_stall_end(n, o, oc);
   w[win / 64] &= ~(1ull << (win % 64));
-  iq->nwait[oc]--;
-  iq->rr[oc] = win + 1;
+  iq->out[oc].nwait--;
+  iq->out[oc].rr = win + 1;
   const uint32_t in_port = win / (uint32_t)V, v = win % (uint32_t)V;
   const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)in_port];
   sim_ibuf *q = &n->ibuf[(size_t)ic * V + v];
@@ -119,8 +121,18 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   sim_transmit(n, oc, p);
   if (q->head != SIM_NIL)
     head_route(n, ic, (int)v);
-  if (iq->nwait[oc])
+  if (iq->out[oc].nwait)
     sim_chan_request(n, oc, o->busy_until);
+}
+
+static void iq_prefetch(const sim_net *n, uint32_t c, uint32_t kind, int stage) {
+  const iq_state *s = n->rm;
+  if (kind != EV_ARB || c >= (uint32_t)n->t->nports)
+    return;
+  if (!stage)
+    sim_prefetch(&s->out[c]);
+  else
+    sim_prefetch(&s->waitbits[s->out[c].wait_off]);
 }
 
 static void iq_arrive(sim_net *n, uint32_t c, uint32_t p) {
@@ -143,15 +155,13 @@ static void iq_init(sim_net *n) {
   iq_state *s = sim_xcalloc(1, sizeof *s, "iq router model");
   const size_t np = (size_t)t->nports;
   s->words_of = sim_xcalloc((size_t)t->nrouters, sizeof *s->words_of, "iq router model");
-  s->wait_off = sim_xcalloc(np, sizeof *s->wait_off, "iq router model");
-  s->nwait = sim_xcalloc(np, sizeof *s->nwait, "iq router model");
-  s->rr = sim_xcalloc(np, sizeof *s->rr, "iq router model");
+  s->out = sim_xcalloc(np, sizeof *s->out, "iq router model");
   size_t words = 0;
   for (int r = 0; r < t->nrouters; r++) {
     const uint32_t radix = sim_radix(n, r);
     s->words_of[r] = (radix * (uint32_t)n->V + 63) / 64;
     for (int gp = t->port_base[r]; gp < t->port_base[r + 1]; gp++) {
-      s->wait_off[gp] = (uint32_t)words;
+      s->out[gp].wait_off = (uint32_t)words;
       words += s->words_of[r];
     }
   }
@@ -165,9 +175,7 @@ static void iq_free(sim_net *n) {
     return;
   free(s->waitbits);
   free(s->words_of);
-  free(s->wait_off);
-  free(s->nwait);
-  free(s->rr);
+  free(s->out);
   free(s);
   n->rm = NULL;
 }
@@ -181,5 +189,6 @@ const sim_router_model sim_router_iq = {
     .free = iq_free,
     .arrive = iq_arrive,
     .arbitrate = iq_arbitrate,
+    .prefetch = iq_prefetch,
     .occupancy = iq_occupancy,
 };
