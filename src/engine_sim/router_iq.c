@@ -19,7 +19,7 @@ typedef struct iq_state {
     uint32_t wait_off; /* first bitmap word of the output */
     uint32_t nwait;    /* pairs waiting */
     uint32_t rr;       /* round-robin position */
-  } *out;              /* nports */
+  } * out;             /* nports */
 } iq_state;
 
 static uint32_t iq_occupancy(void *arg, int router, int port) {
