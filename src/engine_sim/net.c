@@ -402,7 +402,7 @@ static void on_arrive(sim_net *n, uint32_t c) {
  * results do not depend on it.  On a large fabric each event's state is
  * a cache miss; fetching it while earlier events run keeps the cost per
  * event flat in the fabric's size. */
-enum { AHEAD_FAR = 8, AHEAD_NEAR = 4, AHEAD_NOW = 2 };
+enum { AHEAD_FAR = 8, AHEAD_NEAR = 4, AHEAD_MSG = 2, AHEAD_NOW = 2 };
 
 static inline void prefetch_far(const sim_net *n, const sim_event *e) {
   if (e->kind > EV_ARB)
@@ -410,7 +410,9 @@ static inline void prefetch_far(const sim_net *n, const sim_event *e) {
   const char *c = (const char *)&n->chan[e->id];
   sim_prefetch(c);
   sim_prefetch(c + 64);
-  sim_prefetch(&n->cvc[(size_t)e->id * n->V]);
+  const char *v = (const char *)&n->cvc[(size_t)e->id * n->V];
+  sim_prefetch(v);
+  sim_prefetch(v + sizeof(sim_cvc) * (size_t)n->V - 1);
   if (n->cfg.router->prefetch)
     n->cfg.router->prefetch(n, e->id, e->kind, 0);
 }
@@ -422,11 +424,20 @@ static inline void prefetch_near(const sim_net *n, const sim_event *e) {
   if (e->kind == EV_ARRIVE) {
     if (ch->wire_head != SIM_NIL)
       sim_prefetch(&n->pkt[ch->wire_head]);
+    if (ch->dst_router >= 0) /* a router's input buffer (iq: its tail is linked) */
+      sim_prefetch(&n->ibuf[(size_t)e->id * n->V]);
   } else if (ch->cred_head != SIM_NIL) {
     sim_prefetch(&n->cred[ch->cred_head]);
   }
   if (n->cfg.router->prefetch)
     n->cfg.router->prefetch(n, e->id, e->kind, 1);
+}
+
+/* A packet about to reach a NIC: its message (delivery counts it). */
+static inline void prefetch_msg(const sim_net *n, uint32_t c) {
+  const sim_chan *ch = &n->chan[c];
+  if (ch->dst_router < 0 && ch->wire_head != SIM_NIL)
+    sim_prefetch(&n->msg[n->pkt[ch->wire_head].msg]);
 }
 
 int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg) {
@@ -437,6 +448,8 @@ int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg) {
       prefetch_far(n, a);
     if ((a = sim_des_ahead(&n->des, AHEAD_NEAR)))
       prefetch_near(n, a);
+    if ((a = sim_des_ahead(&n->des, AHEAD_MSG)) && a->kind == EV_ARRIVE)
+      prefetch_msg(n, a->id);
     if ((a = sim_des_ahead_now(&n->des, AHEAD_NOW))) {
       prefetch_far(n, a);
       prefetch_near(n, a);
@@ -537,13 +550,14 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   n->t = t;
   n->V = V;
   n->nchan = (uint32_t)t->nports + (uint32_t)t->nnodes;
-  n->chan = calloc(n->nchan, sizeof *n->chan);
+  n->chan = aligned_alloc(64, sizeof *n->chan * n->nchan);
+  if (n->chan)
+    memset(n->chan, 0, sizeof *n->chan * n->nchan);
   n->cvc = calloc((size_t)n->nchan * V, sizeof *n->cvc);
   n->ibuf = malloc(sizeof *n->ibuf * (size_t)n->nchan * V);
   n->in_chan = malloc(sizeof *n->in_chan * (size_t)(t->nports ? t->nports : 1));
   n->nic = calloc((size_t)t->nnodes, sizeof *n->nic);
-  n->in_busy = calloc(n->nchan, sizeof *n->in_busy);
-  if (!n->in_busy || !n->chan || !n->cvc || !n->ibuf || !n->in_chan || !n->nic)
+  if (!n->chan || !n->cvc || !n->ibuf || !n->in_chan || !n->nic)
     contend_fail("out of memory (simulator fabric of %u channels)", n->nchan);
   for (size_t i = 0; i < (size_t)n->nchan * V; i++) {
     n->ibuf[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
@@ -619,7 +633,6 @@ void sim_net_free(sim_net *n) {
   free(n->cvc);
   free(n->ibuf);
   free(n->in_chan);
-  free(n->in_busy);
   free(n->nic);
   free(n->pkt);
   free(n->msg);

@@ -42,19 +42,23 @@ typedef struct sim_cvc {
 } sim_cvc;
 
 /* One channel: the direction of a link leaving a router port (id = the
- * global port) or a NIC (id = nports + node). */
-typedef struct sim_chan {
+ * global port) or a NIC (id = nports + node).  Two cache lines, aligned:
+ * the first holds what every event of the channel reads (the event loop
+ * prefetches both). */
+typedef struct __attribute__((aligned(64))) sim_chan {
   sim_time busy_until; /* serializing until */
   sim_time ev_time;    /* pending arbitration event, or SIM_NEVER */
   sim_time head_delay; /* start -> arrival at the next hop (see net.h) */
-  sim_time link_lat;
-  uint64_t ppb;                  /* ps per byte, 16.16 fixed point */
-  int32_t dst_router;            /* or -1 - node (a NIC) */
-  int32_t dst_port;              /* local port at dst_router */
-  int32_t src_router;            /* -1: a NIC's injection channel */
+  sim_time in_busy;    /* the router input this channel feeds reads one packet at a time into
+                        * the crossbar (across its VCs): free again then */
+  uint64_t ppb;        /* ps per byte, 16.16 fixed point */
+  int32_t dst_router;  /* or -1 - node (a NIC) */
+  int32_t dst_port;    /* local port at dst_router */
+  int32_t src_router;  /* -1: a NIC's injection channel */
   uint32_t wire_head, wire_tail; /* packets on the wire */
   uint32_t cred_head, cred_tail; /* credits on their way back */
   uint8_t cls, stalled, stall_mask;
+  sim_time link_lat;
   sim_time stall_since;
   sim_time busy;  /* total serialization time */
   sim_time stall; /* total credit-stall time */
@@ -64,8 +68,6 @@ typedef struct sim_ibuf {
   uint32_t head, tail;
   uint32_t bytes;
 } sim_ibuf;
-/* An input port reads one packet at a time into the crossbar (across its
- * VCs): in_busy[ic] is when the port fed by channel ic is free again. */
 
 typedef struct sim_nic {
   uint32_t q_head, q_tail, q_len; /* messages to inject, FIFO */
@@ -86,7 +88,6 @@ struct sim_net {
   sim_ibuf *ibuf;    /* nchan x V: the input buffer each channel feeds (iq: its FIFO; voq:
                       * its bytes; oq: the packets waiting for admission) */
   uint32_t *in_chan; /* nports: the channel feeding router port gp */
-  sim_time *in_busy; /* nchan: see sim_ibuf */
   sim_nic *nic;
   sim_pkt *pkt;
   uint32_t npkt, cappkt, free_pkt;

@@ -47,7 +47,7 @@ static void head_route(sim_net *n, uint32_t c, int v) {
   const uint32_t bit = (uint32_t)(in_port * n->V + v);
   s->waitbits[s->out[oc].wait_off + bit / 64] |= 1ull << (bit % 64);
   s->out[oc].nwait++;
-  sim_chan_request(n, oc, n->in_busy[c] > n->des.now ? n->in_busy[c] : n->des.now);
+  sim_chan_request(n, oc, n->chan[c].in_busy > n->des.now ? n->chan[c].in_busy : n->des.now);
 }
 
 static void iq_arbitrate(sim_net *n, uint32_t oc) {
@@ -75,9 +75,9 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
     const uint32_t in_port = b / (uint32_t)V, v = b % (uint32_t)V;
     const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)in_port];
     const sim_pkt *pk = &n->pkt[n->ibuf[(size_t)ic * V + v].head];
-    if (n->in_busy[ic] > now) {
-      if (n->in_busy[ic] < input_free)
-        input_free = n->in_busy[ic];
+    if (n->chan[ic].in_busy > now) {
+      if (n->chan[ic].in_busy < input_free)
+        input_free = n->chan[ic].in_busy;
     } else if (o->dst_router < 0 || n->cvc[(size_t)oc * V + pk->out_vc].credit >= pk->bytes) {
       win = b;
       break;
@@ -113,7 +113,7 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
     q->tail = SIM_NIL;
   q->bytes -= pk->bytes;
   const sim_time s = sim_chan_ser(o, pk->bytes);
-  n->in_busy[ic] = now + s / n->cfg.speedup;
+  n->chan[ic].in_busy = now + s / n->cfg.speedup;
   sim_credit_back(n, ic, v, pk->bytes, now + s + n->chan[ic].link_lat);
   if (n->cfg.cc != SIM_CC_NONE)
     sim_cc_departure(n, pk, occupied, n->cfg.buffer_bytes, o->dst_router < 0);

@@ -158,7 +158,7 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
     bit_set(&s->omask[(size_t)c * s->W], o);
   if (s->nin[c]++ == 0)
     bit_set(&s->iact[(size_t)r * s->W], (uint32_t)n->chan[c].dst_port);
-  request_alloc(n, r, n->in_busy[c] > n->des.now ? n->in_busy[c] : n->des.now);
+  request_alloc(n, r, n->chan[c].in_busy > n->des.now ? n->chan[c].in_busy : n->des.now);
 }
 
 /* Moves the head of VOQ (input port i, VC v, output o) of router r across
@@ -184,7 +184,7 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
     sim_nic_in_leave(n, ic);
   s->qbytes[oc] -= pk->bytes;
   const sim_time x = sim_chan_ser(och, pk->bytes) / n->cfg.speedup;
-  n->in_busy[ic] = now + x;
+  n->chan[ic].in_busy = now + x;
   s->xbar_busy[oc] = now + x;
   s->vptr[ic] = (uint8_t)((v + 1) % n->V);
   sim_credit_back(n, ic, (uint32_t)v, pk->bytes, now + x + n->chan[ic].link_lat);
@@ -214,9 +214,9 @@ static void voq_alloc(sim_net *n, int r) {
    * first VC (round-robin) whose head may cross now */
   FOR_BITS(i, &s->iact[(size_t)r * W], W) {
     const uint32_t ic = n->in_chan[base + (int)i];
-    if (n->in_busy[ic] > now) {
-      if (n->in_busy[ic] < next)
-        next = n->in_busy[ic];
+    if (n->chan[ic].in_busy > now) {
+      if (n->chan[ic].in_busy < next)
+        next = n->chan[ic].in_busy;
       continue;
     }
     FOR_BITS(o, &s->omask[(size_t)ic * W], W) {
