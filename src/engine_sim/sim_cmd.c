@@ -260,8 +260,17 @@ int contend_sim_main(int argc, char **argv) {
   contend_json_uint(&j, "packet_hops", hops);
   contend_json_uint(&j, "events", events);
   contend_json_double(&j, "wall_s", wall);
-  contend_json_double(&j, "peak_rss_mib", contend_peak_rss_mib());
+  /* memory at machine scale: the whole process over the fabric's size */
+  const double rss = contend_peak_rss_mib();
+  const int nports = su->topo.nports ? su->topo.nports : 1;
+  contend_json_double(&j, "peak_rss_mib", rss);
+  contend_json_double(&j, "peak_rss_kib_per_node", rss * 1024.0 / su->topo.nnodes);
+  contend_json_double(&j, "peak_rss_bytes_per_router_port", rss * 1048576.0 / nports);
   contend_json_obj_end(&j);
+  printf("  peak memory %.1f MiB: %.1f KiB per node, %.0f B per router port (%d ports); wall %.2f s, "
+         "%.3g packet hops/s\n",
+         rss, rss * 1024.0 / su->topo.nnodes, rss * 1048576.0 / nports, su->topo.nports, wall,
+         wall > 0 ? (double)hops / wall : 0.0);
   contend_sb_printf(&js, "\n");
   rc = 0;
   if (output && output[0]) {

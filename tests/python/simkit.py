@@ -23,7 +23,8 @@ def strip_wall_clock(doc):
     """The JSON text of a run without what differs between two identical runs."""
     doc["config"].pop("output")
     doc.pop("wall_s")
-    doc.pop("peak_rss_mib")
+    for k in ("peak_rss_mib", "peak_rss_kib_per_node", "peak_rss_bytes_per_router_port"):
+        doc.pop(k)
     for p in doc["points"]:
         p.pop("wall_s")
     return json.dumps(doc, sort_keys=True)

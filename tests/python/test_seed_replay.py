@@ -22,6 +22,8 @@ WALL_CLOCK = (
     "peak_rss_mib_max",  # memory of the process, as the OS reports it
     "peak_rss_mib_mean",
     "peak_rss_mib",
+    "peak_rss_kib_per_node",  # contend sim: the same over the fabric's size
+    "peak_rss_bytes_per_router_port",
     "perform_t0_unix_s",  # jobs: the wall time a pass started
 )
 SEED_MARKS = ("seed_source",)  # "time" in the first run, "user" in the replay

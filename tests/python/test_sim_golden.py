@@ -70,7 +70,8 @@ SEED = "3"
 
 # keys whose values differ between two runs of the same seed
 WALL_CLOCK = {"wall_s", "peak_rss_mib", "peak_rss_mib_max", "peak_rss_mib_mean", "started_utc",
-              "finished_utc", "output", "argv"}  # fmt: skip
+              "finished_utc", "output", "argv", "peak_rss_kib_per_node",
+              "peak_rss_bytes_per_router_port"}  # fmt: skip
 
 
 def _strip(x):
