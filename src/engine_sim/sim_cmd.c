@@ -267,10 +267,11 @@ int contend_sim_main(int argc, char **argv) {
   contend_json_double(&j, "peak_rss_kib_per_node", rss * 1024.0 / su->topo.nnodes);
   contend_json_double(&j, "peak_rss_bytes_per_router_port", rss * 1048576.0 / nports);
   contend_json_obj_end(&j);
-  printf("  peak memory %.1f MiB: %.1f KiB per node, %.0f B per router port (%d ports); wall %.2f s, "
-         "%.3g packet hops/s\n",
-         rss, rss * 1024.0 / su->topo.nnodes, rss * 1048576.0 / nports, su->topo.nports, wall,
-         wall > 0 ? (double)hops / wall : 0.0);
+  printf(
+      "  peak memory %.1f MiB: %.1f KiB per node, %.0f B per router port (%d ports); wall %.2f s, "
+      "%.3g packet hops/s\n",
+      rss, rss * 1024.0 / su->topo.nnodes, rss * 1048576.0 / nports, su->topo.nports, wall,
+      wall > 0 ? (double)hops / wall : 0.0);
   contend_sb_printf(&js, "\n");
   rc = 0;
   if (output && output[0]) {

@@ -5,8 +5,6 @@ Valiant and UGAL routing, deadlock freedom at saturation, determinism.
 Every expected value is computed here from the model's parameters or
 taken from the literature, never from the simulator's own output."""
 
-import json
-
 import pytest
 from simkit import refused, sim, strip_wall_clock
 
