@@ -348,7 +348,7 @@ sim_time sim_nic_stall(const sim_net *n, int node) {
 sim_time sim_nic_blocked(const sim_net *n, int node) {
   const sim_nic *x = &n->nic[node];
   const uint32_t c = (uint32_t)(n->t->nports + node);
-  const int waiting = n->ibuf[(size_t)c * n->V].bytes != 0;
+  const int waiting = sim_in_buf(n, c, 0)->bytes != 0;
   return x->blocked + (waiting ? n->des.now - x->head_since : 0);
 }
 
@@ -425,7 +425,7 @@ static inline void prefetch_near(const sim_net *n, const sim_event *e) {
     if (ch->wire_head != SIM_NIL)
       sim_prefetch(&n->pkt[ch->wire_head]);
     if (ch->dst_router >= 0) /* a router's input buffer (iq: its tail is linked) */
-      sim_prefetch(&n->ibuf[(size_t)e->id * n->V]);
+      sim_prefetch(sim_in_buf(n, e->id, 0));
   } else if (ch->cred_head != SIM_NIL) {
     sim_prefetch(&n->cred[ch->cred_head]);
   }
@@ -554,15 +554,17 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   if (n->chan)
     memset(n->chan, 0, sizeof *n->chan * n->nchan);
   n->cvc = calloc((size_t)n->nchan * V, sizeof *n->cvc);
-  n->ibuf = malloc(sizeof *n->ibuf * (size_t)n->nchan * V);
+  const size_t nports = (size_t)(t->nports ? t->nports : 1);
+  n->ibuf = malloc(sizeof *n->ibuf * nports * V);
+  n->in_busy = calloc(nports, sizeof *n->in_busy);
   n->in_chan = malloc(sizeof *n->in_chan * (size_t)(t->nports ? t->nports : 1));
   n->nic = calloc((size_t)t->nnodes, sizeof *n->nic);
-  if (!n->chan || !n->cvc || !n->ibuf || !n->in_chan || !n->nic)
+  if (!n->chan || !n->cvc || !n->ibuf || !n->in_busy || !n->in_chan || !n->nic)
     contend_fail("out of memory (simulator fabric of %u channels)", n->nchan);
-  for (size_t i = 0; i < (size_t)n->nchan * V; i++) {
-    n->ibuf[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
+  for (size_t i = 0; i < (size_t)n->nchan * V; i++)
     n->cvc[i].credit = cfg->buffer_bytes;
-  }
+  for (size_t i = 0; i < nports * V; i++)
+    n->ibuf[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
   for (int r = 0; r < t->nrouters; r++)
     for (int gp = t->port_base[r]; gp < t->port_base[r + 1]; gp++) {
       sim_chan *ch = &n->chan[gp];
@@ -575,16 +577,19 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
       if (peer == SIM_UNCONNECTED) {
         ch->dst_router = -1;
         ch->dst_port = -1;
+        ch->dst_gp = -1;
         n->in_chan[gp] = SIM_NIL;
       } else if (peer < 0) {
         const int node = -1 - peer;
         ch->dst_router = -1 - node;
         ch->dst_port = -1;
+        ch->dst_gp = -1;
         ch->head_delay = ch->link_lat;
         n->in_chan[gp] = (uint32_t)t->nports + (uint32_t)node;
       } else {
         ch->dst_router = sim_port_router(t, peer);
         ch->dst_port = peer - t->port_base[ch->dst_router];
+        ch->dst_gp = peer;
         ch->head_delay = ch->link_lat + cfg->router_latency;
         n->in_chan[gp] = (uint32_t)peer;
       }
@@ -599,6 +604,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
     ch->link_lat = cfg->latency[SIM_LINK_NODE];
     ch->dst_router = r;
     ch->dst_port = t->node_port[node];
+    ch->dst_gp = t->port_base[r] + ch->dst_port;
     ch->head_delay = ch->link_lat + cfg->router_latency;
     n->nic[node] = (sim_nic){.q_head = SIM_NIL, .q_tail = SIM_NIL};
   }
@@ -632,6 +638,7 @@ void sim_net_free(sim_net *n) {
   free(n->chan);
   free(n->cvc);
   free(n->ibuf);
+  free(n->in_busy);
   free(n->in_chan);
   free(n->nic);
   free(n->pkt);

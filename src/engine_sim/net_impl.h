@@ -49,14 +49,13 @@ typedef struct __attribute__((aligned(64))) sim_chan {
   sim_time busy_until; /* serializing until */
   sim_time ev_time;    /* pending arbitration event, or SIM_NEVER */
   sim_time head_delay; /* start -> arrival at the next hop (see net.h) */
-  sim_time in_busy;    /* the router input this channel feeds reads one packet at a time into
-                        * the crossbar (across its VCs): free again then */
   uint64_t ppb;        /* ps per byte, 16.16 fixed point */
   int32_t dst_router;  /* or -1 - node (a NIC) */
   int32_t dst_port;    /* local port at dst_router */
   int32_t src_router;  /* -1: a NIC's injection channel */
   uint32_t wire_head, wire_tail; /* packets on the wire */
   uint32_t cred_head, cred_tail; /* credits on their way back */
+  int32_t dst_gp; /* the router port (global) whose input buffers this channel feeds, or -1 */
   uint8_t cls, stalled, stall_mask;
   sim_time link_lat;
   sim_time stall_since;
@@ -85,8 +84,13 @@ struct sim_net {
   uint32_t nchan; /* nports + nnodes */
   sim_chan *chan;
   sim_cvc *cvc;      /* nchan x V */
-  sim_ibuf *ibuf;    /* nchan x V: the input buffer each channel feeds (iq: its FIFO; voq:
-                      * its bytes; oq: the packets waiting for admission) */
+  /* Per router input port (global port gp, the router's own in a row, so a
+   * router's inputs are together in memory), indexed gp x V + VC: the
+   * input buffer (iq: its FIFO; voq: its bytes; oq: the packets waiting
+   * for admission); channel c feeds port chan[c].dst_gp (sim_in_buf). */
+  sim_ibuf *ibuf;
+  sim_time *in_busy; /* nports: an input port reads one packet at a time into the crossbar
+                      * (across its VCs): free again then */
   uint32_t *in_chan; /* nports: the channel feeding router port gp */
   sim_nic *nic;
   sim_pkt *pkt;
@@ -164,6 +168,10 @@ void sim_transmit(sim_net *n, uint32_t c, uint32_t p);
  * taking credits. */
 void sim_take_credit(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes);
 void sim_transmit_reserved(sim_net *n, uint32_t c, uint32_t p);
+/* The input buffer of VC v that router channel or NIC channel c feeds. */
+static inline sim_ibuf *sim_in_buf(const sim_net *n, uint32_t c, int v) {
+  return &n->ibuf[(size_t)n->chan[c].dst_gp * (size_t)n->V + (size_t)v];
+}
 /* FIFOs of packets linked through sim_pkt.next (input buffers, queues). */
 static inline void sim_fifo_push(sim_net *n, sim_ibuf *q, uint32_t p) {
   n->pkt[p].next = SIM_NIL;

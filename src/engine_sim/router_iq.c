@@ -19,7 +19,11 @@ typedef struct iq_state {
     uint32_t wait_off; /* first bitmap word of the output */
     uint32_t nwait;    /* pairs waiting */
     uint32_t rr;       /* round-robin position */
-  } * out;             /* nports */
+  } *out;              /* nports */
+  /* per input (router port gp x V + VC), what arbitration reads of its
+   * head packet: bytes << 3 | output VC (beside the input's other state,
+   * not in the packet pool) */
+  uint32_t *hinfo;
 } iq_state;
 
 static uint32_t iq_occupancy(void *arg, int router, int port) {
@@ -38,7 +42,7 @@ static uint32_t iq_occupancy(void *arg, int router, int port) {
 static void head_route(sim_net *n, uint32_t c, int v) {
   iq_state *s = n->rm;
   const sim_chan *ch = &n->chan[c];
-  const uint32_t p = n->ibuf[(size_t)c * n->V + v].head;
+  const uint32_t p = sim_in_buf(n, c, v)->head;
   sim_route_packet(n, c, p);
   if (c >= (uint32_t)n->t->nports) /* the head of a NIC's first buffer: its wait starts */
     sim_nic_in_start(n, c);
@@ -47,7 +51,9 @@ static void head_route(sim_net *n, uint32_t c, int v) {
   const uint32_t bit = (uint32_t)(in_port * n->V + v);
   s->waitbits[s->out[oc].wait_off + bit / 64] |= 1ull << (bit % 64);
   s->out[oc].nwait++;
-  sim_chan_request(n, oc, n->chan[c].in_busy > n->des.now ? n->chan[c].in_busy : n->des.now);
+  s->hinfo[(size_t)ch->dst_gp * n->V + v] = n->pkt[p].bytes << 3 | n->pkt[p].out_vc;
+  const sim_time in_free = n->in_busy[ch->dst_gp];
+  sim_chan_request(n, oc, in_free > n->des.now ? in_free : n->des.now);
 }
 
 static void iq_arbitrate(sim_net *n, uint32_t oc) {
@@ -63,6 +69,7 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   sim_drain_credits(n, oc);
   const int V = n->V;
   const int r = o->src_router;
+  const int base = n->t->port_base[r];
   const uint32_t words = iq->words_of[r];
   const uint32_t radix = (uint32_t)(n->t->port_base[r + 1] - n->t->port_base[r]);
   const uint32_t nbits = radix * (uint32_t)V;
@@ -72,17 +79,16 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   sim_time input_free = SIM_NEVER; /* earliest a busy input is free */
   while (seen < iq->out[oc].nwait) {
     b = sim_bits_next(w, words, nbits, b);
-    const uint32_t in_port = b / (uint32_t)V, v = b % (uint32_t)V;
-    const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)in_port];
-    const sim_pkt *pk = &n->pkt[n->ibuf[(size_t)ic * V + v].head];
-    if (n->chan[ic].in_busy > now) {
-      if (n->chan[ic].in_busy < input_free)
-        input_free = n->chan[ic].in_busy;
-    } else if (o->dst_router < 0 || n->cvc[(size_t)oc * V + pk->out_vc].credit >= pk->bytes) {
+    const sim_time in_free = n->in_busy[base + (int)(b / (uint32_t)V)];
+    const uint32_t h = iq->hinfo[(size_t)base * V + b]; /* b = in port x V + VC */
+    if (in_free > now) {
+      if (in_free < input_free)
+        input_free = in_free;
+    } else if (o->dst_router < 0 || n->cvc[(size_t)oc * V + (h & 7)].credit >= (h >> 3)) {
       win = b;
       break;
     } else {
-      blocked |= 1u << pk->out_vc;
+      blocked |= 1u << (h & 7);
     }
     seen++;
     b++;
@@ -100,9 +106,10 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   w[win / 64] &= ~(1ull << (win % 64));
   iq->out[oc].nwait--;
   iq->out[oc].rr = win + 1;
-  const uint32_t in_port = win / (uint32_t)V, v = win % (uint32_t)V;
-  const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)in_port];
-  sim_ibuf *q = &n->ibuf[(size_t)ic * V + v];
+  const int gp = base + (int)(win / (uint32_t)V);
+  const uint32_t v = win % (uint32_t)V;
+  const uint32_t ic = n->in_chan[gp];
+  sim_ibuf *q = &n->ibuf[(size_t)gp * V + v];
   const uint32_t p = q->head;
   sim_pkt *pk = &n->pkt[p];
   const uint32_t occupied = q->bytes;
@@ -113,7 +120,7 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
     q->tail = SIM_NIL;
   q->bytes -= pk->bytes;
   const sim_time s = sim_chan_ser(o, pk->bytes);
-  n->chan[ic].in_busy = now + s / n->cfg.speedup;
+  n->in_busy[gp] = now + s / n->cfg.speedup;
   sim_credit_back(n, ic, v, pk->bytes, now + s + n->chan[ic].link_lat);
   if (n->cfg.cc != SIM_CC_NONE)
     sim_cc_departure(n, pk, occupied, n->cfg.buffer_bytes, o->dst_router < 0);
@@ -138,7 +145,7 @@ static void iq_prefetch(const sim_net *n, uint32_t c, uint32_t kind, int stage) 
 static void iq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   sim_pkt *pk = &n->pkt[p];
   const int v = pk->vc;
-  sim_ibuf *q = &n->ibuf[(size_t)c * n->V + v];
+  sim_ibuf *q = sim_in_buf(n, c, v);
   pk->next = SIM_NIL;
   q->bytes += pk->bytes;
   if (q->tail == SIM_NIL) {
@@ -156,6 +163,7 @@ static void iq_init(sim_net *n) {
   const size_t np = (size_t)t->nports;
   s->words_of = sim_xcalloc((size_t)t->nrouters, sizeof *s->words_of, "iq router model");
   s->out = sim_xcalloc(np, sizeof *s->out, "iq router model");
+  s->hinfo = sim_xcalloc(np * (size_t)n->V, sizeof *s->hinfo, "iq router model");
   size_t words = 0;
   for (int r = 0; r < t->nrouters; r++) {
     const uint32_t radix = sim_radix(n, r);
@@ -176,6 +184,7 @@ static void iq_free(sim_net *n) {
   free(s->waitbits);
   free(s->words_of);
   free(s->out);
+  free(s->hinfo);
   free(s);
   n->rm = NULL;
 }

@@ -159,7 +159,7 @@ static void oq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   sim_pkt *pk = &n->pkt[p];
   pk->in_ch = c;
   const int r = n->chan[c].dst_router;
-  sim_ibuf *ib = &n->ibuf[(size_t)c * n->V + pk->vc];
+  sim_ibuf *ib = sim_in_buf(n, c, pk->vc);
   if (ib->head == SIM_NIL) {
     /* while inputs wait for room, a newcomer waits its turn with them */
     if (!s->nheld[r] && admit(n, r, p))
@@ -187,7 +187,7 @@ static void oq_event(sim_net *n, uint32_t r) {
     const uint32_t ic = n->in_chan[base + (int)(slot / (uint32_t)n->V)];
     if (ic == SIM_NIL)
       continue;
-    sim_ibuf *ib = &n->ibuf[(size_t)ic * n->V + slot % (uint32_t)n->V];
+    sim_ibuf *ib = &n->ibuf[(size_t)base * n->V + slot]; /* slot = port x V + VC */
     if (ib->head == SIM_NIL)
       continue;
     int any = 0;

@@ -145,7 +145,7 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   const sim_pkt *pk = &n->pkt[p];
   const int r = n->chan[c].dst_router, v = pk->vc;
   const uint32_t o = pk->out_port;
-  sim_ibuf *ib = &n->ibuf[(size_t)c * n->V + v];
+  sim_ibuf *ib = sim_in_buf(n, c, v);
   if (c >= (uint32_t)n->t->nports && !ib->bytes)
     sim_nic_in_start(n, c);
   ib->bytes += pk->bytes;
@@ -158,7 +158,8 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
     bit_set(&s->omask[(size_t)c * s->W], o);
   if (s->nin[c]++ == 0)
     bit_set(&s->iact[(size_t)r * s->W], (uint32_t)n->chan[c].dst_port);
-  request_alloc(n, r, n->chan[c].in_busy > n->des.now ? n->chan[c].in_busy : n->des.now);
+  const sim_time in_free = n->in_busy[n->chan[c].dst_gp];
+  request_alloc(n, r, in_free > n->des.now ? in_free : n->des.now);
 }
 
 /* Moves the head of VOQ (input port i, VC v, output o) of router r across
@@ -166,7 +167,8 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
 static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   voq_state *s = n->rm;
   const sim_time now = n->des.now;
-  const uint32_t ic = n->in_chan[n->t->port_base[r] + (int)i];
+  const int gp = n->t->port_base[r] + (int)i;
+  const uint32_t ic = n->in_chan[gp];
   const uint32_t oc = (uint32_t)(n->t->port_base[r] + (int)o);
   sim_chan *och = &n->chan[oc];
   const size_t qi = qidx(n, s, ic, v, o);
@@ -177,14 +179,14 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
     bit_clear(&s->omask[(size_t)ic * s->W], o);
   if (--s->nin[ic] == 0)
     bit_clear(&s->iact[(size_t)r * s->W], i);
-  sim_ibuf *ib = &n->ibuf[(size_t)ic * n->V + v];
+  sim_ibuf *ib = &n->ibuf[(size_t)gp * n->V + v];
   const uint32_t occupied = ib->bytes;
   ib->bytes -= pk->bytes;
   if (ic >= (uint32_t)n->t->nports)
     sim_nic_in_leave(n, ic);
   s->qbytes[oc] -= pk->bytes;
   const sim_time x = sim_chan_ser(och, pk->bytes) / n->cfg.speedup;
-  n->chan[ic].in_busy = now + x;
+  n->in_busy[gp] = now + x;
   s->xbar_busy[oc] = now + x;
   s->vptr[ic] = (uint8_t)((v + 1) % n->V);
   sim_credit_back(n, ic, (uint32_t)v, pk->bytes, now + x + n->chan[ic].link_lat);
@@ -214,9 +216,9 @@ static void voq_alloc(sim_net *n, int r) {
    * first VC (round-robin) whose head may cross now */
   FOR_BITS(i, &s->iact[(size_t)r * W], W) {
     const uint32_t ic = n->in_chan[base + (int)i];
-    if (n->chan[ic].in_busy > now) {
-      if (n->chan[ic].in_busy < next)
-        next = n->chan[ic].in_busy;
+    if (n->in_busy[base + (int)i] > now) {
+      if (n->in_busy[base + (int)i] < next)
+        next = n->in_busy[base + (int)i];
       continue;
     }
     FOR_BITS(o, &s->omask[(size_t)ic * W], W) {
