@@ -46,13 +46,13 @@ typedef struct sim_cvc {
  * the first holds what every event of the channel reads (the event loop
  * prefetches both). */
 typedef struct __attribute__((aligned(64))) sim_chan {
-  sim_time busy_until; /* serializing until */
-  sim_time ev_time;    /* pending arbitration event, or SIM_NEVER */
-  sim_time head_delay; /* start -> arrival at the next hop (see net.h) */
-  uint64_t ppb;        /* ps per byte, 16.16 fixed point */
-  int32_t dst_router;  /* or -1 - node (a NIC) */
-  int32_t dst_port;    /* local port at dst_router */
-  int32_t src_router;  /* -1: a NIC's injection channel */
+  sim_time busy_until;           /* serializing until */
+  sim_time ev_time;              /* pending arbitration event, or SIM_NEVER */
+  sim_time head_delay;           /* start -> arrival at the next hop (see net.h) */
+  uint64_t ppb;                  /* ps per byte, 16.16 fixed point */
+  int32_t dst_router;            /* or -1 - node (a NIC) */
+  int32_t dst_port;              /* local port at dst_router */
+  int32_t src_router;            /* -1: a NIC's injection channel */
   uint32_t wire_head, wire_tail; /* packets on the wire */
   uint32_t cred_head, cred_tail; /* credits on their way back */
   int32_t dst_gp; /* the router port (global) whose input buffers this channel feeds, or -1 */
@@ -83,7 +83,7 @@ struct sim_net {
   int V;          /* VCs */
   uint32_t nchan; /* nports + nnodes */
   sim_chan *chan;
-  sim_cvc *cvc;      /* nchan x V */
+  sim_cvc *cvc; /* nchan x V */
   /* Per router input port (global port gp, the router's own in a row, so a
    * router's inputs are together in memory), indexed gp x V + VC: the
    * input buffer (iq: its FIFO; voq: its bytes; oq: the packets waiting

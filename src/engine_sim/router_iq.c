@@ -19,7 +19,7 @@ typedef struct iq_state {
     uint32_t wait_off; /* first bitmap word of the output */
     uint32_t nwait;    /* pairs waiting */
     uint32_t rr;       /* round-robin position */
-  } *out;              /* nports */
+  } * out;             /* nports */
   /* per input (router port gp x V + VC), what arbitration reads of its
    * head packet: bytes << 3 | output VC (beside the input's other state,
    * not in the packet pool) */
