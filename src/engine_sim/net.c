@@ -112,6 +112,8 @@ void sim_net_timer(sim_net *n, sim_time t, uint32_t kind, uint32_t id) {
 
 /* ---- occupancy and stalls (counters) ---- */
 
+_Static_assert(SIM_TOPO_MAX_RADIX <= INT16_MAX, "sim_chan.dst_port is 16 bits");
+
 void sim_stall_end(sim_net *n, sim_chan *ch, uint32_t c) {
   if (!ch->stalled)
     return;
@@ -588,7 +590,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
         n->in_chan[gp] = (uint32_t)t->nports + (uint32_t)node;
       } else {
         ch->dst_router = sim_port_router(t, peer);
-        ch->dst_port = peer - t->port_base[ch->dst_router];
+        ch->dst_port = (int16_t)(peer - t->port_base[ch->dst_router]);
         ch->dst_gp = peer;
         ch->head_delay = ch->link_lat + cfg->router_latency;
         n->in_chan[gp] = (uint32_t)peer;
@@ -603,7 +605,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
     ch->cls = SIM_LINK_NODE;
     ch->link_lat = cfg->latency[SIM_LINK_NODE];
     ch->dst_router = r;
-    ch->dst_port = t->node_port[node];
+    ch->dst_port = (int16_t)t->node_port[node];
     ch->dst_gp = t->port_base[r] + ch->dst_port;
     ch->head_delay = ch->link_lat + cfg->router_latency;
     n->nic[node] = (sim_nic){.q_head = SIM_NIL, .q_tail = SIM_NIL};

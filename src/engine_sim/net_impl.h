@@ -46,17 +46,18 @@ typedef struct sim_cvc {
  * the first holds what every event of the channel reads (the event loop
  * prefetches both). */
 typedef struct __attribute__((aligned(64))) sim_chan {
-  sim_time busy_until;           /* serializing until */
-  sim_time ev_time;              /* pending arbitration event, or SIM_NEVER */
-  sim_time head_delay;           /* start -> arrival at the next hop (see net.h) */
-  uint64_t ppb;                  /* ps per byte, 16.16 fixed point */
-  int32_t dst_router;            /* or -1 - node (a NIC) */
-  int32_t dst_port;              /* local port at dst_router */
+  sim_time busy_until; /* serializing until */
+  sim_time ev_time;    /* pending arbitration event, or SIM_NEVER */
+  sim_time head_delay; /* start -> arrival at the next hop (see net.h) */
+  uint64_t ppb;        /* ps per byte, 16.16 fixed point */
+  int32_t dst_router;  /* or -1 - node (a NIC) */
+  int16_t dst_port;    /* local port at dst_router (radix <= SIM_TOPO_MAX_RADIX) */
+  uint8_t cls, stalled;
   int32_t src_router;            /* -1: a NIC's injection channel */
   uint32_t wire_head, wire_tail; /* packets on the wire */
   uint32_t cred_head, cred_tail; /* credits on their way back */
   int32_t dst_gp; /* the router port (global) whose input buffers this channel feeds, or -1 */
-  uint8_t cls, stalled, stall_mask;
+  uint8_t stall_mask;
   sim_time link_lat;
   sim_time stall_since;
   sim_time busy;  /* total serialization time */
@@ -138,6 +139,11 @@ static inline void sim_chan_request(sim_net *n, uint32_t c, sim_time t) {
     return;
   ch->ev_time = t;
   sim_des_push(&n->des, t, EV_ARB, c);
+}
+/* The latency of router-bound channel c's link, for its credits' way back
+ * (from its first cache line: head_delay is link + router latency). */
+static inline sim_time sim_chan_credit_lat(const sim_net *n, uint32_t c) {
+  return n->chan[c].head_delay - n->cfg.router_latency;
 }
 /* Brings the downstream occupancy integral of (channel, VC) v up to now. */
 static inline void sim_cvc_touch(sim_net *n, sim_cvc *v) {

@@ -121,7 +121,7 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   q->bytes -= pk->bytes;
   const sim_time s = sim_chan_ser(o, pk->bytes);
   n->in_busy[gp] = now + s / n->cfg.speedup;
-  sim_credit_back(n, ic, v, pk->bytes, now + s + n->chan[ic].link_lat);
+  sim_credit_back(n, ic, v, pk->bytes, now + s + sim_chan_credit_lat(n, ic));
   if (n->cfg.cc != SIM_CC_NONE)
     sim_cc_departure(n, pk, occupied, n->cfg.buffer_bytes, o->dst_router < 0);
   pk->vc = pk->out_vc;

@@ -75,7 +75,8 @@ static int admit(sim_net *n, int r, uint32_t p) {
     if ((double)s->ing[iv] < n->cfg.dt_alpha * (double)fr) { /* within the input's share */
       s->ing[iv] += pk->bytes;
       pk->flags |= PKT_CRED;
-      sim_credit_back(n, pk->in_ch, pk->vc, pk->bytes, n->des.now + n->chan[pk->in_ch].link_lat);
+      sim_credit_back(n, pk->in_ch, pk->vc, pk->bytes,
+                      n->des.now + sim_chan_credit_lat(n, pk->in_ch));
     }
   }
   sim_fifo_push(n, q, p);
@@ -140,7 +141,7 @@ static void oq_output(sim_net *n, uint32_t oc) {
     s->ing[(size_t)ic * V + pk->vc] -= pk->bytes;
   else
     sim_credit_back(n, ic, pk->vc, pk->bytes,
-                    now + sim_chan_ser(ch, pk->bytes) + n->chan[ic].link_lat);
+                    now + sim_chan_ser(ch, pk->bytes) + sim_chan_credit_lat(n, ic));
   if (n->cfg.cc != SIM_CC_NONE)
     sim_cc_departure(n, pk, occupied, n->cfg.buffer_bytes, to_nic);
   pk->vc = pk->out_vc;

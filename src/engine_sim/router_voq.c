@@ -189,7 +189,7 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   n->in_busy[gp] = now + x;
   s->xbar_busy[oc] = now + x;
   s->vptr[ic] = (uint8_t)((v + 1) % n->V);
-  sim_credit_back(n, ic, (uint32_t)v, pk->bytes, now + x + n->chan[ic].link_lat);
+  sim_credit_back(n, ic, (uint32_t)v, pk->bytes, now + x + sim_chan_credit_lat(n, ic));
   if (n->cfg.cc != SIM_CC_NONE)
     sim_cc_departure(n, pk, occupied, n->cfg.buffer_bytes, och->dst_router < 0);
   if (och->dst_router >= 0)
