@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/error.h"
 #include "contend/files.h"
@@ -21,7 +22,10 @@ struct sim_counters {
   contend_out out; /* the CSV's temporary (out.f NULL: summary only) */
   FILE *f;         /* out.f */
   sim_time interval, t_last;
-  last *prev; /* per channel */
+  last *prev;                  /* per channel */
+  uint64_t max_bytes, written; /* the CSV's bound, its size so far */
+  uint64_t largest;            /* the largest sample written */
+  sim_time stopped;            /* when a sample was first left out (0: none) */
 };
 
 static const char *component(const sim_net *n, uint32_t c, char *buf, size_t len) {
@@ -51,8 +55,9 @@ static sim_time stall_now(const sim_net *n, const sim_chan *ch) {
 
 static void write_sample(sim_counters *k) {
   sim_net *n = k->n;
-  if (!k->f)
+  if (!k->f || k->stopped)
     return;
+  const long before = ftell(k->f);
   settle(n);
   const sim_time now = n->des.now, dt = now - k->t_last;
   const double ts = (double)now / SIM_PS_PER_S;
@@ -97,6 +102,19 @@ static void write_sample(sim_counters *k) {
     p->occ_int = occ;
   }
   k->t_last = now;
+  const long after = ftell(k->f);
+  if (before < 0 || after < 0 || (uint64_t)after <= k->max_bytes)
+    return;
+  /* past the bound: this sample is taken back, and sampling stops */
+  fflush(k->f);
+  if (ftruncate(fileno(k->f), before) == 0)
+    fseek(k->f, before, SEEK_SET);
+  k->stopped = now ? now : 1;
+  fprintf(stderr,
+          "contend: --counters: the sample at %.3f us simulated would take the CSV past "
+          "--counters-max-mib %.0f (%.1f MiB): no more samples from then on (a longer "
+          "--counter-interval-us or a larger --counters-max-mib)\n",
+          (double)now / 1e6, (double)k->max_bytes / 1048576.0, (double)after / 1048576.0);
 }
 
 static void on_sample(void *arg) {
@@ -107,12 +125,13 @@ static void on_sample(void *arg) {
 }
 
 int sim_counters_open(sim_counters **out, sim_net *n, const char *path, sim_time interval,
-                      char *err, size_t errlen) {
+                      uint64_t max_bytes, char *err, size_t errlen) {
   sim_counters *k = calloc(1, sizeof *k);
   if (!k || !(k->prev = calloc(n->nchan, sizeof *k->prev)))
     contend_fail("out of memory (counters)");
   k->n = n;
   k->interval = interval;
+  k->max_bytes = max_bytes;
   if (path) {
     if (contend_out_open(&k->out, "--counters", path, err, errlen)) {
       free(k->prev);
@@ -159,6 +178,8 @@ void sim_counters_summary_json(sim_counters *k, contend_json *j, int top) {
   qsort(r, n->nchan, sizeof *r, by_stall);
   contend_json_obj_begin(j, "counters");
   contend_json_double(j, "sim_time_us", (double)now / 1e6);
+  if (k->stopped)
+    contend_json_double(j, "csv_stopped_at_us", (double)k->stopped / 1e6);
   contend_json_arr_begin(j, "top_stalled");
   char name[64], peer[64], tr[64];
   for (int i = 0; i < top && (uint32_t)i < n->nchan && r[i].stall; i++) {

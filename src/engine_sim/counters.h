@@ -28,11 +28,14 @@
 typedef struct sim_counters sim_counters;
 
 /* Starts sampling net every `interval` ps (0: once, at close) into the
- * CSV at path (NULL: summary only).  The file is written under a
+ * CSV at path (NULL: summary only).  The CSV stays within max_bytes: a
+ * sample that takes it past that is cut off again (the file keeps whole
+ * samples) and no later one is written; the summary then records
+ * "csv_stopped_at_us" and one line on stderr says so.  The file is written under a
  * temporary name (contend/files.h) and renamed at close; a run that
  * fails abandons it.  Returns 0, or -1 with err. */
 int sim_counters_open(sim_counters **out, sim_net *n, const char *path, sim_time interval,
-                      char *err, size_t errlen);
+                      uint64_t max_bytes, char *err, size_t errlen);
 /* "counters": {"interval_us", "top_stalled": [...], "by_tier": [...]} */
 void sim_counters_summary_json(sim_counters *c, contend_json *j, int top);
 /* Last sample, file renamed into place; frees c.  Returns 0 or -1 (err). */

@@ -175,6 +175,12 @@ const contend_param_def sim_param_defs[] = {
      0},
     {"counter_interval_us", CONTEND_P_DOUBLE, "0", "us",
      "counter sampling interval (0: one sample at the end)", 0, 1e12},
+    {"counters_max_mib", CONTEND_P_INT, "4096", "MiB",
+     "largest --counters CSV: a sample that would take the file past it is not written, nor any "
+     "after it (the results say when sampling stopped; on a 100,000-node fabric one sample of "
+     "every "
+     "port is about 200 MiB)",
+     1, 1048576},
     CONTEND_PARAM_END};
 
 void sim_params_files(const contend_params *p, contend_files *fs) {
@@ -428,6 +434,7 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
   const char *counters = contend_param_str(p, "counters");
   s->counters = counters && counters[0] ? counters : NULL;
   s->counter_interval = ns_to_ps(contend_param_double(p, "counter_interval_us") * 1000.0);
+  s->counters_max_bytes = (uint64_t)contend_param_int(p, "counters_max_mib") << 20;
   return 0;
 }
 

@@ -25,8 +25,9 @@ typedef struct sim_setup {
   sim_time mpi_overhead; /* MPI semantics: host time per message sent or received */
   const char *counters;  /* CSV path or NULL */
   sim_time counter_interval;
-  const char *preset;  /* "" for none */
-  sim_degrade degrade; /* --degrade, --degrade-random (net.link_scale points into it) */
+  uint64_t counters_max_bytes; /* the CSV's bound (--counters-max-mib) */
+  const char *preset;          /* "" for none */
+  sim_degrade degrade;         /* --degrade, --degrade-random (net.link_scale points into it) */
 } sim_setup;
 
 /* Applies the preset named by --network to every row the user did not

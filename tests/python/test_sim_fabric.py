@@ -5,7 +5,11 @@ Valiant and UGAL routing, deadlock freedom at saturation, determinism.
 Every expected value is computed here from the model's parameters or
 taken from the literature, never from the simulator's own output."""
 
+import json
+import subprocess
+
 import pytest
+from conftest import BUILD
 from simkit import refused, sim, strip_wall_clock
 
 
@@ -331,3 +335,33 @@ def test_bad_input(tmp_path, args, words):
     err = refused(tmp_path, args)
     assert words in err
     assert err.count("error:") == 1
+
+
+def test_counters_csv_stays_within_its_bound(tmp_path):
+    # one sample of every port of a 1,056-node dragonfly is about 1 MiB:
+    # with a bound of 4 MiB and a sample per microsecond, sampling stops
+    # early, the file stays within the bound, ends with whole rows, and the
+    # results say when sampling stopped
+    csv = tmp_path / "c.csv"
+    cmd = [str(BUILD / "bin" / "contend"), "sim", "--topology", "dragonfly:a=8,p=4,h=4",
+           "--measure-us", "20", "--counters", str(csv), "--counter-interval-us", "1",
+           "--counters-max-mib", "4", "-o", str(tmp_path / "s.json")]  # fmt: skip
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr
+    assert "--counters-max-mib 4" in r.stderr
+    assert 2 << 20 < csv.stat().st_size <= 4 << 20
+    rows = csv.read_text().splitlines()
+    assert all(row.count(",") == 5 for row in rows)
+    times = {float(row.split(",")[0]) for row in rows[1:]}
+    assert len(times) >= 2
+    stopped = json.loads((tmp_path / "s.json").read_text())["points"][0]["counters"]
+    assert max(times) * 1e6 < stopped["csv_stopped_at_us"] < 22
+    # unbounded, the same run writes every sample
+    full = tmp_path / "f.csv"
+    cmd[cmd.index(str(csv))] = str(full)
+    r = subprocess.run(cmd[:-4] + ["-o", str(tmp_path / "f.json")], capture_output=True,
+                       text=True, timeout=300, check=False)  # fmt: skip
+    assert r.returncode == 0 and "counters-max-mib" not in r.stderr
+    assert full.stat().st_size > 8 << 20
+    assert "counters-max-mib" in refused(tmp_path, ["--counters", str(tmp_path / "x.csv"),
+                                                    "--counters-max-mib", "0"])  # fmt: skip
