@@ -39,8 +39,15 @@ static uint32_t pkt_new(sim_net *n) {
     return i;
   }
   if (n->npkt == n->cappkt) {
-    n->cappkt = n->cappkt ? 2 * n->cappkt : 4096;
-    n->pkt = xrealloc(n->pkt, sizeof *n->pkt * n->cappkt, "packet pool");
+    const uint32_t cap = n->cappkt ? 2 * n->cappkt : 4096;
+    sim_pkt *pool = aligned_alloc(64, sizeof *pool * cap);
+    if (!pool)
+      contend_fail("out of memory (simulator packet pool, %u packets)", cap);
+    if (n->npkt)
+      memcpy(pool, n->pkt, sizeof *pool * n->npkt);
+    free(n->pkt);
+    n->pkt = pool;
+    n->cappkt = cap;
   }
   return n->npkt++;
 }
@@ -113,6 +120,7 @@ void sim_net_timer(sim_net *n, sim_time t, uint32_t kind, uint32_t id) {
 /* ---- occupancy and stalls (counters) ---- */
 
 _Static_assert(SIM_TOPO_MAX_RADIX <= INT16_MAX, "sim_chan.dst_port is 16 bits");
+_Static_assert(sizeof(sim_pkt) == 64, "a packet is one cache line");
 
 void sim_stall_end(sim_net *n, sim_chan *ch, uint32_t c) {
   if (!ch->stalled)
@@ -213,6 +221,7 @@ void sim_transmit_reserved(sim_net *n, uint32_t c, uint32_t p) {
     sim_des_push(&n->des, pk->t_arr, EV_ARRIVE, c);
   } else {
     n->pkt[ch->wire_tail].next = p;
+    n->pkt[ch->wire_tail].next_t_arr = pk->t_arr;
   }
   ch->wire_tail = p;
 }
@@ -390,7 +399,7 @@ static void on_arrive(sim_net *n, uint32_t c) {
   if (ch->wire_head == SIM_NIL)
     ch->wire_tail = SIM_NIL;
   else
-    sim_des_push(&n->des, n->pkt[ch->wire_head].t_arr, EV_ARRIVE, c);
+    sim_des_push(&n->des, pk->next_t_arr, EV_ARRIVE, c);
   if (ch->dst_router < 0) {
     deliver(n, p);
     return;
@@ -415,6 +424,8 @@ static inline void prefetch_far(const sim_net *n, const sim_event *e) {
   const char *v = (const char *)&n->cvc[(size_t)e->id * n->V];
   sim_prefetch(v);
   sim_prefetch(v + sizeof(sim_cvc) * (size_t)n->V - 1);
+  if (e->kind == EV_ARB && e->id >= (uint32_t)n->t->nports)
+    sim_prefetch(&n->nic[e->id - (uint32_t)n->t->nports]);
   if (n->cfg.router->prefetch)
     n->cfg.router->prefetch(n, e->id, e->kind, 0);
 }
@@ -428,8 +439,14 @@ static inline void prefetch_near(const sim_net *n, const sim_event *e) {
       sim_prefetch(&n->pkt[ch->wire_head]);
     if (ch->dst_router >= 0) /* a router's input buffer (iq: its tail is linked) */
       sim_prefetch(sim_in_buf(n, e->id, 0));
-  } else if (ch->cred_head != SIM_NIL) {
-    sim_prefetch(&n->cred[ch->cred_head]);
+  } else {
+    if (ch->cred_head != SIM_NIL)
+      sim_prefetch(&n->cred[ch->cred_head]);
+    if (e->id >= (uint32_t)n->t->nports) { /* a NIC: the message it sends from */
+      const uint32_t m = n->nic[e->id - (uint32_t)n->t->nports].q_head;
+      if (m != SIM_NIL)
+        sim_prefetch(&n->msg[m]);
+    }
   }
   if (n->cfg.router->prefetch)
     n->cfg.router->prefetch(n, e->id, e->kind, 1);

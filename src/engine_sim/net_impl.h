@@ -15,7 +15,8 @@ enum { PKT_LAST = 1, PKT_ECN = 2, PKT_RSV = 4, PKT_CRED = 8 };
 /* EV_ROUTER: the router model's own events (sim_router_model.event) */
 enum { EV_ARRIVE = 0, EV_ARB = 1, EV_CC = 2, EV_SAMPLE = 3, EV_ROUTER = 4, EV_USER = 16 };
 
-typedef struct sim_pkt {
+/* One cache line per packet (the pool is aligned). */
+typedef struct __attribute__((aligned(64))) sim_pkt {
   uint32_t next, msg;
   uint32_t src, dst;
   uint32_t bytes;    /* on the wire, header included */
@@ -25,6 +26,9 @@ typedef struct sim_pkt {
   sim_route_state rs;
   uint32_t in_ch; /* oq: the channel it came in on (its credits go back there) */
   sim_time t_arr; /* on a wire: when it reaches the next hop */
+  /* on a wire, with a packet behind it: that packet's t_arr (so the
+   * arrival of this one schedules the next without reading it) */
+  sim_time next_t_arr;
 } sim_pkt;
 
 typedef struct sim_cred {

@@ -118,6 +118,8 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   q->head = pk->next;
   if (q->head == SIM_NIL)
     q->tail = SIM_NIL;
+  else
+    sim_prefetch(&n->pkt[q->head]); /* routed below, after the departure */
   q->bytes -= pk->bytes;
   const sim_time s = sim_chan_ser(o, pk->bytes);
   n->in_busy[gp] = now + s / n->cfg.speedup;
