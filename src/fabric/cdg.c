@@ -24,6 +24,17 @@
  * - Within a key a router's choice depends on the incoming class only
  *   (not on the input port), so it is computed once per (router, class)
  *   and applied to every input that reaches it.
+ * - Keys are walked 64 at a time, a vertex carrying the mask of the keys
+ *   that reached it (each key reaches a vertex once, with the state it
+ *   first brings, as a walk of its own would).  At a router the keys of a
+ *   mask are grouped by the routing's destination class (dclass in
+ *   routing_impl.h: the alternatives are a function of it) and the
+ *   choices computed once per (router, class, destination class).  This
+ *   is exact: a key's edges are those its own walk would add, since its
+ *   reached vertices are the same and the choices at each are those of
+ *   its class; test_sim_topo compares the edges with one walk per key
+ *   without classes.  The cost falls from keys x routers alternatives to
+ *   about keys / 64 x routers x the classes met per router.
  * - Non-minimal routes (SIM_RF_NONMIN: valiant, ugal) are two minimal segments: phase 0 from
  *   the source router to the intermediate group depends on (source,
  *   group) only and is walked once per pair; it ends on the global channel
@@ -39,8 +50,9 @@
  *   apart from theirs).
  * Cycles are found by an iterative depth-first search (no recursion); the
  * error names up to six channels of the first cycle found.
- * Cost: about keys * routers alternatives; < 1 s for a 16,512-node
- * dragonfly (2,064 routers) or a 16k-node 3-level fat tree. */
+ * Cost: about keys / 64 * vertices mask operations (still quadratic,
+ * with a small constant), plus for non-minimal routings the phase-0
+ * segments (routers x groups, par: x groups again for its turns). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
