@@ -418,6 +418,12 @@ static int64_t dclass_every_up(const sim_routing *R, int r, int dst) {
   return tree_dclass(R, r, dst, 1);
 }
 
+/* dmodk's up ports are digits of dst mod prod w (xgft): destinations
+ * equal modulo it go up the same way from every router. */
+static int64_t key_rank_dmodk(const sim_routing *R, int dst) {
+  return R->t->kind == SIM_TOPO_XGFT ? dst % R->Wp[R->R] : 0;
+}
+
 static int alts_one(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
                     unsigned which, sim_route_alt *alts, int max) {
   (void)inject, (void)which;
@@ -440,6 +446,7 @@ const sim_routing_def sim_routing_tree_dmodk = {
     .route = route_dmodk,
     .alternatives = alts_one,
     .dclass = dclass_one,
+    .key_rank = key_rank_dmodk,
     .help = "static D-mod-k: up port (dst / prod w) mod w, by the destination node",
 };
 
