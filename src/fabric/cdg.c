@@ -122,7 +122,7 @@ typedef struct {
   unsigned walk_which; /* decisions the walks follow: SIM_ALT_MIN when non-minimal
                          segments are walked apart (phase0), else SIM_ALT_ALL */
   int width;           /* keys per batch, 1..BATCH (1: one walk per key, the reference) */
-  int use_dclass;      /* 0: every key its own class (the reference) */
+  int use_dclass;      /* 0: the reference: every key its own class, no shared turns */
   char *err;
   size_t errlen;
   int failed;
@@ -527,34 +527,61 @@ static int phase0(cdg *g, junctions *j, int s, int dst) {
   return rc;
 }
 
-/* SIM_RF_REEVAL: from source router s towards every other group, the
- * minimal first hop marked pending and, at the router it reaches, the
- * turns to every intermediate group (their phase-0 segments). */
-static int reeval(cdg *g, junctions *j, int s) {
+static int st_equal(const sim_route_state *x, const sim_route_state *y) {
+  return x->inter == y->inter && x->phase == y->phase && x->nonmin == y->nonmin &&
+         x->ghops == y->ghops && x->lane == y->lane && x->pending == y->pending &&
+         x->divert == y->divert;
+}
+
+/* SIM_RF_REEVAL: from the source routers of group G towards every other
+ * group, the minimal first hop marked pending and, at the router it
+ * reaches, the turns to every intermediate group (their phase-0
+ * segments).  The turns at a router depend on the packet's state and
+ * class, not on the input port (as everywhere in this check), and a
+ * segment past its first hop not on the hop before it: the sources whose
+ * first hops reach the same router with the same class and state share
+ * one list of turns and one walk of each segment, the others only adding
+ * their edges to the turns (not in the reference check: use_dclass 0). */
+static int reeval(cdg *g, junctions *j, int G) {
   const sim_topo *t = g->t;
   const sim_route_state st0 = {.inter = -1};
-  const int G = s / t->a;
   int rc = 0;
   for (int Gd = 0; Gd < t->g && !rc; Gd++) {
     if (Gd == G)
       continue;
     const int dst = Gd * t->a * t->p;
-    const int n = alternatives(g, s, node_port_of(t, s), dst, &st0, SIM_ALT_MIN);
-    if (n < 0)
-      return -1;
-    if (n != 1 || !g->alts[0].st.pending)
-      continue;
-    const sim_route_alt first = g->alts[0];
-    const long u = vertex_of(g, s, &first, dst);
-    if (u < 0)
-      return -1;
-    const int gp = (int)(u / g->C);
     sim_route_alt *turns = NULL;
-    const int nt =
-        alternatives_copy(g, g->prouter[gp], g->pport[gp], dst, &first.st, SIM_ALT_NONMIN, &turns);
-    rc = nt < 0 ? -1 : 0;
-    for (int i = 0; i < nt && !rc; i++)
-      rc = segment(g, j, u, g->prouter[gp], turns[i], dst);
+    int nt = 0;
+    sim_route_alt shared = {0}; /* the first hop the turns were computed for */
+    long shared_u = -1;
+    for (int s = G * t->a; s < (G + 1) * t->a && !rc; s++) {
+      const int n = alternatives(g, s, g->nodeport[s], dst, &st0, SIM_ALT_MIN);
+      if (n < 0)
+        rc = -1;
+      if (n != 1 || !g->alts[0].st.pending)
+        continue;
+      const sim_route_alt first = g->alts[0];
+      const long u = vertex_of(g, s, &first, dst);
+      if (u < 0) {
+        rc = -1;
+        break;
+      }
+      const int gp = (int)(u / g->C), q = g->prouter[gp];
+      if (g->use_dclass && shared_u >= 0 && g->prouter[shared_u / g->C] == q &&
+          shared_u % g->C == u % g->C && st_equal(&shared.st, &first.st)) {
+        for (int i = 0; i < nt; i++) /* the turns' vertices were checked */
+          add_edge(g, (size_t)u, turns[i].port, turns[i].vc / g->L);
+        continue;
+      }
+      free(turns);
+      turns = NULL;
+      nt = alternatives_copy(g, q, g->pport[gp], dst, &first.st, SIM_ALT_NONMIN, &turns);
+      rc = nt < 0 ? -1 : 0;
+      shared = first;
+      shared_u = u;
+      for (int i = 0; i < nt && !rc; i++)
+        rc = segment(g, j, u, q, turns[i], dst);
+    }
     free(turns);
   }
   return rc;
@@ -668,7 +695,7 @@ static int build(cdg *g) {
           if (phase0(g, &j, s, ((G + k) % t->g) * a * p))
             goto fail;
       }
-      if ((flags & SIM_RF_REEVAL) && reeval(g, &j, s))
+      if ((flags & SIM_RF_REEVAL) && s % a == 0 && reeval(g, &j, G))
         goto fail;
     }
   }
