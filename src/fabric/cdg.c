@@ -24,6 +24,19 @@
  * - Within a key a router's choice depends on the incoming class only
  *   (not on the input port), so it is computed once per (router, class)
  *   and applied to every input that reaches it.
+ * - Keys are walked 64 at a time, a vertex carrying the mask of the keys
+ *   that reached it (each key reaches a vertex once, with the state it
+ *   first brings, as a walk of its own would).  At a router the keys of a
+ *   mask are grouped by the routing's destination class (dclass in
+ *   routing_impl.h: the alternatives are a function of it) and the
+ *   choices computed once per (router, class, destination class).  This
+ *   is exact: a key's edges are those its own walk would add, since its
+ *   reached vertices are the same and the choices at each are those of
+ *   its class; test_sim_topo compares the edges with one walk per key
+ *   without classes.  The cost falls from keys x routers alternatives to
+ *   about keys / 64 x routers x the classes met per router.  A per-node
+ *   routing may rank its keys (key_rank: dmodk's up ports) so that a
+ *   batch shares its classes; the order changes nothing else.
  * - Non-minimal routes (SIM_RF_NONMIN: valiant, ugal) are two minimal segments: phase 0 from
  *   the source router to the intermediate group depends on (source,
  *   group) only and is walked once per pair; it ends on the global channel
@@ -36,17 +49,48 @@
  *   group, the minimal first hop (pending) gets an edge to each turn, and
  *   each turn's phase-0 segment is walked to its junction like those from
  *   the source router (the turn's VC class, one up, keeps its junctions
- *   apart from theirs).
+ *   apart from theirs).  Sources whose first hops meet at one router in
+ *   one class and state share its turns and their segments (reeval).
  * Cycles are found by an iterative depth-first search (no recursion); the
  * error names up to six channels of the first cycle found.
- * Cost: about keys * routers alternatives; < 1 s for a 16,512-node
- * dragonfly (2,064 routers) or a 16k-node 3-level fat tree. */
+ * Cost: still quadratic, with a small constant: keys / 64 x vertices
+ * mask operations, keys x source routers destination classes (the
+ * seeds), and for non-minimal routings junctions x destination groups
+ * and par's turns, groups^2 x (routers per group + groups).  About 1 s
+ * of CPU (dmodk 4 s, par 8 s) at 100,000 nodes (docs/simulator.md). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "routing_impl.h"
+
+/* Keys checked together: one bit each in a vertex's mask. */
+#define BATCH 64
+
+/* One queued vertex: the keys of the batch that reached it first here. */
+typedef struct {
+  int v;
+  sim_route_state st;
+  uint64_t mask;
+} qent;
+
+/* A cached list of alternatives: (router, incoming class, destination
+ * class, namespace) within one batch. */
+typedef struct {
+  uint64_t key;
+  int64_t dc;
+  unsigned stamp;
+  int off, n;
+  uint64_t sig;
+} centry;
+
+/* A group of keys of one destination class at a router. */
+typedef struct {
+  int64_t dc;
+  uint64_t mask;
+  int rep;
+} kgroup;
 
 typedef struct {
   const sim_routing *R;
@@ -56,21 +100,34 @@ typedef struct {
   size_t *off; /* nv + 1: bit offsets into bits */
   uint64_t *bits;
   int *prouter, *pport; /* per port: the router and local port the channel leads to, or -1 */
-  /* per-key walk */
-  int *stamp; /* per vertex: last key that reached it */
-  int *queue;
-  sim_route_state *qst;
+  int *nodeport;        /* per router: a node port (the injection port), or -1 */
+  /* the batch: its keys' destination nodes and routers */
+  int nb, bdst[BATCH], brouter[BATCH];
+  uint64_t *seen;  /* per vertex: the keys of the batch that reached it */
+  uint64_t *rkeys; /* per router: the keys of the batch it is the router of */
+  uint64_t *gkeys; /* per dragonfly group: the keys of the batch in it */
+  /* per router: its last grouping of keys (group_keys) */
+  unsigned *gm_stamp;
+  uint64_t *gm_mask;
+  size_t *gm_off;
+  int *gm_n;
+  kgroup *gmemo;
+  size_t gmemo_n, gmemo_cap;
+  qent *queue;
   size_t qcap;
-  /* per-key cache of a router's alternatives per incoming class */
-  int *cstamp, *coff, *cn; /* nrouters * C */
-  uint64_t *csig;          /* nrouters * C: signature of the cached list */
-  uint64_t *usig;          /* per vertex: signature of the edge set last added from it */
+  /* cache of alternatives, open addressing; valid when stamp == batch */
+  centry *cache;
+  size_t ccap, cn_used;
+  unsigned batch;
+  uint64_t *usig; /* per vertex: signature of the edge set last added from it */
   sim_route_alt *arena;
   size_t arena_n, arena_cap;
   sim_route_alt *alts;
   int alts_cap;
   unsigned walk_which; /* decisions the walks follow: SIM_ALT_MIN when non-minimal
                          segments are walked apart (phase0), else SIM_ALT_ALL */
+  int width;           /* keys per batch, 1..BATCH (1: one walk per key, the reference) */
+  int use_dclass;      /* 0: the reference: every key its own class, no shared turns */
   char *err;
   size_t errlen;
   int failed;
@@ -134,51 +191,144 @@ static void add_edge(cdg *g, size_t u, int out_port, int out_cls) {
   g->bits[b / 64] |= 1ull << (b % 64);
 }
 
-static int push(cdg *g, size_t *qt, long v, const sim_route_state *st) {
+/* Queues vertex v for the keys of mask that have not reached it yet (a
+ * key reaches a vertex once, with the state it first arrives with). */
+static int reach(cdg *g, long v, const sim_route_state *st, uint64_t mask, size_t *qt) {
+  if (g->t->peer[v / g->C] < 0)
+    return 0;
+  mask &= ~g->seen[v];
+  if (!mask)
+    return 0;
+  g->seen[v] |= mask;
   if (*qt == g->qcap) {
-    const size_t cap = g->qcap * 2;
-    int *q = realloc(g->queue, sizeof *q * cap);
-    if (q)
-      g->queue = q;
-    sim_route_state *s = q ? realloc(g->qst, sizeof *s * cap) : NULL;
-    if (!q || !s)
+    qent *q = realloc(g->queue, sizeof *q * g->qcap * 2);
+    if (!q)
       return oom(g);
-    g->qst = s;
-    g->qcap = cap;
+    g->queue = q;
+    g->qcap *= 2;
   }
-  g->queue[*qt] = (int)v;
-  g->qst[*qt] = *st;
-  (*qt)++;
+  g->queue[(*qt)++] = (qent){.v = (int)v, .st = *st, .mask = mask};
   return 0;
 }
 
-/* Queues the vertex alternative a leads to (once per key). */
-static int reach(cdg *g, long v, const sim_route_alt *a, int key, size_t *qt) {
-  if (g->t->peer[v / g->C] < 0 || g->stamp[v] == key)
-    return 0;
-  g->stamp[v] = key;
-  return push(g, qt, v, &a->st);
+/* The keys of mask grouped by their destination class at router r:
+ * returns the number of groups (-1 out of memory); dcs[i] the class,
+ * masks[i] its keys and rep[i] one of them.  The last grouping of each
+ * router is kept for the batch (a router is asked about the same keys by
+ * each of its inputs). */
+static int group_keys(cdg *g, int r, uint64_t mask, int64_t *dcs, uint64_t *masks, int *rep) {
+  if (g->gm_stamp[r] == g->batch && g->gm_mask[r] == mask) {
+    const kgroup *kg = &g->gmemo[g->gm_off[r]];
+    for (int i = 0; i < g->gm_n[r]; i++) {
+      dcs[i] = kg[i].dc;
+      masks[i] = kg[i].mask;
+      rep[i] = kg[i].rep;
+    }
+    return g->gm_n[r];
+  }
+  int n = 0;
+  while (mask) {
+    const int k = __builtin_ctzll(mask);
+    mask &= mask - 1;
+    const int64_t dc =
+        g->use_dclass ? sim_routing_dclass(g->R, r, g->bdst[k]) : (int64_t)g->bdst[k];
+    int i = 0;
+    while (i < n && dcs[i] != dc)
+      i++;
+    if (i == n) {
+      dcs[n] = dc;
+      masks[n] = 0;
+      rep[n++] = k;
+    }
+    masks[i] |= 1ull << k;
+  }
+  if (g->gmemo_n + (size_t)n > g->gmemo_cap) {
+    size_t cap = g->gmemo_cap ? 2 * g->gmemo_cap : 4096;
+    while (g->gmemo_n + (size_t)n > cap)
+      cap *= 2;
+    kgroup *m = realloc(g->gmemo, sizeof *m * cap);
+    if (!m)
+      return oom(g);
+    g->gmemo = m;
+    g->gmemo_cap = cap;
+  }
+  uint64_t all = 0;
+  for (int i = 0; i < n; i++) {
+    g->gmemo[g->gmemo_n + (size_t)i] = (kgroup){.dc = dcs[i], .mask = masks[i], .rep = rep[i]};
+    all |= masks[i];
+  }
+  g->gm_stamp[r] = g->batch;
+  g->gm_mask[r] = all;
+  g->gm_off[r] = g->gmemo_n;
+  g->gm_n[r] = n;
+  g->gmemo_n += (size_t)n;
+  return n;
 }
 
-/* The alternatives at router r for packets arriving on class cls,
- * computed once per (router, class) and cache key ckey (they do not depend
- * on the input port); their successors are queued then (once per walk key
- * key).  Returns the cache index or -1. */
-static long expand(cdg *g, int r, int in_port, int cls, int dst, const sim_route_state *st,
-                   int ckey, int key, size_t *qt) {
-  const size_t ci = (size_t)r * (size_t)g->C + (size_t)cls;
-  if (g->cstamp[ci] == ckey)
-    return (long)ci;
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return x;
+}
+
+/* The cache slot of (r, cls, dc, ns) in this batch: found, or empty (stamp
+ * != batch) for the caller to fill.  Returns NULL out of memory. */
+static centry *cache_slot(cdg *g, int r, int cls, int64_t dc, int ns) {
+  if (2 * (g->cn_used + 1) > g->ccap) {
+    const size_t cap = g->ccap ? 2 * g->ccap : 4096;
+    centry *c = calloc(cap, sizeof *c);
+    if (!c) {
+      oom(g);
+      return NULL;
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < g->ccap; i++)
+      if (g->cache[i].stamp == g->batch) {
+        size_t h = mix(g->cache[i].key ^ mix((uint64_t)g->cache[i].dc)) & (cap - 1);
+        while (c[h].stamp == g->batch)
+          h = (h + 1) & (cap - 1);
+        c[h] = g->cache[i];
+        used++;
+      }
+    free(g->cache);
+    g->cache = c;
+    g->ccap = cap;
+    g->cn_used = used;
+  }
+  const uint64_t key = ((uint64_t)(uint32_t)r << 8) | ((uint64_t)cls << 1) | (uint64_t)ns;
+  size_t h = mix(key ^ mix((uint64_t)dc)) & (g->ccap - 1);
+  while (g->cache[h].stamp == g->batch) {
+    if (g->cache[h].key == key && g->cache[h].dc == dc)
+      return &g->cache[h];
+    h = (h + 1) & (g->ccap - 1);
+  }
+  g->cache[h].key = key;
+  g->cache[h].dc = dc;
+  return &g->cache[h];
+}
+
+/* The alternatives at router r for packets arriving on class cls towards
+ * destination class dc (representative node dst), computed once per
+ * (router, class, destination class, namespace ns) and batch: they
+ * depend neither on the input port nor on which key of the class asks. */
+static centry *expand(cdg *g, int r, int in_port, int cls, int64_t dc, int ns, int dst,
+                      const sim_route_state *st) {
+  centry *c = cache_slot(g, r, cls, dc, ns);
+  if (!c || c->stamp == g->batch)
+    return c;
   const int n = alternatives(g, r, in_port, dst, st, g->walk_which);
   if (n < 0)
-    return -1;
+    return NULL;
   if (g->arena_n + (size_t)n > g->arena_cap) {
     size_t cap = g->arena_cap ? g->arena_cap * 2 : 4096;
     while (g->arena_n + (size_t)n > cap)
       cap *= 2;
     sim_route_alt *a = realloc(g->arena, sizeof *a * cap);
-    if (!a)
-      return oom(g);
+    if (!a) {
+      oom(g);
+      return NULL;
+    }
     g->arena = a;
     g->arena_cap = cap;
   }
@@ -186,45 +336,62 @@ static long expand(cdg *g, int r, int in_port, int cls, int dst, const sim_route
   for (int i = 0; i < n; i++) {
     const long v = vertex_of(g, r, &g->alts[i], dst);
     if (v < 0)
-      return -1;
+      return NULL;
     sig = (sig ^ (uint64_t)v) * 1099511628211ull;
     g->arena[g->arena_n + (size_t)i] = g->alts[i];
   }
-  g->cstamp[ci] = ckey;
-  g->coff[ci] = (int)g->arena_n;
-  g->cn[ci] = n;
-  g->csig[ci] = sig | 1;
+  c->stamp = g->batch;
+  g->cn_used++;
+  c->off = (int)g->arena_n;
+  c->n = n;
+  c->sig = sig | 1;
   g->arena_n += (size_t)n;
-  for (int i = 0; i < n; i++) {
-    const sim_route_alt *a = &g->arena[g->coff[ci] + i];
-    if (reach(g, (long)(g->t->port_base[r] + a->port) * g->C + a->vc / g->L, a, key, qt))
-      return -1;
-  }
-  return (long)ci;
+  return c;
 }
 
-/* Adds the edges from vertex u to the cached alternatives ci (skipped when
- * u already has exactly this edge set). */
-static void connect(cdg *g, long u, size_t ci) {
-  if (g->usig[u] == g->csig[ci])
-    return;
-  g->usig[u] = g->csig[ci];
-  for (int i = 0; i < g->cn[ci]; i++) {
-    const sim_route_alt *a = &g->arena[g->coff[ci] + i];
-    add_edge(g, (size_t)u, a->port, a->vc / g->L);
+/* Adds the edges from vertex u to the cached alternatives c (skipped when
+ * u already has exactly this edge set) and queues their vertices for the
+ * keys of mask. */
+static int connect(cdg *g, long u, const centry *c, int r, uint64_t mask, size_t *qt) {
+  const int add = g->usig[u] != c->sig;
+  g->usig[u] = c->sig;
+  for (int i = 0; i < c->n; i++) {
+    const sim_route_alt *a = &g->arena[c->off + i];
+    if (add)
+      add_edge(g, (size_t)u, a->port, a->vc / g->L);
+    if (reach(g, (long)(g->t->port_base[r] + a->port) * g->C + a->vc / g->L, &a->st, mask, qt))
+      return -1;
   }
+  return 0;
 }
 
-/* The walk of one key: queue[0..qt) already seeded (stamped with key). */
-static int walk(cdg *g, int ckey, int key, int dst, size_t qt) {
-  for (size_t qh = 0; qh < qt; qh++) {
-    const long u = g->queue[qh];
-    const sim_route_state st = g->qst[qh];
-    const int gp = (int)(u / g->C), cls = (int)(u % g->C);
-    const long ci = expand(g, g->prouter[gp], g->pport[gp], cls, dst, &st, ckey, key, &qt);
-    if (ci < 0)
+/* Expands vertex u (the channel into router prouter, class u % C) for the
+ * keys of mask, arriving with state st: per destination class, the cached
+ * alternatives of namespace ns. */
+static int expand_keys(cdg *g, long u, const sim_route_state *st, uint64_t mask, int ns,
+                       size_t *qt) {
+  const int gp = (int)(u / g->C), cls = (int)(u % g->C), r = g->prouter[gp];
+  int64_t dcs[BATCH];
+  uint64_t masks[BATCH];
+  int rep[BATCH];
+  const int ng = group_keys(g, r, mask, dcs, masks, rep);
+  if (ng < 0)
+    return -1;
+  for (int i = 0; i < ng; i++) {
+    const centry *c = expand(g, r, g->pport[gp], cls, dcs[i], ns, g->bdst[rep[i]], st);
+    if (!c || connect(g, u, c, r, masks[i], qt))
       return -1;
-    connect(g, u, (size_t)ci);
+  }
+  return 0;
+}
+
+/* The walk of the batch: queue[0..*qt) already seeded; *qt: the entries
+ * queued in all. */
+static int walk(cdg *g, size_t *qt) {
+  for (size_t qh = 0; qh < *qt; qh++) {
+    const qent e = g->queue[qh];
+    if (expand_keys(g, e.v, &e.st, e.mask, 0, qt))
+      return -1;
   }
   return 0;
 }
@@ -237,22 +404,34 @@ static int node_port_of(const sim_topo *t, int r) {
   return -1;
 }
 
-/* Seeds the injections of every source router towards dst (minimal
- * decisions only when which says so). */
-static int seed_sources(cdg *g, int key, int dst, unsigned which, size_t *qt) {
+/* Seeds the injections of every source router towards the batch's keys
+ * (minimal decisions only when which says so), once per destination
+ * class at the source. */
+static int seed_sources(cdg *g, unsigned which, size_t *qt) {
   const sim_topo *t = g->t;
   const sim_route_state st0 = {.inter = -1};
+  const uint64_t all = g->nb == BATCH ? ~0ull : (1ull << g->nb) - 1;
   for (int s = 0; s < t->nrouters; s++) {
-    const int ip = node_port_of(t, s);
-    if (ip < 0 || s == t->node_router[dst])
+    const int ip = g->nodeport[s];
+    if (ip < 0)
       continue;
-    const int n = alternatives(g, s, ip, dst, &st0, which);
-    if (n < 0)
+    const uint64_t mask = all & ~g->rkeys[s];
+    int64_t dcs[BATCH];
+    uint64_t masks[BATCH];
+    int rep[BATCH];
+    const int ng = group_keys(g, s, mask, dcs, masks, rep);
+    if (ng < 0)
       return -1;
-    for (int i = 0; i < n; i++) {
-      const long v = vertex_of(g, s, &g->alts[i], dst);
-      if (v < 0 || reach(g, v, &g->alts[i], key, qt))
+    for (int i = 0; i < ng; i++) {
+      const int dst = g->bdst[rep[i]];
+      const int n = alternatives(g, s, ip, dst, &st0, which);
+      if (n < 0)
         return -1;
+      for (int k = 0; k < n; k++) {
+        const long v = vertex_of(g, s, &g->alts[k], dst);
+        if (v < 0 || reach(g, v, &g->alts[k].st, masks[i], qt))
+          return -1;
+      }
     }
   }
   return 0;
@@ -353,34 +532,61 @@ static int phase0(cdg *g, junctions *j, int s, int dst) {
   return rc;
 }
 
-/* SIM_RF_REEVAL: from source router s towards every other group, the
- * minimal first hop marked pending and, at the router it reaches, the
- * turns to every intermediate group (their phase-0 segments). */
-static int reeval(cdg *g, junctions *j, int s) {
+static int st_equal(const sim_route_state *x, const sim_route_state *y) {
+  return x->inter == y->inter && x->phase == y->phase && x->nonmin == y->nonmin &&
+         x->ghops == y->ghops && x->lane == y->lane && x->pending == y->pending &&
+         x->divert == y->divert;
+}
+
+/* SIM_RF_REEVAL: from the source routers of group G towards every other
+ * group, the minimal first hop marked pending and, at the router it
+ * reaches, the turns to every intermediate group (their phase-0
+ * segments).  The turns at a router depend on the packet's state and
+ * class, not on the input port (as everywhere in this check), and a
+ * segment past its first hop not on the hop before it: the sources whose
+ * first hops reach the same router with the same class and state share
+ * one list of turns and one walk of each segment, the others only adding
+ * their edges to the turns (not in the reference check: use_dclass 0). */
+static int reeval(cdg *g, junctions *j, int G) {
   const sim_topo *t = g->t;
   const sim_route_state st0 = {.inter = -1};
-  const int G = s / t->a;
   int rc = 0;
   for (int Gd = 0; Gd < t->g && !rc; Gd++) {
     if (Gd == G)
       continue;
     const int dst = Gd * t->a * t->p;
-    const int n = alternatives(g, s, node_port_of(t, s), dst, &st0, SIM_ALT_MIN);
-    if (n < 0)
-      return -1;
-    if (n != 1 || !g->alts[0].st.pending)
-      continue;
-    const sim_route_alt first = g->alts[0];
-    const long u = vertex_of(g, s, &first, dst);
-    if (u < 0)
-      return -1;
-    const int gp = (int)(u / g->C);
     sim_route_alt *turns = NULL;
-    const int nt =
-        alternatives_copy(g, g->prouter[gp], g->pport[gp], dst, &first.st, SIM_ALT_NONMIN, &turns);
-    rc = nt < 0 ? -1 : 0;
-    for (int i = 0; i < nt && !rc; i++)
-      rc = segment(g, j, u, g->prouter[gp], turns[i], dst);
+    int nt = 0;
+    sim_route_alt shared = {0}; /* the first hop the turns were computed for */
+    long shared_u = -1;
+    for (int s = G * t->a; s < (G + 1) * t->a && !rc; s++) {
+      const int n = alternatives(g, s, g->nodeport[s], dst, &st0, SIM_ALT_MIN);
+      if (n < 0)
+        rc = -1;
+      if (n != 1 || !g->alts[0].st.pending)
+        continue;
+      const sim_route_alt first = g->alts[0];
+      const long u = vertex_of(g, s, &first, dst);
+      if (u < 0) {
+        rc = -1;
+        break;
+      }
+      const int gp = (int)(u / g->C), q = g->prouter[gp];
+      if (g->use_dclass && shared_u >= 0 && g->prouter[shared_u / g->C] == q &&
+          shared_u % g->C == u % g->C && st_equal(&shared.st, &first.st)) {
+        for (int i = 0; i < nt; i++) /* the turns' vertices were checked */
+          add_edge(g, (size_t)u, turns[i].port, turns[i].vc / g->L);
+        continue;
+      }
+      free(turns);
+      turns = NULL;
+      nt = alternatives_copy(g, q, g->pport[gp], dst, &first.st, SIM_ALT_NONMIN, &turns);
+      rc = nt < 0 ? -1 : 0;
+      shared = first;
+      shared_u = u;
+      for (int i = 0; i < nt && !rc; i++)
+        rc = segment(g, j, u, q, turns[i], dst);
+    }
     free(turns);
   }
   return rc;
@@ -467,13 +673,17 @@ static int find_cycle(cdg *g, char *err, size_t errlen) {
 
 /* ---- the check ---- */
 
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
 static int build(cdg *g) {
   const sim_topo *t = g->t;
   const unsigned flags = sim_routing_flags(g->R);
   const int nonmin = (flags & SIM_RF_NONMIN) != 0;
   const int per_node = (flags & SIM_RF_PER_NODE) != 0;
   g->walk_which = nonmin ? SIM_ALT_MIN : SIM_ALT_ALL;
-  int key = 0;
   junctions j = {0};
   if (nonmin) {
     j.seen = calloc(g->nv, 1);
@@ -490,14 +700,23 @@ static int build(cdg *g) {
           if (phase0(g, &j, s, ((G + k) % t->g) * a * p))
             goto fail;
       }
-      if ((flags & SIM_RF_REEVAL) && reeval(g, &j, s))
+      if ((flags & SIM_RF_REEVAL) && s % a == 0 && reeval(g, &j, G))
         goto fail;
     }
   }
+  /* the keys: every destination node of a per-node routing, else one
+   * node per router with nodes (the first) */
+  const int nkeys = per_node ? t->nnodes : 0;
+  int *keys = malloc(sizeof *keys * (size_t)(nkeys ? nkeys : t->nrouters));
+  if (!keys) {
+    oom(g);
+    goto fail;
+  }
+  int nk = 0;
   for (int d = 0; d < t->nrouters; d++) {
-    if (node_port_of(t, d) < 0)
+    if (g->nodeport[d] < 0)
       continue;
-    int first = -1, last = -1; /* the key's destination nodes */
+    int first = -1, last = -1; /* the router's destination nodes */
     for (int gp = t->port_base[d]; gp < t->port_base[d + 1]; gp++)
       if (t->peer[gp] < 0 && t->peer[gp] != SIM_UNCONNECTED) {
         const int n = -1 - t->peer[gp];
@@ -506,39 +725,71 @@ static int build(cdg *g) {
         if (n > last)
           last = n;
       }
-    for (int dst = first; dst <= (per_node ? last : first); dst++) {
-      if (t->node_router[dst] != d)
-        continue;
-      size_t qt = 0;
-      const int skey = ++key; /* stamps of this destination's walk */
-      if (seed_sources(g, skey, dst, SIM_ALT_MIN | (nonmin ? 0 : SIM_ALT_NONMIN), &qt))
-        goto fail;
-      if (nonmin) {
-        /* junctions outside d's group: the first step of phase 1; the
-         * junction packets (phase 0, entering their intermediate group)
-         * get a cache key of their own */
-        const int jkey = ++key;
-        for (int k = 0; k < j.n; k++) {
-          const long v = j.v[k];
-          const int gp = (int)(v / g->C), q = g->prouter[gp];
-          if (q / t->a == d / t->a)
-            continue;
-          const long ci =
-              expand(g, q, g->pport[gp], (int)(v % g->C), dst, &j.st[k], jkey, skey, &qt);
-          if (ci < 0)
-            goto fail;
-          connect(g, v, (size_t)ci);
-        }
+    for (int dst = first; dst <= (per_node ? last : first); dst++)
+      if (t->node_router[dst] == d)
+        keys[nk++] = dst;
+  }
+  if (g->use_dclass && per_node) {
+    /* keys of one rank share their classes: batch them together (the
+     * order of keys changes nothing but the speed) */
+    int64_t *rk = malloc(sizeof *rk * (size_t)(nk ? nk : 1));
+    if (!rk) {
+      oom(g);
+      goto fail_keys;
+    }
+    for (int k = 0; k < nk; k++)
+      rk[k] = sim_routing_key_rank(g->R, keys[k]) * (int64_t)(t->nnodes + 1) + keys[k];
+    qsort(rk, (size_t)nk, sizeof *rk, cmp_i64);
+    for (int k = 0; k < nk; k++)
+      keys[k] = (int)(rk[k] % (t->nnodes + 1));
+    free(rk);
+  }
+  for (int k0 = 0; k0 < nk; k0 += g->width) {
+    g->nb = nk - k0 < g->width ? nk - k0 : g->width;
+    g->batch++;
+    g->arena_n = 0;
+    g->gmemo_n = 0;
+    g->cn_used = 0; /* the entries of earlier batches are free slots */
+    for (int k = 0; k < g->nb; k++) {
+      g->bdst[k] = keys[k0 + k];
+      g->brouter[k] = t->node_router[g->bdst[k]];
+      g->rkeys[g->brouter[k]] |= 1ull << k;
+      if (nonmin)
+        g->gkeys[g->brouter[k] / t->a] |= 1ull << k;
+    }
+    const uint64_t all = g->nb == BATCH ? ~0ull : (1ull << g->nb) - 1;
+    size_t qt = 0;
+    if (seed_sources(g, SIM_ALT_MIN | (nonmin ? 0 : SIM_ALT_NONMIN), &qt))
+      goto fail_keys;
+    if (nonmin) {
+      /* junctions outside the key's group: the first step of phase 1; the
+       * junction packets (phase 0, entering their intermediate group) get
+       * a cache namespace of their own */
+      for (int k = 0; k < j.n; k++) {
+        const long v = j.v[k];
+        const int q = g->prouter[v / g->C];
+        const uint64_t mask = all & ~g->gkeys[q / t->a];
+        if (mask && expand_keys(g, v, &j.st[k], mask, 1, &qt))
+          goto fail_keys;
       }
-      if (walk(g, ++key, skey, dst, qt))
-        goto fail;
-      g->arena_n = 0;
+    }
+    if (walk(g, &qt))
+      goto fail_keys;
+    for (size_t q = 0; q < qt; q++) /* clear what the batch marked */
+      g->seen[g->queue[q].v] = 0;
+    for (int k = 0; k < g->nb; k++) {
+      g->rkeys[g->brouter[k]] = 0;
+      if (nonmin)
+        g->gkeys[g->brouter[k] / t->a] = 0;
     }
   }
+  free(keys);
   free(j.v);
   free(j.st);
   free(j.seen);
   return 0;
+fail_keys:
+  free(keys);
 fail:
   free(j.v);
   free(j.st);
@@ -546,34 +797,39 @@ fail:
   return -1;
 }
 
-int sim_routing_check_deadlock(const sim_routing *R, char *err, size_t errlen) {
+static int check(const sim_routing *R, int width, int use_dclass, uint64_t *digest, char *err,
+                 size_t errlen) {
   const sim_topo *t = sim_routing_topo(R);
   cdg g = {.R = R,
            .t = t,
            .C = sim_routing_classes(R),
            .L = sim_routing_lanes(R),
            .vcs = sim_routing_vcs(R),
+           .width = width,
+           .use_dclass = use_dclass,
            .err = err,
            .errlen = errlen};
   g.nv = (size_t)t->nports * (size_t)g.C;
-  const size_t nrc = (size_t)t->nrouters * (size_t)g.C;
+  const size_t nr = (size_t)(t->nrouters ? t->nrouters : 1);
   g.off = malloc(sizeof *g.off * (g.nv + 1));
   g.prouter = malloc(sizeof *g.prouter * (size_t)(t->nports ? t->nports : 1));
   g.pport = malloc(sizeof *g.pport * (size_t)(t->nports ? t->nports : 1));
-  g.stamp = calloc(g.nv ? g.nv : 1, sizeof *g.stamp);
+  g.nodeport = malloc(sizeof *g.nodeport * nr);
+  g.seen = calloc(g.nv ? g.nv : 1, sizeof *g.seen);
+  g.rkeys = calloc(nr, sizeof *g.rkeys);
+  g.gkeys = calloc((size_t)(t->g > 0 ? t->g : 1), sizeof *g.gkeys);
+  g.gm_stamp = calloc(nr, sizeof *g.gm_stamp);
+  g.gm_mask = malloc(sizeof *g.gm_mask * nr);
+  g.gm_off = malloc(sizeof *g.gm_off * nr);
+  g.gm_n = malloc(sizeof *g.gm_n * nr);
   g.qcap = 1024;
   g.queue = malloc(sizeof *g.queue * g.qcap);
-  g.qst = malloc(sizeof *g.qst * g.qcap);
-  g.cstamp = calloc(nrc, sizeof *g.cstamp);
-  g.coff = malloc(sizeof *g.coff * nrc);
-  g.cn = malloc(sizeof *g.cn * nrc);
-  g.csig = malloc(sizeof *g.csig * nrc);
   g.usig = calloc(g.nv ? g.nv : 1, sizeof *g.usig);
   g.alts_cap = SIM_TOPO_MAX_RADIX;
   g.alts = malloc(sizeof *g.alts * (size_t)g.alts_cap);
   int rc = -1;
-  if (!g.off || !g.prouter || !g.pport || !g.stamp || !g.queue || !g.qst || !g.cstamp || !g.coff ||
-      !g.cn || !g.csig || !g.usig || !g.alts) {
+  if (!g.off || !g.prouter || !g.pport || !g.nodeport || !g.seen || !g.rkeys || !g.gkeys ||
+      !g.gm_stamp || !g.gm_mask || !g.gm_off || !g.gm_n || !g.queue || !g.usig || !g.alts) {
     oom(&g);
     goto out;
   }
@@ -582,34 +838,56 @@ int sim_routing_check_deadlock(const sim_routing *R, char *err, size_t errlen) {
     g.prouter[gp] = q >= 0 ? sim_port_router(t, q) : -1;
     g.pport[gp] = q >= 0 ? q - t->port_base[g.prouter[gp]] : -1;
   }
+  for (int r = 0; r < t->nrouters; r++)
+    g.nodeport[r] = node_port_of(t, r);
   g.off[0] = 0;
   for (size_t v = 0; v < g.nv; v++) {
     const int r = g.prouter[v / (size_t)g.C];
     const size_t deg = r >= 0 ? (size_t)(t->port_base[r + 1] - t->port_base[r]) : 0;
     g.off[v + 1] = g.off[v] + deg * (size_t)g.C;
   }
-  g.bits = calloc(g.off[g.nv] / 64 + 1, sizeof *g.bits);
+  const size_t nwords = g.off[g.nv] / 64 + 1;
+  g.bits = calloc(nwords, sizeof *g.bits);
   if (!g.bits) {
     oom(&g);
     goto out;
   }
   if (build(&g))
     goto out;
+  if (digest) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < nwords; i++)
+      h = (h ^ mix(g.bits[i] + i)) * 1099511628211ull;
+    *digest = h;
+  }
   rc = find_cycle(&g, err, errlen);
 out:
   free(g.off);
   free(g.bits);
   free(g.prouter);
   free(g.pport);
-  free(g.stamp);
+  free(g.nodeport);
+  free(g.seen);
+  free(g.rkeys);
+  free(g.gkeys);
+  free(g.gm_stamp);
+  free(g.gm_mask);
+  free(g.gm_off);
+  free(g.gm_n);
+  free(g.gmemo);
   free(g.queue);
-  free(g.qst);
-  free(g.cstamp);
-  free(g.coff);
-  free(g.cn);
-  free(g.csig);
+  free(g.cache);
   free(g.usig);
   free(g.arena);
   free(g.alts);
   return rc;
+}
+
+int sim_routing_check_deadlock(const sim_routing *R, char *err, size_t errlen) {
+  return check(R, BATCH, 1, NULL, err, errlen);
+}
+
+int sim_routing_check_deadlock_ref(const sim_routing *R, int width, int use_dclass,
+                                   uint64_t *digest, char *err, size_t errlen) {
+  return check(R, width < 1 ? 1 : width > BATCH ? BATCH : width, use_dclass, digest, err, errlen);
 }

@@ -29,6 +29,9 @@ typedef struct walk {
   size_t errlen;
 } walk;
 
+static int step(walk *w, int r, int in_port, const sim_route_state *st);
+static int step_alts(walk *w, int r, const sim_route_alt *alts, int n);
+
 static void keep(walk *w) {
   long k = w->total;
   if (k >= w->max_paths) { /* reservoir: replace a slot with probability max/total */
@@ -42,16 +45,27 @@ static void keep(walk *w) {
   w->slot_order[k] = w->total;
 }
 
+/* One hop: every alternative at router r, recursively.  The choices are
+ * listed in a buffer of the stack, or of the heap (freed here) when there
+ * are more (valiant on a dragonfly of more than 256 groups). */
 static int step(walk *w, int r, int in_port, const sim_route_state *st) {
-  const sim_topo *t = w->t;
-  sim_route_alt alts[256];
-  const int n = sim_route_alternatives(w->R, r, in_port, w->src, w->dst, st, SIM_ALT_ALL, alts,
-                                       (int)(sizeof alts / sizeof *alts));
-  if (n > (int)(sizeof alts / sizeof *alts)) {
-    snprintf(w->err, w->errlen, "paths: more than %zu choices at one hop",
-             sizeof alts / sizeof *alts);
-    return -1;
+  sim_route_alt local[256], *alts = local;
+  int n = sim_route_alternatives(w->R, r, in_port, w->src, w->dst, st, SIM_ALT_ALL, alts,
+                                 (int)(sizeof local / sizeof *local));
+  if (n > (int)(sizeof local / sizeof *local)) {
+    alts = malloc(sizeof *alts * (size_t)n);
+    if (!alts)
+      contend_fail("out of memory (paths)");
+    n = sim_route_alternatives(w->R, r, in_port, w->src, w->dst, st, SIM_ALT_ALL, alts, n);
   }
+  const int rc = step_alts(w, r, alts, n);
+  if (alts != local)
+    free(alts);
+  return rc;
+}
+
+static int step_alts(walk *w, int r, const sim_route_alt *alts, int n) {
+  const sim_topo *t = w->t;
   for (int i = 0; i < n; i++) {
     const int gp = t->port_base[r] + alts[i].port;
     if (w->depth >= w->max_depth) {

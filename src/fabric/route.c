@@ -24,6 +24,12 @@ const sim_topo *sim_routing_topo(const sim_routing *R) { return R->t; }
 int sim_routing_classes(const sim_routing *R) { return R->classes; }
 int sim_routing_lanes(const sim_routing *R) { return R->lanes; }
 unsigned sim_routing_flags(const sim_routing *R) { return R->def->flags; }
+int64_t sim_routing_key_rank(const sim_routing *R, int dst) {
+  return R->def->key_rank ? R->def->key_rank(R, dst) : 0;
+}
+int64_t sim_routing_dclass(const sim_routing *R, int r, int dst) {
+  return R->def->dclass ? R->def->dclass(R, r, dst) : dst;
+}
 
 void sim_routing_free(sim_routing *R) {
   if (!R)

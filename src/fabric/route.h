@@ -118,6 +118,13 @@ int sim_routing_max_hops(const sim_routing *R);
  * the deadlock check can be seen to fail. */
 int sim_routing_new_unchecked(const sim_topo *t, const char *name, const sim_routing_opts *opts,
                               sim_routing **out, char *err, size_t errlen);
+/* Test hook: the deadlock check with `width` destinations walked together
+ * (1..64; the check uses 64) and with (use_dclass) or without the
+ * routing's destination classes (routing_impl.h); *digest (may be NULL)
+ * gets a hash of the graph's edges, so that the reduced check can be
+ * compared with one walk per destination, which it must equal. */
+int sim_routing_check_deadlock_ref(const sim_routing *R, int width, int use_dclass,
+                                   uint64_t *digest, char *err, size_t errlen);
 const sim_topo *sim_routing_topo(const sim_routing *R);
 int sim_routing_classes(const sim_routing *R); /* VC classes in use */
 int sim_routing_lanes(const sim_routing *R);   /* VC = class * lanes + lane */

@@ -299,6 +299,18 @@ static int alts_par(const sim_routing *R, int r, int inject, int dst, const sim_
   return df_alternatives(R, r, 0, 2, 0, 0, dst, st, which, alts, max);
 }
 
+/* The class of dst at r (routing_impl.h's dclass), the same for every
+ * dragonfly routing: what df_alternatives reads of dst is its node port
+ * at its router, its router when in r's group (the local port to it),
+ * else its group (the way there, UGAL's candidate groups, par's pending
+ * mark).  Phase 0 depends on the intermediate only. */
+static int64_t df_dclass(const sim_routing *R, int r, int dst) {
+  const int d = R->t->node_router[dst];
+  if (r == d)
+    return -1 - (int64_t)R->t->node_port[dst];
+  return r / R->a == d / R->a ? (int64_t)R->g + d % R->a : d / R->a;
+}
+
 const sim_routing_def sim_routing_df_minimal = {
     .name = "minimal",
     .kinds = SIM_KIND(SIM_TOPO_DRAGONFLY),
@@ -306,6 +318,7 @@ const sim_routing_def sim_routing_df_minimal = {
     .max_hops = 3,
     .init = df_init,
     .route = route_minimal,
+    .dclass = df_dclass,
     .alternatives = alts_minimal,
     .help = "local-global-local",
 };
@@ -318,6 +331,7 @@ const sim_routing_def sim_routing_df_valiant = {
     .flags = SIM_RF_NONMIN,
     .init = df_init,
     .route = route_valiant,
+    .dclass = df_dclass,
     .alternatives = alts_valiant,
     .help = "by a uniformly random intermediate router of the whole network (minimal when it "
             "is in the source's or the destination's group)",
@@ -331,6 +345,7 @@ const sim_routing_def sim_routing_df_ugal = {
     .flags = SIM_RF_NONMIN,
     .init = df_init,
     .route = route_ugal,
+    .dclass = df_dclass,
     .alternatives = alts_ugal,
     .help = "UGAL-L at the source router: minimal, or the best of --ugal-candidates random "
             "intermediates, by first-hop occupancy x hops",
@@ -344,6 +359,7 @@ const sim_routing_def sim_routing_df_ugal_g = {
     .flags = SIM_RF_NONMIN,
     .init = df_init,
     .route = route_ugal_g,
+    .dclass = df_dclass,
     .alternatives = alts_ugal,
     .help = "UGAL-G at the source router: as ugal, q adding the occupancy of each path's global "
             "channel (read at the router of the source group that owns it)",
@@ -357,6 +373,7 @@ const sim_routing_def sim_routing_df_par = {
     .flags = SIM_RF_NONMIN | SIM_RF_REEVAL,
     .init = df_init,
     .route = route_par,
+    .dclass = df_dclass,
     .alternatives = alts_par,
     .help = "progressive adaptive: ugal at the source router, decided again at the next router "
             "of the source group (the minimal path's gateway); one VC class more",

@@ -70,6 +70,17 @@ struct sim_routing_def {
    * writes at most max, returns how many there are. */
   int (*alternatives)(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
                       unsigned which, sim_route_alt *alts, int max);
+  /* The class of destination node dst at router r: two destinations of
+   * one class get the same alternatives at r (for every input port, state
+   * and `which`; the alternatives are a function of the class).  The
+   * deadlock check computes the alternatives once per class for a batch
+   * of destinations (cdg.c).  NULL: the destination node itself. */
+  int64_t (*dclass)(const sim_routing *R, int r, int dst);
+  /* Optional, for per-node routings: a rank of destination dst such that
+   * destinations of equal rank share their classes at most routers (e.g.
+   * D-mod-k's up ports); the check batches keys in rank order, which only
+   * changes its speed.  NULL: node order. */
+  int64_t (*key_rank)(const sim_routing *R, int dst);
   const char *help; /* one line for --help and docs */
 };
 
@@ -77,6 +88,10 @@ struct sim_routing_def {
  * (name NULL or "": the kind's default, its first row), or NULL. */
 const sim_routing_def *sim_routing_lookup(sim_topo_kind kind, const char *name);
 unsigned sim_routing_flags(const sim_routing *R);
+/* The def's dclass of dst at r (dst itself when it has none). */
+int64_t sim_routing_dclass(const sim_routing *R, int r, int dst);
+/* The def's key_rank of dst (0 when it has none). */
+int64_t sim_routing_key_rank(const sim_routing *R, int dst);
 
 /* ---- shared per-hop helpers ---- */
 

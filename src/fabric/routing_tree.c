@@ -396,6 +396,34 @@ static inline int tree_alternatives(const sim_routing *R, int r, int dst, const 
   return n;
 }
 
+/* The class of dst at r (routing_impl.h's dclass): what tree_alternatives
+ * reads of dst, i.e. dst's node port at its router, else the one port it
+ * lists, else (every up port) the candidate list, which is the same for
+ * every destination with the same table entry. */
+static inline int64_t tree_dclass(const sim_routing *R, int r, int dst, int every_up) {
+  const sim_topo *t = R->t;
+  if (t->node_router[dst] == r)
+    return -1 - (int64_t)t->node_port[dst];
+  const cands c = tree_cands(R, r, dst);
+  if (c.down || c.n == 1 || !every_up)
+    return cand_port(&c, c.n == 1 ? 0 : c.pick);
+  return SIM_TOPO_MAX_RADIX + (c.list ? (int64_t)(c.list - R->pool) : (int64_t)c.base);
+}
+
+static int64_t dclass_one(const sim_routing *R, int r, int dst) {
+  return tree_dclass(R, r, dst, 0);
+}
+
+static int64_t dclass_every_up(const sim_routing *R, int r, int dst) {
+  return tree_dclass(R, r, dst, 1);
+}
+
+/* dmodk's up ports are digits of dst mod prod w (xgft): destinations
+ * equal modulo it go up the same way from every router. */
+static int64_t key_rank_dmodk(const sim_routing *R, int dst) {
+  return R->t->kind == SIM_TOPO_XGFT ? dst % R->Wp[R->R] : 0;
+}
+
 static int alts_one(const sim_routing *R, int r, int inject, int dst, const sim_route_state *st,
                     unsigned which, sim_route_alt *alts, int max) {
   (void)inject, (void)which;
@@ -417,6 +445,8 @@ const sim_routing_def sim_routing_tree_dmodk = {
     .init = tree_init,
     .route = route_dmodk,
     .alternatives = alts_one,
+    .dclass = dclass_one,
+    .key_rank = key_rank_dmodk,
     .help = "static D-mod-k: up port (dst / prod w) mod w, by the destination node",
 };
 
@@ -428,6 +458,7 @@ const sim_routing_def sim_routing_tree_random = {
     .init = tree_init,
     .route = route_random,
     .alternatives = alts_every_up,
+    .dclass = dclass_every_up,
     .help = "a uniformly random up port per packet and hop",
 };
 
@@ -439,6 +470,7 @@ const sim_routing_def sim_routing_tree_adaptive = {
     .init = tree_init,
     .route = route_adaptive,
     .alternatives = alts_every_up,
+    .dclass = dclass_every_up,
     .help = "the up port with the least occupancy (queued + in the buffer downstream), ties "
             "broken at random",
 };
@@ -451,6 +483,7 @@ const sim_routing_def sim_routing_tree_dmodk_adaptive = {
     .init = tree_init,
     .route = route_dmodk_adaptive,
     .alternatives = alts_every_up,
+    .dclass = dclass_every_up,
     .help = "D-mod-k's up port while its occupancy is within a packet of the least occupied "
             "one, else a random one of those that are",
 };

@@ -229,6 +229,19 @@ def test_par_paths_include_the_turns_at_the_second_router(tmp_path):
     assert n["par"] == (1 + 7 + 7, 8)
 
 
+def test_paths_with_more_than_256_choices_at_a_hop(tmp_path):
+    # dragonfly:a=1,p=1,h=300 has 301 groups: valiant offers 299
+    # intermediate groups at the source router (all but the two end ones),
+    # more than the 256 choices a hop once had room for (exit status 3)
+    out = tmp_path / "paths.json"
+    cmd = [str(BIN), "topology", "paths", "--topology", "dragonfly:a=1,p=1,h=300"]
+    cmd += ["--routing", "valiant", "--pairs", "0:5", "--max-paths", "1000", "-q", "-o", str(out)]
+    subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120)
+    pair = json.loads(out.read_text())["pairs"][0]
+    assert pair["paths_total"] == 299
+    assert len({tuple(p) for p in pair["paths"]}) == 299
+
+
 # ---- every routing: drains, deterministic; unknown names ----
 
 ROUTINGS = [

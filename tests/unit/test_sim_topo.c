@@ -623,6 +623,66 @@ static void test_par_turns_at_the_second_router(void) {
 
 /* ---- deadlock ---- */
 
+/* The check walks 64 destinations at once and computes a router's choices
+ * once per destination class (the routing's dclass): its graph must equal
+ * the one of a walk per destination without classes, for every routing,
+ * with spare lanes, and with too few VCs (graphs with cycles). */
+static void test_deadlock_reduction_exact(void) {
+  const char *specs[] = {"fattree:leaves=4,nodes=4,uplinks=2",
+                         "fattree:pods=2,leaves=4,nodes=4,uplinks=2,pod_uplinks=3",
+                         "xgft:h=3,down=4,4,4,up=1,2,2", "xgft:h=2,down=8,8,up=4,8",
+                         "dragonfly:a=4,p=2,h=2", "dragonfly:a=4,p=2,h=2,g=5",
+                         "dragonfly:a=2,p=1,h=1,g=2", "dragonfly:a=1,p=2,h=3",
+                         /* Slurm trees: table-driven, several up and down candidates */
+                         conf("exact2.conf", "SwitchName=l0 Nodes=a[01-03]\n"
+                                             "SwitchName=l1 Nodes=a[04-06]\n"
+                                             "SwitchName=l2 Nodes=a[07-09]\n"
+                                             "SwitchName=s0 Switches=l[0-2]\n"
+                                             "SwitchName=s1 Switches=l[0-2]\n"),
+                         conf("exact3.conf", "SwitchName=l0 Nodes=b[1-2]\n"
+                                             "SwitchName=l1 Nodes=b[3-4]\n"
+                                             "SwitchName=l2 Nodes=b[5-6]\n"
+                                             "SwitchName=l3 Nodes=b[7-8]\n"
+                                             "SwitchName=a0 Switches=l[0-1]\n"
+                                             "SwitchName=a1 Switches=l[0-1]\n"
+                                             "SwitchName=a2 Switches=l[2-3]\n"
+                                             "SwitchName=a3 Switches=l[2-3]\n"
+                                             "SwitchName=t0 Switches=a0,a2\n"
+                                             "SwitchName=t1 Switches=a1,a3\n"
+                                             "SwitchName=t2 Switches=a0,a1,a2,a3\n")};
+  int compared = 0;
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    sim_topo t;
+    if (parse(specs[i], &t)) {
+      CHECK(0);
+      continue;
+    }
+    char names[64];
+    snprintf(names, sizeof names, "%s", sim_routing_names(t.kind));
+    for (char *save = NULL, *nm = strtok_r(names, ",", &save); nm; nm = strtok_r(NULL, ",", &save))
+      for (int vcs = 1; vcs <= 5; vcs++) {
+        sim_routing *R = NULL;
+        char err[512] = "", err_ref[512] = "";
+        if (sim_routing_new_unchecked(&t, nm, &(sim_routing_opts){.vcs = vcs}, &R, err, sizeof err))
+          continue;
+        uint64_t d = 0, d_ref = 1;
+        const int rc = sim_routing_check_deadlock_ref(R, 64, 1, &d, err, sizeof err);
+        const int rc_ref = sim_routing_check_deadlock_ref(R, 1, 0, &d_ref, err_ref, sizeof err_ref);
+        CHECK(rc == rc_ref);
+        CHECK(d == d_ref);
+        CHECK(rc == sim_routing_check_deadlock(R, err, sizeof err));
+        if (rc != rc_ref || d != d_ref)
+          fprintf(stderr, "  %s %s vcs %d: reduced %d %016llx, reference %d %016llx\n", specs[i],
+                  nm, vcs, rc, (unsigned long long)d, rc_ref, (unsigned long long)d_ref);
+        compared++;
+        sim_routing_free(R);
+      }
+    sim_topo_free(&t);
+  }
+  CHECK(compared > 80);
+  printf("  deadlock check: reduced graph equals the per-destination one in %d cases\n", compared);
+}
+
 static void test_deadlock(void) {
   sim_topo t;
   sim_routing *R = NULL;
@@ -709,6 +769,7 @@ int main(void) {
   test_dmodk_adaptive();
   test_par_turns_at_the_second_router();
   test_deadlock();
+  test_deadlock_reduction_exact();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd)) {
