@@ -216,6 +216,31 @@ static void run_overflow(void *arg) {
   coop_fiber_resume(f);
 }
 
+/* deep(), but suspends at the bottom of the recursion. */
+static __attribute__((noinline)) long deep_suspend(int n) {
+  volatile unsigned char pad[256];
+  pad[n & 255] = (unsigned char)(n & 255);
+  if (!n)
+    coop_fiber_suspend();
+  const long below = n > 0 ? deep_suspend(n - 1) : 0;
+  return below + pad[n & 255];
+}
+static void overrun_fn(void *arg) { deep_suspend((int)(intptr_t)arg); }
+
+/* Past the guard pages vm.max_map_count allows: a fiber that suspends
+ * beyond its 64 KiB stack (in its neighbour's slot, which is mapped) ends
+ * the run with one line, and one that stays within runs as before. */
+static void run_unguarded(void *arg) {
+  coop_fiber_set_guards(0);
+  coop_fiber *low = coop_fiber_new(overrun_fn, (void *)(intptr_t)10, 64 * 1024);
+  coop_fiber *f = coop_fiber_new(overrun_fn, arg, 64 * 1024);
+  CHECK(coop_fiber_resume(low) == 0 && coop_fiber_resume(low) == 1);
+  CHECK(coop_fiber_resume(f) == 0 && coop_fiber_resume(f) == 1);
+  coop_fiber_free(low);
+  coop_fiber_free(f);
+  exit(failures ? 1 : 0);
+}
+
 static void test_failures(void) {
   char err[2048];
   int n = 4;
@@ -230,6 +255,11 @@ static void test_failures(void) {
         strstr(err, "rank 7 (an odd wait) and 11 more") && !strstr(err, "rank 8 ("));
   st = in_child(run_overflow, NULL, err, sizeof err);
   CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+  st = in_child(run_unguarded, (void *)(intptr_t)100, err, sizeof err); /* about 30 KiB */
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  st = in_child(run_unguarded, (void *)(intptr_t)250, err, sizeof err); /* about 75 KiB */
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) != 0 &&
+        strstr(err, "fiber stack overflow: a rank used more than its 64 KiB stack"));
 }
 
 /* ---- many ranks ---- */
