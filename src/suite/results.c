@@ -21,13 +21,15 @@ void contend_result_init(contend_result *r, const contend_motif *m, contend_phas
 
 void contend_run_layout(contend_run *run) {
   const contend_config *cfg = run->cfg;
-  int n = 0, cap = 2 * cfg->ncanary + cfg->ncong * (1 + cfg->ncanary) + 1;
-  run->results = calloc((size_t)cap, sizeof *run->results);
-  if (!run->results)
-    contend_fail("out of memory");
   const int load = cfg->cmd == CONTEND_CMD_LOAD;
   const int cong_only = load && contend_param_bool(&cfg->load, "congestor_only");
   const int cong_base = load && (cong_only || contend_param_bool(&cfg->load, "congestor_baseline"));
+  /* exactly the results below: every in-process rank holds its list */
+  int n = 0, cap = (cong_only ? 0 : cfg->ncanary) + (cong_base ? cfg->ncong : 0) +
+                   (load && !cong_only ? cfg->ncanary * (1 + cfg->ncong) : 0);
+  run->results = calloc((size_t)cap + 1, sizeof *run->results);
+  if (!run->results)
+    contend_fail("out of memory");
   if (!cong_only)
     for (int t = 0; t < cfg->ncanary; t++)
       contend_result_init(&run->results[n++], contend_motifs[cfg->canary[t]],
@@ -45,6 +47,8 @@ void contend_run_layout(contend_run *run) {
         contend_result_init(&run->results[n++], contend_motifs[cfg->cong[k]],
                             CONTEND_PHASE_CONGESTOR_LOADING, t);
   }
+  if (n != cap)
+    contend_fail("internal error: %d results laid out for %d", n, cap);
   run->nresults = n;
 }
 
