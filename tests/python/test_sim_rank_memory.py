@@ -1,0 +1,39 @@
+"""Memory per simulated rank: `contend network --engine sim` holds every
+rank as a fiber of one process, so what each rank keeps (its stack's
+touched pages, its results, its simulated-MPI state) times the rank count
+is what 65,536 ranks cost.  The slope between two rank counts on one
+fabric leaves the fabric's fixed cost out."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest import BUILD
+
+# 4,160 nodes; both runs play a prefix of them (--nodes)
+TOPOLOGY = "dragonfly:a=16,p=4,h=4"
+# One 4 KiB stack page and about 4 KiB of results, MPI state and collectives'
+# buffers per rank here; before the stacks kept to one page and the results to
+# what they hold, 14 KiB.  The bound leaves room for other allocators.
+SLOPE_KIB_MAX = 12.0
+
+
+def peak_rss_mib(nodes, tmp_path):
+    out = tmp_path / f"n{nodes}.json"
+    cmd = [str(BUILD / "bin" / "contend"), "network", "--engine", "sim", "--topology", TOPOLOGY,
+           "--nodes", str(nodes), "--measurements", "1", "--rings", "1", "--iters", "1",
+           "--warmup", "0", "--canaries", "rr_lat,allreduce", "--timeout", "0.000001",
+           "--seed", "1", "-q", "-o", str(out)]  # fmt: skip
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    env = json.loads(out.read_text())["environment"]
+    assert env["ranks"] == nodes
+    return env["peak_rss_mib_max"]
+
+
+def test_memory_per_simulated_rank(tmp_path):
+    small, large = 1024, 4096
+    slope = (peak_rss_mib(large, tmp_path) - peak_rss_mib(small, tmp_path)) * 1024 / (large - small)
+    assert 0 < slope <= SLOPE_KIB_MAX, f"{slope:.1f} KiB per simulated rank"
