@@ -54,7 +54,7 @@ struct coop_fiber {
  * MADV_DONTNEED); chunks stay mapped for the process's lifetime.  Guard
  * pages split a chunk's mapping (two more mappings each), so only the
  * first fibers get one, as many as vm.max_map_count leaves
- * (guard_budget); the others rely on the stack-pointer check at every
+ * (g_guards); the others rely on the stack-pointer check at every
  * suspend (overflow_check). */
 #define SLOTS_PER_CHUNK 256
 #define SIZE_CLASSES 8
