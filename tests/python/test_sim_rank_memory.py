@@ -51,3 +51,18 @@ def test_memory_per_simulated_rank(tmp_path):
     small, large = 1024, 4096
     slope = (peak_rss_mib(large, tmp_path) - peak_rss_mib(small, tmp_path)) * 1024 / (large - small)
     assert 0 < slope <= SLOPE_KIB_MAX, f"{slope:.1f} KiB per simulated rank"
+
+
+def test_peak_rss_is_the_programs_own(tmp_path):
+    """A launcher's memory is not reported as the run's: getrusage's peak
+    survives exec, so a run started from a 300 MB Python process (as pytest
+    grows to be) reported 300 MB, and both runs above the same figure."""
+    out = tmp_path / "r.json"
+    cmd = [str(BUILD / "bin" / "contend"), "network", "--engine", "sim", "--topology",
+           "dragonfly:a=4,p=2,h=2", "--measurements", "1", "--rings", "1", "--iters", "1",
+           "--warmup", "0", "--canaries", "rr_lat", "--timeout", "0.000001", "-q", "-o", str(out)]  # fmt: skip
+    launcher = "import os, sys; ballast = b'x' * (300 << 20); os.execv(sys.argv[1], sys.argv[1:])"
+    r = subprocess.run([sys.executable, "-c", launcher, *cmd], check=False, capture_output=True,
+                       text=True, timeout=120)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(out.read_text())["environment"]["peak_rss_mib_max"] < 200
