@@ -39,11 +39,32 @@ struct coop_fiber {
   fcontext_t caller; /* its resumer's suspended state (valid while running) */
   void (*fn)(void *arg);
   void *arg;
-  void *map; /* guard page + stack */
-  size_t map_len;
+  char *slot;      /* guard page (or not) + stack, in a chunk of the stack pool */
+  size_t slot_len; /* page + stack bytes */
   int done, running;
+  int guarded;            /* the slot's lowest page is PROT_NONE */
+  struct coop_fiber *nxt; /* in its size's free list, once freed */
   unsigned valgrind_id;
 };
+
+/* The stack pool: slots of one size are carved from chunk mappings of
+ * SLOTS_PER_CHUNK slots (MAP_NORESERVE: a slot costs the pages its fiber
+ * touched), so 65,536 fibers take a few hundred mappings, not 131,072.  A
+ * freed fiber keeps its slot on its size's free list (pages released with
+ * MADV_DONTNEED); chunks stay mapped for the process's lifetime.  Guard
+ * pages split a chunk's mapping (two more mappings each), so only the
+ * first fibers get one, as many as vm.max_map_count leaves
+ * (g_guards); the others rely on the stack-pointer check at every
+ * suspend (overflow_check). */
+#define SLOTS_PER_CHUNK 256
+#define SIZE_CLASSES 8
+static struct {
+  size_t slot_len;
+  char *chunk;      /* the chunk being carved */
+  int carved;       /* slots taken from it */
+  coop_fiber *free; /* freed fibers of this slot size (their slots kept) */
+} g_class[SIZE_CLASSES];
+static long g_guards = -1; /* guard pages still allowed (-1: not computed yet) */
 
 static coop_fiber *g_current;
 
@@ -56,31 +77,93 @@ static void entry(transfer_t t) {
   abort();
 }
 
+#define MAP_RESERVE 4096                       /* mappings kept for libraries, heap, MPI */
+#define AS_RESERVE ((size_t)512 * 1024 * 1024) /* address space kept beside the stacks */
+
+/* A number from a small text file, or -1. */
+static long long read_number(const char *path, int field) {
+  FILE *f = fopen(path, "r");
+  long long v = -1;
+  for (int i = 0; f && i <= field; i++)
+    if (fscanf(f, "%lld", &v) != 1)
+      v = -1;
+  if (f)
+    fclose(f);
+  return v;
+}
+
+/* A fiber struct with a slot of slot_len bytes (new or from the free list). */
+static coop_fiber *slot_get(size_t slot_len, size_t page) {
+  int c = 0;
+  while (c < SIZE_CLASSES && g_class[c].slot_len && g_class[c].slot_len != slot_len)
+    c++;
+  if (c == SIZE_CLASSES)
+    contend_fail("internal error: more than %d fiber stack sizes", SIZE_CLASSES);
+  g_class[c].slot_len = slot_len;
+  coop_fiber *f = g_class[c].free;
+  if (f) {
+    g_class[c].free = f->nxt;
+    const int guarded = f->guarded;
+    char *slot = f->slot;
+    memset(f, 0, sizeof *f);
+    f->slot = slot;
+    f->slot_len = slot_len;
+    f->guarded = guarded;
+    return f;
+  }
+  if (!g_class[c].chunk || g_class[c].carved == SLOTS_PER_CHUNK) {
+    void *m = mmap(NULL, slot_len * SLOTS_PER_CHUNK, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+      contend_fail("cannot map fiber stacks (%d of %zu KiB): %s (too many ranks for the "
+                   "address-space limit?)",
+                   SLOTS_PER_CHUNK, slot_len / 1024, strerror(errno));
+    g_class[c].chunk = m;
+    g_class[c].carved = 0;
+  }
+  f = calloc(1, sizeof *f);
+  if (!f)
+    contend_fail("out of memory (fiber)");
+  f->slot = g_class[c].chunk + slot_len * (size_t)g_class[c].carved++;
+  f->slot_len = slot_len;
+  if (g_guards < 0) {
+    const long long maps = read_number("/proc/sys/vm/max_map_count", 0);
+    g_guards =
+        maps > 0 ? (maps > MAP_RESERVE ? (long)((maps - MAP_RESERVE) / 2) : 0) : COOP_FIBERS_MAX;
+  }
+  if (g_guards > 0 && !mprotect(f->slot, page, PROT_NONE)) {
+    f->guarded = 1;
+    g_guards--;
+  }
+  return f;
+}
+
 coop_fiber *coop_fiber_new(void (*fn)(void *arg), void *arg, size_t stack_bytes) {
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
   if (!stack_bytes)
     stack_bytes = COOP_STACK_DEFAULT;
   stack_bytes = (stack_bytes + page - 1) / page * page;
-  coop_fiber *f = calloc(1, sizeof *f);
-  if (!f)
-    contend_fail("out of memory (fiber)");
-  f->map_len = stack_bytes + page;
-  f->map = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (f->map == MAP_FAILED)
-    contend_fail("cannot map a fiber stack of %zu B: %s (too many ranks for vm.max_map_count?)",
-                 f->map_len, strerror(errno));
-  if (mprotect(f->map, page, PROT_NONE))
-    contend_fail("cannot protect a fiber stack's guard page: %s (too many ranks for "
-                 "vm.max_map_count?)",
-                 strerror(errno));
+  coop_fiber *f = slot_get(stack_bytes + page, page);
   f->fn = fn;
   f->arg = arg;
 #ifdef COOP_VALGRIND
-  f->valgrind_id = VALGRIND_STACK_REGISTER((char *)f->map + page, (char *)f->map + f->map_len);
+  f->valgrind_id = VALGRIND_STACK_REGISTER(f->slot + page, f->slot + f->slot_len);
 #endif
-  f->self = make_fcontext((char *)f->map + f->map_len, stack_bytes, entry);
+  f->self = make_fcontext(f->slot + f->slot_len, stack_bytes, entry);
   return f;
+}
+
+void coop_fiber_set_guards(long n) { g_guards = n; }
+
+/* Unguarded stacks: a fiber that suspends below its stack's lowest
+ * usable page has overrun it (into a neighbour's slot): end the run
+ * before the neighbour resumes on a corrupt stack.  Costs one compare per
+ * switch; an overrun that returns before suspending goes unseen. */
+static void overflow_check(const coop_fiber *f, const char *sp) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (!f->guarded && sp < f->slot + 2 * page)
+    contend_fail("fiber stack overflow: a rank used more than its %zu KiB stack",
+                 (f->slot_len - page) / 1024);
 }
 
 int coop_fiber_resume(coop_fiber *f) {
@@ -100,6 +183,8 @@ void coop_fiber_suspend(void) {
   coop_fiber *f = g_current;
   if (!f)
     contend_fail("internal error: fiber suspend outside a fiber");
+  char here;
+  overflow_check(f, &here);
   transfer_t t = jump_fcontext(f->caller, NULL);
   f->caller = t.fctx;
 }
@@ -116,40 +201,19 @@ void coop_fiber_free(coop_fiber *f) {
 #ifdef COOP_VALGRIND
   VALGRIND_STACK_DEREGISTER(f->valgrind_id);
 #endif
-  munmap(f->map, f->map_len);
-  free(f);
-}
-
-#define MAP_RESERVE 4096                       /* mappings kept for libraries, heap, MPI */
-#define AS_RESERVE ((size_t)512 * 1024 * 1024) /* address space kept beside the stacks */
-
-/* A number from a small text file, or -1. */
-static long long read_number(const char *path, int field) {
-  FILE *f = fopen(path, "r");
-  long long v = -1;
-  for (int i = 0; f && i <= field; i++)
-    if (fscanf(f, "%lld", &v) != 1)
-      v = -1;
-  if (f)
-    fclose(f);
-  return v;
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  madvise(f->slot + page, f->slot_len - page, MADV_DONTNEED); /* its touched pages go back */
+  int c = 0;
+  while (g_class[c].slot_len != f->slot_len)
+    c++;
+  f->nxt = g_class[c].free;
+  g_class[c].free = f;
 }
 
 long coop_fiber_limit(char *why, size_t len) {
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
   long limit = COOP_FIBERS_MAX;
   snprintf(why, len, "the fixed maximum of %ld per process", (long)COOP_FIBERS_MAX);
-  const long long maps = read_number("/proc/sys/vm/max_map_count", 0);
-  if (maps > 0) {
-    const long n = maps > MAP_RESERVE ? (long)((maps - MAP_RESERVE) / 2) : 0;
-    if (n < limit) {
-      limit = n;
-      snprintf(why, len,
-               "vm.max_map_count is %lld and every rank takes 2 memory mappings (its stack and "
-               "guard page)",
-               maps);
-    }
-  }
   struct rlimit rl;
   if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
     const long long pages = read_number("/proc/self/statm", 0); /* mapped now */

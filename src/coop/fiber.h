@@ -8,12 +8,19 @@
  * another fiber); a fiber must not resume itself or a fiber that is already
  * running.
  *
- * Stacks are private anonymous mappings with MAP_NORESERVE: pages are
+ * Stacks come from a pool of large private anonymous mappings with
+ * MAP_NORESERVE (SLOTS_PER_CHUNK stacks each, see fiber.c): pages are
  * committed only when touched, so thousands of fibers with the default
- * 256 KiB stack cost what they use.  The lowest page is PROT_NONE, so an
- * overflow faults (SIGSEGV) instead of corrupting a neighbour.  Each fiber
- * takes two kernel memory mappings (see vm.max_map_count, 65530 by
- * default: about 32k live fibers).
+ * 256 KiB stack cost what they use, and they take a few hundred kernel
+ * memory mappings, not one or two each (vm.max_map_count, 65530 by
+ * default, does not bound the fiber count).  Below each stack is a page
+ * that is PROT_NONE, so an overflow faults (SIGSEGV) instead of
+ * corrupting a neighbour, for as many fibers as vm.max_map_count leaves
+ * room for (each guard page splits a mapping: two mappings); fibers past
+ * that have no guard page and are checked instead: a fiber that suspends
+ * with its stack pointer in its lowest usable page ends the run
+ * ("fiber stack overflow").  Freed stacks are kept for reuse, their pages
+ * released (MADV_DONTNEED).
  *
  * Ownership: coop_fiber_new returns a fiber owned by the caller, freed with
  * coop_fiber_free once it has finished or was never resumed (never while it
@@ -50,14 +57,17 @@ coop_fiber *coop_fiber_current(void);
 /* Whether fn has returned. */
 int coop_fiber_done(const coop_fiber *f);
 
-/* Unmaps the stack and frees f (NULL is fine); see the ownership rule. */
+/* Test hook: at most n more fibers get a guard page (the others the
+ * stack-pointer check).  Normally computed from vm.max_map_count. */
+void coop_fiber_set_guards(long n);
+
+/* Releases the stack's pages and frees f (NULL is fine); see the ownership rule. */
 void coop_fiber_free(coop_fiber *f);
 
 /* How many fibers of the default stack this process can hold at once:
- * the least of COOP_FIBERS_MAX, what vm.max_map_count leaves (two
- * mappings per fiber, less a reserve for the rest of the process) and
- * what RLIMIT_AS leaves (stack and guard page each, less what is mapped
- * already and a reserve).  why: which limit binds, for messages. */
+ * the least of COOP_FIBERS_MAX and what RLIMIT_AS leaves (stack and
+ * guard page each, less what is mapped already and a reserve).  why: which limit binds, for
+ * messages. */
 long coop_fiber_limit(char *why, size_t len);
 
 /* The in-process engines' up-front check of their rank count: 0 when

@@ -15,7 +15,7 @@
  *   any, see coop_set_idle) wakes none, nothing can ever wake them: the scheduler prints one line
  * naming how many are parked and up to 8 of them with what they wait on ("contend: deadlock: ..."),
  * and ends the run with exit status 3 (contend_die: the abort hook, then the registered end).
- * - A rank's stack is unmapped as soon as its body returns; what the body
+ * - A rank's stack is released as soon as its body returns; what the body
  *   allocated is its own business.
  * - Not reentrant: one coop_run at a time, never from inside a rank.
  *   Not thread-safe. */

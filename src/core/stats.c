@@ -83,8 +83,11 @@ void contend_hist_add(contend_hist *h, double v) {
     h->max = v;
   const int i = contend_hist_index(v);
   if (!h->bucket || i < h->lo || i >= h->lo + h->n) {
-    /* room around the sample: half again the span held, at least 16 */
-    const int slack = h->n / 2 > 16 ? h->n / 2 : 16;
+    /* the first sample's bucket alone (a histogram of one sample, as
+     * every in-process rank holds per test at small counts, costs one
+     * bucket); then room around the sample: half again the span held,
+     * at least 16 */
+    const int slack = !h->bucket ? 0 : h->n / 2 > 16 ? h->n / 2 : 16;
     cover(h, i - slack, i + 1 + slack);
   }
   h->bucket[i - h->lo]++;

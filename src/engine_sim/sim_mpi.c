@@ -128,9 +128,11 @@ struct sim_ctx {
 typedef struct pool {
   void *a;
   uint32_t n, cap, free;
+  uint32_t used; /* records handed out and not put back */
 } pool;
 
 static uint32_t pool_get(pool *p, size_t size, const char *what) {
+  p->used++;
   if (p->free != UINT32_MAX) {
     const uint32_t i = p->free;
     memcpy(&p->free, (char *)p->a + i * size, sizeof p->free);
@@ -149,6 +151,7 @@ static uint32_t pool_get(pool *p, size_t size, const char *what) {
 static void pool_put(pool *p, size_t size, uint32_t i) {
   memcpy((char *)p->a + i * size, &p->free, sizeof p->free);
   p->free = i;
+  p->used--;
 }
 
 static pool PM = {.free = UINT32_MAX}, PR = {.free = UINT32_MAX}; /* smsg, sreq */
@@ -807,6 +810,11 @@ void sim_mpi_ctx_close(contend_ctx *c) {
   contend_inproc_comm_release(x->comm);
   free(x->pq);
   free(x);
+  /* nothing in flight: the pools go back (their size is the busiest
+   * moment's, per rank; the results' reduction comes after the last
+   * test and would otherwise stack on them) */
+  if (!PM.used && !PR.used)
+    sim_mpi_reset();
 }
 
 void sim_mpi_reset(void) {

@@ -127,7 +127,10 @@ static double run_plain(contend_ctx *c, const contend_motif *m, const contend_dr
     *span = 0;
     return 0;
   }
-  double total = 0, first = 0, t1 = 0, dt[PLAIN_BATCH];
+  /* no more room than the iterations need: every in-process rank's stack
+   * costs the pages its deepest moment touched */
+  const int batch = iters < PLAIN_BATCH ? (int)(iters > 0 ? iters : 1) : PLAIN_BATCH;
+  double total = 0, first = 0, t1 = 0, dt[batch];
   int nb = 0;
   /* an iteration that is one RMA epoch goes to the engine directly: the
    * dispatch through the motif is a tenth of an 8-byte get on shared memory */
@@ -146,7 +149,7 @@ static double run_plain(contend_ctx *c, const contend_motif *m, const contend_dr
       first = t0;
     total += t1 - t0;
     dt[nb++] = t1 - t0;
-    if (nb == PLAIN_BATCH) {
+    if (nb == batch) {
       if (d->sample)
         flush_samples(d, dt, nb);
       nb = 0;

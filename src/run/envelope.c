@@ -65,31 +65,22 @@ static double wall_clock(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int contend_envelope_begin(contend_envelope *e, contend_group *world, const contend_params *opts,
-                           const char *command, int argc, char **argv) {
-  memset(e, 0, sizeof *e);
-  e->command = command;
-  e->engine = world->ops->engine;
-  e->world = world;
-  e->dry_run = e->engine->dry_run;
-  e->argc = argc;
-  e->argv = argv;
-  /* a dry run prints its plan, nothing else */
-  e->progress = !contend_param_bool(opts, "quiet") && !e->dry_run;
-  e->t_start = wall_clock(); /* wall time, whatever the engine's clock */
-  e->nranks = world->size;
-  char err[1024] = "";
+#define ERR_LEN 1024
+
+/* contend_envelope_begin with a message buffer (err, errlen). */
+static int begin(contend_envelope *e, contend_group *world, const contend_params *opts, char *err,
+                 size_t errlen) {
   /* bad input found on rank 0 is reported once and ends every rank: every
    * output of the run is created (and removed) where rank 0 writes it */
-  int bad = world->rank == 0 &&
-            contend_run_files_check(opts, NULL, CONTEND_FILES_CREATE, err, sizeof err);
+  int bad =
+      world->rank == 0 && contend_run_files_check(opts, NULL, CONTEND_FILES_CREATE, err, errlen);
   contend_gbcast(world, &bad, sizeof bad);
   if (bad) {
     contend_envelope_error(e, world, err);
     return CONTEND_EXIT_USAGE;
   }
   e->virtual_nodes = (int)contend_param_int(opts, "virtual_nodes");
-  if (world->ops->nodes(world, e->virtual_nodes, &e->nodes, err, sizeof err)) {
+  if (world->ops->nodes(world, e->virtual_nodes, &e->nodes, err, errlen)) {
     contend_envelope_error(e, world, err);
     return CONTEND_EXIT_USAGE;
   }
@@ -119,6 +110,29 @@ int contend_envelope_begin(contend_envelope *e, contend_group *world, const cont
   return 0;
 }
 
+int contend_envelope_begin(contend_envelope *e, contend_group *world, const contend_params *opts,
+                           const char *command, int argc, char **argv) {
+  memset(e, 0, sizeof *e);
+  e->command = command;
+  e->engine = world->ops->engine;
+  e->world = world;
+  e->dry_run = e->engine->dry_run;
+  e->argc = argc;
+  e->argv = argv;
+  /* a dry run prints its plan, nothing else */
+  e->progress = !contend_param_bool(opts, "quiet") && !e->dry_run;
+  e->t_start = wall_clock(); /* wall time, whatever the engine's clock */
+  e->nranks = world->size;
+  /* messages on the heap, not the stack: every in-process rank's stack
+   * costs the pages its deepest moment touched (the collectives below) */
+  char *err = calloc(1, ERR_LEN);
+  if (!err)
+    contend_fail("out of memory");
+  const int rc = begin(e, world, opts, err, ERR_LEN);
+  free(err);
+  return rc;
+}
+
 void contend_envelope_finish(contend_envelope *e, contend_group *world) {
   double rss[2] = {world->ops->peak_rss_mib(world), 0};
   rss[1] = rss[0];
@@ -136,7 +150,9 @@ int contend_envelope_output(contend_envelope *e, contend_group *world, const con
                             double verify_errors, const char *what_corrupted) {
   int status = CONTEND_EXIT_OK;
   if (world->rank == 0) {
-    char err[1024] = "";
+    char *err = calloc(1, ERR_LEN); /* not on the stack, as in contend_envelope_begin */
+    if (!err)
+      contend_fail("out of memory");
     const char *output = contend_param_str(opts, "output");
     if (table && table->s)
       fputs(table->s, stdout);
@@ -148,7 +164,7 @@ int contend_envelope_output(contend_envelope *e, contend_group *world, const con
       status = CONTEND_EXIT_VERIFY;
     }
     if (*output && json) {
-      if (contend_write_file_atomic(output, json->s, json->len, err, sizeof err)) {
+      if (contend_write_file_atomic(output, json->s, json->len, err, ERR_LEN)) {
         fprintf(stderr, "contend %s: error: %s\n", e->command, err);
         status = CONTEND_EXIT_FAIL;
       } else if (e->dry_run) {
@@ -157,6 +173,7 @@ int contend_envelope_output(contend_envelope *e, contend_group *world, const con
         fprintf(stderr, "[contend] results written to %s\n", output);
       }
     }
+    free(err);
   }
   contend_gbcast(world, &status, sizeof status);
   return status;

@@ -42,7 +42,7 @@ static const contend_param_def contend_run_option_defs[] = {
     {"nodes", CONTEND_P_INT, "0", "count",
      "in-process engines: nodes to play (--dry-run: required; --engine sim: default all nodes "
      "of the topology); nodes x ranks per node is at most what one process holds (every rank "
-     "a fiber: vm.max_map_count / 2, ulimit -v / 260 KiB), refused up front beyond",
+     "a fiber: ulimit -v / 260 KiB, 2^20 at most), refused up front beyond",
      0, 1e7},
     {"ranks_per_node", CONTEND_P_INT, "1", "count", "in-process engines: ranks per node", 1, 1e5},
     {"topology_conf", CONTEND_P_FILE_IN, "", "path",

@@ -159,6 +159,34 @@ static thandle *H(contend_group *g) { return g->impl; }
 
 /* ---- the rendezvous ---- */
 
+/* Appends the decimal digits of v at *at (bounded by end). */
+static void put_num(char **at, char *end, unsigned long v) {
+  char d[24];
+  int n = 0;
+  do
+    d[n++] = (char)('0' + v % 10);
+  while ((v /= 10) && n < (int)sizeof d);
+  while (n && *at < end)
+    *(*at)++ = d[--n];
+}
+
+/* "<what> #<gen> on a group of <size>" into buf (len >= 1): what a parked
+ * member waits on.  Not printf: the member formatting it is deep in its
+ * stack, where printf's 2 KiB of frames would take one more page of it
+ * for every in-process rank. */
+static void why_of(char *buf, size_t len, const char *what, unsigned long gen, int size) {
+  char *at = buf, *end = buf + len - 1;
+  for (const char *w = what; *w && at < end; w++)
+    *at++ = *w;
+  for (const char *w = " #"; *w && at < end; w++)
+    *at++ = *w;
+  put_num(&at, end, gen);
+  for (const char *w = " on a group of "; *w && at < end; w++)
+    *at++ = *w;
+  put_num(&at, end, (unsigned long)size);
+  *at = 0;
+}
+
 static void complete(tshared *s, round *r);
 
 /* Deposits a (kind k) and returns once the collective is complete: the
@@ -173,7 +201,7 @@ static void rendezvous(contend_group *g, coll_kind k, member *a) {
       contend_fail("out of memory (trace engine collective over %d ranks)", s->size);
     r->kind = k;
     r->gen = s->ncoll++;
-    snprintf(r->why, sizeof r->why, "%s #%lu on a group of %d", coll_names[k], r->gen, s->size);
+    why_of(r->why, sizeof r->why, coll_names[k], r->gen, s->size);
     s->open = r;
   } else if (r->kind != k) {
     contend_fail("collective mismatch on a group of %d ranks: group rank %d calls %s while "
@@ -419,7 +447,7 @@ static contend_signal *w_signal_post(contend_group *g) {
       contend_fail("out of memory (trace engine signal)");
     x->seq = seq;
     x->size = x->refs = s->size;
-    snprintf(x->why, sizeof x->why, "signal #%lu on a group of %d", seq, s->size);
+    why_of(x->why, sizeof x->why, "signal", seq, s->size);
     *p = x;
   }
   if (++x->posted == x->size) { /* complete: out of the list, waiters woken */

@@ -21,13 +21,15 @@ void contend_result_init(contend_result *r, const contend_motif *m, contend_phas
 
 void contend_run_layout(contend_run *run) {
   const contend_config *cfg = run->cfg;
-  int n = 0, cap = 2 * cfg->ncanary + cfg->ncong * (1 + cfg->ncanary) + 1;
-  run->results = calloc((size_t)cap, sizeof *run->results);
-  if (!run->results)
-    contend_fail("out of memory");
   const int load = cfg->cmd == CONTEND_CMD_LOAD;
   const int cong_only = load && contend_param_bool(&cfg->load, "congestor_only");
   const int cong_base = load && (cong_only || contend_param_bool(&cfg->load, "congestor_baseline"));
+  /* exactly the results below: every in-process rank holds its list */
+  int n = 0, cap = (cong_only ? 0 : cfg->ncanary) + (cong_base ? cfg->ncong : 0) +
+                   (load && !cong_only ? cfg->ncanary * (1 + cfg->ncong) : 0);
+  run->results = calloc((size_t)cap + 1, sizeof *run->results);
+  if (!run->results)
+    contend_fail("out of memory");
   if (!cong_only)
     for (int t = 0; t < cfg->ncanary; t++)
       contend_result_init(&run->results[n++], contend_motifs[cfg->canary[t]],
@@ -45,6 +47,8 @@ void contend_run_layout(contend_run *run) {
         contend_result_init(&run->results[n++], contend_motifs[cfg->cong[k]],
                             CONTEND_PHASE_CONGESTOR_LOADING, t);
   }
+  if (n != cap)
+    contend_fail("internal error: %d results laid out for %d", n, cap);
   run->nresults = n;
 }
 
@@ -54,6 +58,19 @@ int contend_result_index(const contend_run *run, int motif_index, contend_phase 
         run->results[i].during == during)
       return i;
   return -1;
+}
+
+#define REDUCE_BUDGET ((size_t)4 << 20) /* bytes of bucket buffers over all ranks */
+
+/* Histogram j of the reduction: results[j / 2]'s fine (even) or bulk (odd). */
+static contend_hist *hist_of(contend_run *run, int j) {
+  return j % 2 ? &run->results[j / 2].bulk : &run->results[j / 2].fine;
+}
+
+/* Its span's buckets (from the reduced spans) and its count. */
+static size_t hist_len(const int64_t *span, int j) {
+  const int64_t lo = -span[2 * j], hi = span[2 * j + 1];
+  return (size_t)(hi > lo ? hi - lo : 0) + 1;
 }
 
 void contend_run_reduce(contend_run *run, contend_group *world) {
@@ -72,27 +89,28 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
     }
   }
   contend_gallreduce(world, span, n * 4, CONTEND_DT_INT64, CONTEND_OP_MAX); /* -min lo, max hi */
-  size_t nu = 0; /* per histogram: its span's buckets, then the count */
-  for (int i = 0; i < 2 * n; i++) {
-    const int64_t lo = -span[2 * i], hi = span[2 * i + 1];
-    nu += (size_t)(hi > lo ? hi - lo : 0) + 1;
+  /* the buckets travel in batches of whole histograms (each its span's
+   * buckets, then its count): every in-process rank holds its batch's
+   * buffer while parked in the reduction, so a batch takes at most
+   * REDUCE_BUDGET over all ranks (and at least one histogram); a run of
+   * few ranks sends them all at once */
+  size_t total = 0, longest = 0;
+  for (int j = 0; j < 2 * n; j++) {
+    total += hist_len(span, j);
+    longest = hist_len(span, j) > longest ? hist_len(span, j) : longest;
   }
-  int64_t *u = malloc(sizeof(int64_t) * (nu + 1));
+  size_t cap = REDUCE_BUDGET / sizeof(int64_t) / (size_t)(world->size > 0 ? world->size : 1);
+  cap = cap < longest ? longest : cap > total ? total : cap;
+  int64_t *u = malloc(sizeof(int64_t) * (cap + 1));
   double *sum = malloc(sizeof(double) * ((size_t)n * 7 + 1));
   double *mn = malloc(sizeof(double) * ((size_t)n * 2 + 1));
   double *mx = malloc(sizeof(double) * ((size_t)n * 6 + 1));
   if (!u || !sum || !mn || !mx)
     contend_fail("out of memory");
-  for (int i = 0, at = 0; i < n; i++) {
+  for (int i = 0; i < n; i++) {
     contend_result *r = &run->results[i];
     const contend_hist *h[2] = {&r->fine, &r->bulk};
     for (int k = 0; k < 2; k++) {
-      const int lo = (int)-span[(i * 2 + k) * 2], hi = (int)span[(i * 2 + k) * 2 + 1];
-      int64_t *d = u + at;
-      for (int b = lo; b < hi; b++)
-        d[b - lo] = (int64_t)contend_hist_at(h[k], b);
-      d[hi > lo ? hi - lo : 0] = (int64_t)h[k]->count;
-      at += (hi > lo ? hi - lo : 0) + 1;
       sum[i * 7 + 2 * k] = h[k]->sum;
       sum[i * 7 + 2 * k + 1] = h[k]->sumsq;
       mn[i * 2 + k] = h[k]->min;
@@ -106,26 +124,40 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
     mx[i * 6 + 4] = r->msg_bytes;
     mx[i * 6 + 5] = r->elapsed_s;
   }
-  contend_greduce(world, u, (int)nu, CONTEND_DT_INT64, CONTEND_OP_SUM);
+  for (int j0 = 0; j0 < 2 * n;) { /* histogram j: results[j / 2], fine or bulk */
+    int j1 = j0;
+    size_t at = 0;
+    for (; j1 < 2 * n && at + hist_len(span, j1) <= cap; at += hist_len(span, j1++)) {
+      const contend_hist *h = hist_of(run, j1);
+      const int lo = (int)-span[2 * j1], hi = (int)span[2 * j1 + 1];
+      for (int b = lo; b < hi; b++)
+        u[at + (size_t)(b - lo)] = (int64_t)contend_hist_at(h, b);
+      u[at + hist_len(span, j1) - 1] = (int64_t)h->count;
+    }
+    contend_greduce(world, u, (int)at, CONTEND_DT_INT64, CONTEND_OP_SUM);
+    for (at = 0; rank == 0 && j0 < j1; at += hist_len(span, j0++)) {
+      contend_hist *h = hist_of(run, j0);
+      const int lo = (int)-span[2 * j0], hi = (int)span[2 * j0 + 1];
+      const int64_t *d = u + at;
+      const int nb = (int)hist_len(span, j0) - 1;
+      if (d[nb] > 0) { /* samples: buckets */
+        uint64_t *bk = contend_hist_buckets(h);
+        memset(bk, 0, sizeof *bk * CONTEND_HIST_NBUCKETS);
+        for (int b = lo; b < hi; b++)
+          bk[b] = (uint64_t)d[b - lo];
+      }
+      h->count = (uint64_t)d[nb];
+    }
+    j0 = j1;
+  }
   contend_greduce(world, sum, n * 7, CONTEND_DT_DOUBLE, CONTEND_OP_SUM);
   contend_greduce(world, mn, n * 2, CONTEND_DT_DOUBLE, CONTEND_OP_MIN);
   contend_greduce(world, mx, n * 6, CONTEND_DT_DOUBLE, CONTEND_OP_MAX);
   if (rank == 0)
-    for (int i = 0, at = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) {
       contend_result *r = &run->results[i];
       contend_hist *h[2] = {&r->fine, &r->bulk};
       for (int k = 0; k < 2; k++) {
-        const int lo = (int)-span[(i * 2 + k) * 2], hi = (int)span[(i * 2 + k) * 2 + 1];
-        const int nb = hi > lo ? hi - lo : 0;
-        const int64_t *d = u + at;
-        at += nb + 1;
-        if (d[nb] > 0) { /* samples: buckets */
-          uint64_t *bk = contend_hist_buckets(h[k]);
-          memset(bk, 0, sizeof *bk * CONTEND_HIST_NBUCKETS);
-          for (int b = lo; b < hi; b++)
-            bk[b] = (uint64_t)d[b - lo];
-        }
-        h[k]->count = (uint64_t)d[nb];
         h[k]->sum = sum[i * 7 + 2 * k];
         h[k]->sumsq = sum[i * 7 + 2 * k + 1];
         h[k]->min = mn[i * 2 + k];

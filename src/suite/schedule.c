@@ -231,31 +231,49 @@ static void run_phases(phase_ctx *p) {
     p->world->ops->ctx_close(&cc);
 }
 
+/* The run's plan into run->plan, or -1 when it cannot be made (the
+ * message given through the envelope).  Out of line, so that its message
+ * buffer is not on the stack while the phases run. */
+static __attribute__((noinline)) int plan_or_refuse(const contend_config *cfg,
+                                                    contend_envelope *env, contend_group *world,
+                                                    contend_run *run) {
+  char err[1024];
+  if (!contend_plan_make(cfg, env->nodes.nnodes, env->seed, &run->plan, err, sizeof err))
+    return 0;
+  /* how to get more nodes depends on the engine */
+  const size_t len = strlen(err);
+  if (env->engine->more_nodes)
+    snprintf(err + len, sizeof err - len, " (%s)", env->engine->more_nodes);
+  contend_envelope_error(env, world, err);
+  return -1;
+}
+
 int contend_suite_body(contend_group *world, void *arg) {
   const contend_config *cfg = arg;
   const char *cmdname = cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network";
-  contend_envelope env;
-  int status = contend_envelope_begin(&env, world, &cfg->common, cmdname, cfg->argc, cfg->argv);
+  /* on the heap, as the plan's message buffer is out of line: every
+   * in-process rank's stack costs the pages its deepest moment touched,
+   * one 4 KiB page when the frames below stay small */
+  contend_envelope *env = calloc(1, sizeof *env);
+  if (!env)
+    contend_fail("out of memory");
+  int status = contend_envelope_begin(env, world, &cfg->common, cmdname, cfg->argc, cfg->argv);
   if (status) {
-    contend_envelope_free(&env);
+    contend_envelope_free(env);
+    free(env);
     return status;
   }
   contend_run run;
   memset(&run, 0, sizeof run);
   run.cfg = cfg;
-  run.env = &env;
-  char err[1024];
-  if (contend_plan_make(cfg, env.nodes.nnodes, env.seed, &run.plan, err, sizeof err)) {
-    /* how to get more nodes depends on the engine */
-    const size_t len = strlen(err);
-    if (env.engine->more_nodes)
-      snprintf(err + len, sizeof err - len, " (%s)", env.engine->more_nodes);
-    contend_envelope_error(&env, world, err);
-    contend_envelope_free(&env);
+  run.env = env;
+  if (plan_or_refuse(cfg, env, world, &run)) {
+    contend_envelope_free(env);
+    free(env);
     return CONTEND_EXIT_USAGE;
   }
   contend_run_layout(&run);
-  if (env.dry_run) {
+  if (env->dry_run) {
     run.traffic = calloc((size_t)run.nresults + 1, sizeof *run.traffic);
     if (!run.traffic)
       contend_fail("out of memory");
@@ -265,8 +283,8 @@ int contend_suite_body(contend_group *world, void *arg) {
   /* ring records: always in measuring runs (a digest per measurement),
    * in dry runs when asked to show or record them */
   const int record_rings = contend_param_bool(&cfg->common, "record_rings");
-  const int show_rings = env.dry_run && contend_param_bool(&cfg->common, "show_rings");
-  if (!env.dry_run || record_rings || show_rings) {
+  const int show_rings = env->dry_run && contend_param_bool(&cfg->common, "show_rings");
+  if (!env->dry_run || record_rings || show_rings) {
     run.rings = calloc((size_t)run.nresults + 1, sizeof *run.rings);
     if (!run.rings)
       contend_fail("out of memory");
@@ -274,13 +292,13 @@ int contend_suite_body(contend_group *world, void *arg) {
       run.rings[i].whole = record_rings || show_rings;
   }
 
-  phase_ctx p = {.cfg = cfg, .run = &run, .env = &env, .world = world};
-  p.my_node = env.nodes.my_node;
-  p.local_rank = env.nodes.local_rank;
-  p.ppn_max = env.nodes.ppn_max;
-  p.group_id = run.plan.group_of_node[env.nodes.my_node];
+  phase_ctx p = {.cfg = cfg, .run = &run, .env = env, .world = world};
+  p.my_node = env->nodes.my_node;
+  p.local_rank = env->nodes.local_rank;
+  p.ppn_max = env->nodes.ppn_max;
+  p.group_id = run.plan.group_of_node[env->nodes.my_node];
   p.group = contend_split(world, p.group_id < 0 ? -1 : p.group_id, world->rank);
-  p.sub = p.group ? contend_split(p.group, env.nodes.local_rank, env.nodes.my_node) : NULL;
+  p.sub = p.group ? contend_split(p.group, env->nodes.local_rank, env->nodes.my_node) : NULL;
   p.cong_all = contend_split(world, p.group_id >= 1 ? 1 : -1, world->rank);
   survey_subgroups(&p);
 
@@ -293,12 +311,12 @@ int contend_suite_body(contend_group *world, void *arg) {
    * windows) are inside it too: the timeout again for those, and a minute */
   p.watchdog_s = contend_envelope_watchdog(&cfg->common,
                                            2 * contend_param_double(&cfg->common, "timeout") + 60);
-  contend_progress(&env, world, "%s%s: %d ranks, %d nodes, seed %llu", cmdname,
-                   env.dry_run ? " (dry run, trace engine)" : "", world->size, env.nodes.nnodes,
-                   (unsigned long long)env.seed);
+  contend_progress(env, world, "%s%s: %d ranks, %d nodes, seed %llu", cmdname,
+                   env->dry_run ? " (dry run, trace engine)" : "", world->size, env->nodes.nnodes,
+                   (unsigned long long)env->seed);
 
-  if (env.engine->simulated_time && !contend_param_is_set(&cfg->common, "timeout"))
-    contend_progress(&env, world,
+  if (env->engine->simulated_time && !contend_param_is_set(&cfg->common, "timeout"))
+    contend_progress(env, world,
                      "the timeout is %g s of simulated time per test (GPCNeT's): a long "
                      "simulation; --timeout 0.001 gives a first look in seconds",
                      contend_param_double(&cfg->common, "timeout"));
@@ -306,11 +324,11 @@ int contend_suite_body(contend_group *world, void *arg) {
   world->ops->watchdog(world, 0, NULL);
 
   contend_run_reduce(&run, world);
-  contend_envelope_finish(&env, world);
+  contend_envelope_finish(env, world);
   contend_strbuf table = {0}, json = {0};
   double verr = 0;
   if (world->rank == 0) {
-    if (env.dry_run) {
+    if (env->dry_run) {
       contend_report_plan(&run, &table, &json);
     } else {
       contend_report_table(&run, &table);
@@ -319,7 +337,7 @@ int contend_suite_body(contend_group *world, void *arg) {
         verr += run.results[i].verify_errors;
     }
   }
-  status = contend_envelope_output(&env, world, &cfg->common, &table, &json, verr, "message(s)");
+  status = contend_envelope_output(env, world, &cfg->common, &table, &json, verr, "message(s)");
   contend_sb_free(&table);
   contend_sb_free(&json);
   contend_group_free(p.sub);
@@ -339,7 +357,8 @@ int contend_suite_body(contend_group *world, void *arg) {
   }
   free(run.results);
   contend_plan_free(&run.plan);
-  contend_envelope_free(&env);
+  contend_envelope_free(env);
+  free(env);
   return status;
 }
 

@@ -51,6 +51,13 @@ def test_in_process_rank_counts_refused_up_front(args):
     assert_refused(r, "ranks: the", "at most", "engine plays every rank")
 
 
+def test_rank_limit_past_the_fixed_maximum():
+    """Without an address-space limit the bound is 2^20 ranks per process
+    (vm.max_map_count no longer is one: the stacks share a few mappings)."""
+    r = run(["network", "--dry-run", "--nodes", "1048577", "-q"], memory=None)
+    assert_refused(r, "--nodes 1048577 nodes", "at most 1048576 here", "fixed maximum of 1048576")
+
+
 def test_rank_limit_follows_the_address_space_limit():
     """Under a 1 GiB address space the limit is what the stacks fit in."""
     r = run(["load", "--dry-run", "--nodes", "20000", "-q"], memory=1 << 30)

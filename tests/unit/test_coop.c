@@ -216,6 +216,31 @@ static void run_overflow(void *arg) {
   coop_fiber_resume(f);
 }
 
+/* deep(), but suspends at the bottom of the recursion. */
+static __attribute__((noinline)) long deep_suspend(int n) {
+  volatile unsigned char pad[256];
+  pad[n & 255] = (unsigned char)(n & 255);
+  if (!n)
+    coop_fiber_suspend();
+  const long below = n > 0 ? deep_suspend(n - 1) : 0;
+  return below + pad[n & 255];
+}
+static void overrun_fn(void *arg) { deep_suspend((int)(intptr_t)arg); }
+
+/* Past the guard pages vm.max_map_count allows: a fiber that suspends
+ * beyond its 64 KiB stack (in its neighbour's slot, which is mapped) ends
+ * the run with one line, and one that stays within runs as before. */
+static void run_unguarded(void *arg) {
+  coop_fiber_set_guards(0);
+  coop_fiber *low = coop_fiber_new(overrun_fn, (void *)(intptr_t)10, 64 * 1024);
+  coop_fiber *f = coop_fiber_new(overrun_fn, arg, 64 * 1024);
+  CHECK(coop_fiber_resume(low) == 0 && coop_fiber_resume(low) == 1);
+  CHECK(coop_fiber_resume(f) == 0 && coop_fiber_resume(f) == 1);
+  coop_fiber_free(low);
+  coop_fiber_free(f);
+  exit(failures ? 1 : 0);
+}
+
 static void test_failures(void) {
   char err[2048];
   int n = 4;
@@ -230,13 +255,44 @@ static void test_failures(void) {
         strstr(err, "rank 7 (an odd wait) and 11 more") && !strstr(err, "rank 8 ("));
   st = in_child(run_overflow, NULL, err, sizeof err);
   CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+  st = in_child(run_unguarded, (void *)(intptr_t)100, err, sizeof err); /* about 30 KiB */
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  st = in_child(run_unguarded, (void *)(intptr_t)250, err, sizeof err); /* about 75 KiB */
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) != 0 &&
+        strstr(err, "fiber stack overflow: a rank used more than its 64 KiB stack"));
 }
 
 /* ---- many ranks ---- */
 
 static long yields;
+static long rss_pages0, rss_pages_all, maps_all; /* before coop_run; with every rank alive */
+
+static long statm_resident(void) {
+  long size = 0, resident = -1;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f && fscanf(f, "%ld %ld", &size, &resident) != 2)
+    resident = -1;
+  if (f)
+    fclose(f);
+  return resident;
+}
+
+static long count_maps(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  long n = 0;
+  for (int c; f && (c = fgetc(f)) != EOF;)
+    n += c == '\n';
+  if (f)
+    fclose(f);
+  return n;
+}
+
 static int many_body(int rank, void *arg) {
   const int times = *(int *)arg;
+  if (rank == coop_size() - 1) { /* every other rank is alive, parked in its first yield */
+    rss_pages_all = statm_resident();
+    maps_all = count_maps();
+  }
   for (int i = 0; i < times; i++) {
     yields++;
     coop_yield();
@@ -244,11 +300,19 @@ static int many_body(int rank, void *arg) {
   return rank == 0 ? 42 : rank % 7;
 }
 
+/* 65,536 ranks alive at once: more than two mappings per rank would allow
+ * at Linux's default vm.max_map_count (65530), whatever it is here.  With
+ * 1,000 guard pages allowed, the stacks take a few hundred mappings more
+ * than the guards' 2,000; each rank costs the pages it touched (one or
+ * two), not its 256 KiB. */
 static void test_many(void) {
-  enum { N = 16384 };
+  enum { N = 65536 };
   int times = 5;
   int *status = malloc(sizeof(int) * N);
   struct timespec t0, t1;
+  coop_fiber_set_guards(1000);
+  const long maps0 = count_maps();
+  rss_pages0 = statm_resident();
   clock_gettime(CLOCK_MONOTONIC, &t0);
   CHECK(coop_run(N, many_body, &times, status) == 42);
   clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -258,8 +322,12 @@ static void test_many(void) {
     ok &= status[r] == r % 7;
   CHECK(ok);
   free(status);
-  printf("coop: %d ranks x %d yields in %.3f s\n", N, times,
-         (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+  const double kib = (double)(rss_pages_all - rss_pages0) * (double)sysconf(_SC_PAGESIZE) / 1024.0;
+  CHECK(rss_pages0 > 0 && kib / N <= 16.0);
+  CHECK(maps_all - maps0 < 2000 + 1000);
+  printf("coop: %d ranks x %d yields in %.3f s, %.1f KiB and %.3f mappings per rank\n", N, times,
+         (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), kib / N,
+         (double)(maps_all - maps0) / N);
 }
 
 int main(void) {

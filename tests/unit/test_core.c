@@ -241,6 +241,14 @@ static void test_hist(void) {
   contend_hist_reset(&one);
   contend_hist_add(&one, 3.3);
   CHECK(contend_hist_quantile(&one, 0.5) == 3.3 && contend_hist_quantile(&one, 0.999) == 3.3);
+  /* one sample holds one bucket (every in-process rank keeps a
+   * histogram per test); a second one far off widens it, keeping both */
+  CHECK(one.n == 1 && one.lo == contend_hist_index(3.3));
+  contend_hist_add(&one, 3000.0);
+  CHECK(contend_hist_at(&one, contend_hist_index(3.3)) == 1 &&
+        contend_hist_at(&one, contend_hist_index(3000.0)) == 1 && one.count == 2 &&
+        contend_hist_quantile(&one, 1.0) == 3000.0);
+  contend_hist_free(&one);
 }
 
 /* One double written alone (as a double, or as a count): the text after "v": . */
