@@ -21,6 +21,7 @@
  * (contend_inproc_comm_release). */
 typedef struct contend_inproc_comm {
   int refs, size;
+  int closing;              /* members that have begun closing (an engine's close barrier) */
   int *node;                /* node of each group rank */
   int *wrank;               /* world rank (fiber) of each group rank */
   struct contend_ctx **ctx; /* each group rank's context */

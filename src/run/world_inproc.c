@@ -364,6 +364,7 @@ static void complete(tshared *s, round *r) {
   case C_NODE_OF: {
     contend_inproc_comm *v = xmalloc(sizeof *v);
     v->refs = v->size = n;
+    v->closing = 0;
     v->node = xmalloc(sizeof(int) * (size_t)n);
     v->wrank = xmalloc(sizeof(int) * (size_t)n);
     v->ctx = xmalloc(sizeof(contend_ctx *) * (size_t)n);

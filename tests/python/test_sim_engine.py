@@ -221,3 +221,20 @@ def test_verify_on_the_fabric(tmp_path):
     assert v["allreduce"]["checked"] == 0 and v["alltoall"]["checked"] == 0
     r = run(*base, "--verify-inject", "100")
     assert r.returncode == 1 and "corrupted" in r.stderr
+
+
+def test_get_to_a_target_that_finished_first(tmp_path):
+    # rr_get_lat: a rank's gets go to its ring neighbours, which are passive
+    # targets.  A target that finished its own gets used to close its
+    # context while a neighbour's get to it was still on its way, and the
+    # run ended with exit 3 ("a message for group rank N, which has no open
+    # context"); closing is now collective, as MPI_Win_free is.
+    out = tmp_path / "g.json"
+    r = run(
+        "network", "--engine", "sim", "--topology", "dragonfly:a=8,p=4,h=4", "--nodes", "64",
+        "--measurements", "1", "--iters", "2", "--warmup", "0", "--canaries", "rr_get_lat",
+        "--seed", "1", "-q", "-o", out,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    get = next(t for t in json.loads(out.read_text())["tests"] if t["name"] == "rr_get_lat")
+    assert get["lat_us"]["mean"] > 0
