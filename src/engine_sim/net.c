@@ -591,7 +591,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
       ch->src_router = r;
       ch->ppb = ppb_of(cfg->gbps[cls] * (cfg->link_scale ? cfg->link_scale[gp] : 1.0));
       ch->cls = (uint8_t)cls;
-      ch->link_lat = cfg->latency[cls];
+      const sim_time link_lat = cfg->latency[cls];
       const int peer = t->peer[gp];
       if (peer == SIM_UNCONNECTED) {
         ch->dst_router = -1;
@@ -603,13 +603,13 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
         ch->dst_router = -1 - node;
         ch->dst_port = -1;
         ch->dst_gp = -1;
-        ch->head_delay = ch->link_lat;
+        ch->head_delay = link_lat;
         n->in_chan[gp] = (uint32_t)t->nports + (uint32_t)node;
       } else {
         ch->dst_router = sim_port_router(t, peer);
         ch->dst_port = (int16_t)(peer - t->port_base[ch->dst_router]);
         ch->dst_gp = peer;
-        ch->head_delay = ch->link_lat + cfg->router_latency;
+        ch->head_delay = link_lat + cfg->router_latency;
         n->in_chan[gp] = (uint32_t)peer;
       }
     }
@@ -620,11 +620,10 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
     ch->ppb = ppb_of(cfg->gbps[SIM_LINK_NODE] *
                      (cfg->link_scale ? cfg->link_scale[t->nports + node] : 1.0));
     ch->cls = SIM_LINK_NODE;
-    ch->link_lat = cfg->latency[SIM_LINK_NODE];
     ch->dst_router = r;
     ch->dst_port = (int16_t)t->node_port[node];
     ch->dst_gp = t->port_base[r] + ch->dst_port;
-    ch->head_delay = ch->link_lat + cfg->router_latency;
+    ch->head_delay = cfg->latency[SIM_LINK_NODE] + cfg->router_latency;
     n->nic[node] = (sim_nic){.q_head = SIM_NIL, .q_tail = SIM_NIL};
   }
   for (uint32_t c = 0; c < n->nchan; c++) {

@@ -62,7 +62,6 @@ typedef struct __attribute__((aligned(64))) sim_chan {
   uint32_t cred_head, cred_tail; /* credits on their way back */
   int32_t dst_gp; /* the router port (global) whose input buffers this channel feeds, or -1 */
   uint8_t stall_mask;
-  sim_time link_lat;
   sim_time stall_since;
   sim_time busy;  /* total serialization time */
   sim_time stall; /* total credit-stall time */
@@ -145,7 +144,7 @@ static inline void sim_chan_request(sim_net *n, uint32_t c, sim_time t) {
   sim_des_push(&n->des, t, EV_ARB, c);
 }
 /* The latency of router-bound channel c's link, for its credits' way back
- * (from its first cache line: head_delay is link + router latency). */
+ * (head_delay is link + router latency; the link's own is not kept). */
 static inline sim_time sim_chan_credit_lat(const sim_net *n, uint32_t c) {
   return n->chan[c].head_delay - n->cfg.router_latency;
 }
@@ -182,6 +181,10 @@ void sim_transmit_reserved(sim_net *n, uint32_t c, uint32_t p);
 static inline sim_ibuf *sim_in_buf(const sim_net *n, uint32_t c, int v) {
   return &n->ibuf[(size_t)n->chan[c].dst_gp * (size_t)n->V + (size_t)v];
 }
+/* What arbitration reads of a queue's head packet, in one word beside the
+ * queue (iq, voq): bytes << 3 | output VC; never 0 (a packet has a byte). */
+_Static_assert(SIM_MAX_VCS <= 8, "sim_head_info keeps the VC in 3 bits");
+static inline uint32_t sim_head_info(const sim_pkt *pk) { return pk->bytes << 3 | pk->out_vc; }
 /* FIFOs of packets linked through sim_pkt.next (input buffers, queues). */
 static inline void sim_fifo_push(sim_net *n, sim_ibuf *q, uint32_t p) {
   n->pkt[p].next = SIM_NIL;

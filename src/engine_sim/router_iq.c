@@ -21,7 +21,7 @@ typedef struct iq_state {
     uint32_t rr;       /* round-robin position */
   } * out;             /* nports */
   /* per input (router port gp x V + VC), what arbitration reads of its
-   * head packet: bytes << 3 | output VC (beside the input's other state,
+   * head packet: sim_head_info (beside the input's other state,
    * not in the packet pool) */
   uint32_t *hinfo;
 } iq_state;
@@ -51,7 +51,7 @@ static void head_route(sim_net *n, uint32_t c, int v) {
   const uint32_t bit = (uint32_t)(in_port * n->V + v);
   s->waitbits[s->out[oc].wait_off + bit / 64] |= 1ull << (bit % 64);
   s->out[oc].nwait++;
-  s->hinfo[(size_t)ch->dst_gp * n->V + v] = n->pkt[p].bytes << 3 | n->pkt[p].out_vc;
+  s->hinfo[(size_t)ch->dst_gp * n->V + v] = sim_head_info(&n->pkt[p]);
   const sim_time in_free = n->in_busy[ch->dst_gp];
   sim_chan_request(n, oc, in_free > n->des.now ? in_free : n->des.now);
 }

@@ -33,7 +33,7 @@ typedef struct voq_state {
   uint32_t maxradix;   /* of any router */
   uint32_t *coff;      /* nchan: the input's first (input, output) slot; SIM_NIL: feeds no router */
   sim_ibuf *q;         /* VOQs: slot x V + VC ... see qidx */
-  uint32_t *head;      /* per VOQ: its head's head_info, 0 when empty (the
+  uint32_t *head;      /* per VOQ: its head's sim_head_info, 0 when empty (the
                         * allocation reads this, not the packet) */
   uint32_t *npk;       /* per (input, output) slot: packets in its VOQs (all VCs) */
   uint64_t *omask;     /* nchan x W: outputs with a non-empty VOQ at the input */
@@ -76,11 +76,6 @@ static inline int bit_get(const uint64_t *m, uint32_t i) {
 static inline size_t qidx(const sim_net *n, const voq_state *s, uint32_t c, int v, uint32_t o) {
   return ((size_t)s->coff[c] + o) * (size_t)n->V + (size_t)v;
 }
-
-/* What the allocation needs of a VOQ's head: its bytes and output VC
- * (never 0: a packet has at least one byte). */
-_Static_assert(SIM_MAX_VCS <= 8, "head_info keeps the VC in 3 bits");
-static inline uint32_t head_info(const sim_pkt *pk) { return pk->bytes << 3 | pk->out_vc; }
 
 static void request_alloc(sim_net *n, int r, sim_time t) {
   voq_state *s = n->rm;
@@ -153,7 +148,7 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   const size_t qi = qidx(n, s, c, v, o);
   sim_fifo_push(n, &s->q[qi], p);
   if (!s->head[qi])
-    s->head[qi] = head_info(pk);
+    s->head[qi] = sim_head_info(pk);
   if (s->npk[s->coff[c] + o]++ == 0)
     bit_set(&s->omask[(size_t)c * s->W], o);
   if (s->nin[c]++ == 0)
@@ -173,7 +168,7 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   sim_chan *och = &n->chan[oc];
   const size_t qi = qidx(n, s, ic, v, o);
   const uint32_t p = sim_fifo_pop(n, &s->q[qi]);
-  s->head[qi] = s->q[qi].head == SIM_NIL ? 0 : head_info(&n->pkt[s->q[qi].head]);
+  s->head[qi] = s->q[qi].head == SIM_NIL ? 0 : sim_head_info(&n->pkt[s->q[qi].head]);
   sim_pkt *pk = &n->pkt[p];
   if (--s->npk[s->coff[ic] + o] == 0)
     bit_clear(&s->omask[(size_t)ic * s->W], o);
