@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../core/vgrow.h"
 
 #define NIL UINT32_MAX
 #define BMASK ((uint64_t)SIM_DES_BUCKETS - 1)
@@ -18,26 +19,19 @@ void sim_des_init(sim_des *d) {
 }
 
 void sim_des_free(sim_des *d) {
-  free(d->chunk);
-  free(d->cur);
-  free(d->tmp);
-  free(d->side.h);
-  free(d->far.h);
+  contend_vgrow_free(d->chunk, d->capchunk, sizeof *d->chunk);
+  contend_vgrow_free(d->cur, d->capcur, sizeof *d->cur);
+  contend_vgrow_free(d->tmp, d->capcur, sizeof *d->tmp);
+  contend_vgrow_free(d->side.h, d->side.cap, sizeof *d->side.h);
+  contend_vgrow_free(d->far.h, d->far.cap, sizeof *d->far.h);
   free(d->q);
   sim_des_init(d);
 }
 
+/* The event arrays grow in their own mappings (vgrow.h): a queue of
+ * millions of events peaks at what it holds. */
 static void *grow(void *p, size_t *cap, size_t min, size_t elem) {
-  size_t c = *cap ? *cap : 1024;
-  while (c < min)
-    c *= 2;
-  if (c == *cap)
-    return p;
-  void *q = realloc(p, c * elem);
-  if (!q)
-    contend_fail("out of memory (simulator event queue, %zu events)", c);
-  *cap = c;
-  return q;
+  return contend_vgrow(p, cap, min, elem, "simulator event queue");
 }
 
 static inline int before(const sim_event *a, const sim_event *b) {

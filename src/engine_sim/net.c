@@ -14,14 +14,8 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../core/vgrow.h"
 #include "net_impl.h"
-
-static void *xrealloc(void *p, size_t n, const char *what) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q)
-    contend_fail("out of memory (simulator %s, %zu B)", what, n);
-  return q;
-}
 
 void *sim_xcalloc(size_t n, size_t size, const char *what) {
   void *p = calloc(n ? n : 1, size);
@@ -39,15 +33,9 @@ static uint32_t pkt_new(sim_net *n) {
     return i;
   }
   if (n->npkt == n->cappkt) {
-    const uint32_t cap = n->cappkt ? 2 * n->cappkt : 4096;
-    sim_pkt *pool = aligned_alloc(64, sizeof *pool * cap);
-    if (!pool)
-      contend_fail("out of memory (simulator packet pool, %u packets)", cap);
-    if (n->npkt)
-      memcpy(pool, n->pkt, sizeof *pool * n->npkt);
-    free(n->pkt);
-    n->pkt = pool;
-    n->cappkt = cap;
+    size_t cap = n->cappkt;
+    n->pkt = contend_vgrow(n->pkt, &cap, (size_t)n->npkt + 1, sizeof *n->pkt, "simulator packets");
+    n->cappkt = (uint32_t)cap;
   }
   return n->npkt++;
 }
@@ -64,8 +52,10 @@ static uint32_t cred_new(sim_net *n) {
     return i;
   }
   if (n->ncred == n->capcred) {
-    n->capcred = n->capcred ? 2 * n->capcred : 4096;
-    n->cred = xrealloc(n->cred, sizeof *n->cred * n->capcred, "credit pool");
+    size_t cap = n->capcred;
+    n->cred =
+        contend_vgrow(n->cred, &cap, (size_t)n->ncred + 1, sizeof *n->cred, "simulator credits");
+    n->capcred = (uint32_t)cap;
   }
   return n->ncred++;
 }
@@ -77,8 +67,10 @@ uint32_t sim_msg_new(sim_net *n, int src, int dst, uint64_t bytes, uint32_t kind
     n->free_msg = n->msg[i].next;
   } else {
     if (n->nmsg == n->capmsg) {
-      n->capmsg = n->capmsg ? 2 * n->capmsg : 1024;
-      n->msg = xrealloc(n->msg, sizeof *n->msg * n->capmsg, "message pool");
+      size_t cap = n->capmsg;
+      n->msg =
+          contend_vgrow(n->msg, &cap, (size_t)n->nmsg + 1, sizeof *n->msg, "simulator messages");
+      n->capmsg = (uint32_t)cap;
     }
     i = n->nmsg++;
   }
@@ -659,8 +651,8 @@ void sim_net_free(sim_net *n) {
   free(n->in_busy);
   free(n->in_chan);
   free(n->nic);
-  free(n->pkt);
-  free(n->msg);
-  free(n->cred);
+  contend_vgrow_free(n->pkt, n->cappkt, sizeof *n->pkt);
+  contend_vgrow_free(n->msg, n->capmsg, sizeof *n->msg);
+  contend_vgrow_free(n->cred, n->capcred, sizeof *n->cred);
   free(n);
 }

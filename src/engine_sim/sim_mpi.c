@@ -57,6 +57,7 @@
 #include "../core/arena.h"
 #include "../core/coll_expand.h"
 #include "../core/error.h"
+#include "../core/vgrow.h"
 #include "contend/traffic.h"
 #include "sim_engine.h"
 
@@ -125,7 +126,7 @@ struct sim_ctx {
 };
 
 /* A free-list pool of records whose first member is `uint32_t next`:
- * indices stay valid when the array grows. */
+ * indices stay valid when the array grows (in its own mapping, vgrow.h). */
 typedef struct pool {
   void *a;
   uint32_t n, cap, free;
@@ -140,11 +141,9 @@ static uint32_t pool_get(pool *p, size_t size, const char *what) {
     return i;
   }
   if (p->n == p->cap) {
-    p->cap = p->cap ? 2 * p->cap : 1024;
-    void *a = realloc(p->a, size * p->cap);
-    if (!a)
-      contend_fail("out of memory (simulated MPI %s)", what);
-    p->a = a;
+    size_t cap = p->cap;
+    p->a = contend_vgrow(p->a, &cap, (size_t)p->n + 1, size, what);
+    p->cap = (uint32_t)cap;
   }
   return p->n++;
 }
@@ -159,7 +158,7 @@ static pool PM = {.free = UINT32_MAX}, PR = {.free = UINT32_MAX}; /* smsg, sreq 
 #define MSG(i) (((smsg *)PM.a)[i])
 #define REQ(i) (((sreq *)PR.a)[i])
 
-static uint32_t smsg_new(void) { return pool_get(&PM, sizeof(smsg), "messages"); }
+static uint32_t smsg_new(void) { return pool_get(&PM, sizeof(smsg), "simulated MPI messages"); }
 
 static void smsg_free(uint32_t i) {
   free(MSG(i).data);
@@ -167,7 +166,7 @@ static void smsg_free(uint32_t i) {
   pool_put(&PM, sizeof(smsg), i);
 }
 
-static uint32_t sreq_new(void) { return pool_get(&PR, sizeof(sreq), "requests"); }
+static uint32_t sreq_new(void) { return pool_get(&PR, sizeof(sreq), "simulated MPI requests"); }
 static void sreq_free(uint32_t i) { pool_put(&PR, sizeof(sreq), i); }
 
 static sim_ctx *S(contend_ctx *c) { return c->impl; }
@@ -835,7 +834,8 @@ void sim_mpi_ctx_close(contend_ctx *c) {
 }
 
 void sim_mpi_reset(void) {
-  free(PM.a); /* payloads of messages still in flight went with an aborted run */
-  free(PR.a);
+  /* payloads of messages still in flight went with an aborted run */
+  contend_vgrow_free(PM.a, PM.cap, sizeof(smsg));
+  contend_vgrow_free(PR.a, PR.cap, sizeof(sreq));
   PM = PR = (pool){.free = UINT32_MAX};
 }
