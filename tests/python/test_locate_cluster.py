@@ -116,6 +116,13 @@ def test_nodes_are_matched_by_host_name(fake):
     assert {first["link"], first["peer"]} == {"leaf2-uplink-up", "leaf2-uplink-down"}, first
 
 
+def test_cluster_without_prefix_before_results(fake):
+    """A bare --cluster takes $CONTEND_CLUSTER_PREFIX; RESULTS after it stays RESULTS."""
+    _tmp, env, _desc, res = fake
+    r = _locate(dict(env, CONTEND_CLUSTER_PREFIX=PREFIX), "--cluster", res, "--bootstrap", "0")
+    assert "pairs on emulated cluster 'lc' (8 nodes, 4 leaves)" in r.stdout, r.stdout
+
+
 @pytest.mark.parametrize(
     "case,words",
     [
@@ -137,7 +144,7 @@ def test_bad_input_exits_2_with_one_line(fake, case, words):
     if case == "no_cluster":
         args = [res, "--cluster", "none"]
     elif case == "bad_prefix":
-        args = [res, "--cluster", "Bad.Prefix"]
+        args = [res, "--cluster=Bad.Prefix"]
     elif case == "simulated":
         doc["environment"]["simulation"] = {"topology": TREE, "routing": "dmodk"}
     elif case == "other_hosts":

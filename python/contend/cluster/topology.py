@@ -44,12 +44,12 @@ MAX_LEAVES = 500
 MIN_QUEUE = 4096
 MIN_RATE_BPS = 1000  # the slowest link (a taper or --degrade giving less is refused)
 _DIRECTIONS = ("-egress", "-ingress", "-uplink-up", "-uplink-down")
-_PREFIX_RE = re.compile(r"[a-z][a-z0-9]{0,9}")
+PREFIX_RE = re.compile(r"[a-z][a-z0-9]{0,9}")
 
 
 def validate_prefix(prefix: str) -> str:
     """Return ``prefix`` if it is a valid cluster prefix, else raise ``UsageError``."""
-    if not _PREFIX_RE.fullmatch(prefix or ""):
+    if not PREFIX_RE.fullmatch(prefix or ""):
         raise UsageError(
             f"invalid prefix {prefix!r}: use 1-10 lowercase letters or digits, "
             "starting with a letter (it names namespaces and hostnames)"

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..argtypes import count
 from ..cluster.topology import DEFAULT_PREFIX as CLUSTER_PREFIX
+from ..cluster.topology import PREFIX_RE as CLUSTER_PREFIX_RE
 from ..guard import guarded
 from ..limits import clip
 from ..models.errors import ModelError
@@ -48,6 +49,10 @@ PAIRS_PER_CALL = 8000  # pairs named in one argument (Linux: 128 KiB at most per
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line on stderr, status 2, no usage dump
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _default_cluster() -> str:
+    return os.environ.get("CONTEND_CLUSTER_PREFIX") or CLUSTER_PREFIX
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument(
         "--cluster",
         nargs="?",
-        const=os.environ.get("CONTEND_CLUSTER_PREFIX") or CLUSTER_PREFIX,
+        const=_default_cluster(),
         metavar="PREFIX",
         help="the emulated cluster that is up (contend cluster; PREFIX default "
         "$CONTEND_CLUSTER_PREFIX, else ct): its leaf/spine tree, links named as contend "
@@ -408,8 +413,20 @@ def _table(doc) -> str:
 
 
 @guarded(PROG)
+def _cluster_flag(argv) -> list:
+    """argv with a bare ``--cluster`` followed by a word that cannot be a cluster prefix
+    (``pairs.json``) written ``--cluster=DEFAULT``, so that the word stays RESULTS."""
+    out = list(argv)
+    for i, arg in enumerate(out[:-1]):
+        if arg == "--":
+            break
+        if arg == "--cluster" and not CLUSTER_PREFIX_RE.fullmatch(out[i + 1]):
+            out[i] = f"--cluster={_default_cluster()}"
+    return out
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(_cluster_flag(sys.argv[1:] if argv is None else argv))
     try:
         out = check_output(args.output, "output", LocateError) if args.output else None
         inputs = [("RESULTS", args.results), ("--topology-conf", args.topology_conf)]
