@@ -52,14 +52,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _default_prefix() -> str:
-    return os.environ.get("CONTEND_CLUSTER_PREFIX") or DEFAULT_PREFIX
-
-
 def _add_prefix(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--prefix",
-        default=_default_prefix(),
+        default=state.default_prefix(),
         help="cluster name prefix for namespaces, hostnames and the state directory "
         "(default %(default)s, or $CONTEND_CLUSTER_PREFIX)",
     )

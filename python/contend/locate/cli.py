@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..argtypes import count
-from ..cluster.topology import DEFAULT_PREFIX as CLUSTER_PREFIX
+from ..cluster.state import default_prefix
 from ..cluster.topology import PREFIX_RE as CLUSTER_PREFIX_RE
 from ..guard import guarded
 from ..limits import clip
@@ -49,10 +48,6 @@ PAIRS_PER_CALL = 8000  # pairs named in one argument (Linux: 128 KiB at most per
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line on stderr, status 2, no usage dump
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def _default_cluster() -> str:
-    return os.environ.get("CONTEND_CLUSTER_PREFIX") or CLUSTER_PREFIX
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument(
         "--cluster",
         nargs="?",
-        const=_default_cluster(),
+        const=default_prefix(),
         metavar="PREFIX",
         help="the emulated cluster that is up (contend cluster; PREFIX default "
         "$CONTEND_CLUSTER_PREFIX, else ct): its leaf/spine tree, links named as contend "
@@ -421,7 +416,7 @@ def _cluster_flag(argv) -> list:
         if arg == "--":
             break
         if arg == "--cluster" and not CLUSTER_PREFIX_RE.fullmatch(out[i + 1]):
-            out[i] = f"--cluster={_default_cluster()}"
+            out[i] = f"--cluster={default_prefix()}"
     return out
 
 
