@@ -171,6 +171,42 @@ def test_make_spec_rejects_bad_input():
             topology.make_spec(**kw)
 
 
+def test_degrade_shapes_a_cable_or_one_direction():
+    spec = topology.make_spec(
+        nodes=8, leaves=4, node_rate="100mbit", degrade=["leaf1-uplink=0.25", "n005-egress=0.5"]
+    )
+    desc = topology.describe(spec)
+    rate = {link["component"]: link["rate_bps"] for link in desc["links"]}
+    assert rate["leaf1-uplink-up"] == rate["leaf1-uplink-down"] == 50_000_000  # 200 x 0.25
+    assert rate["n005-egress"] == 50_000_000 and rate["n005-ingress"] == 100_000_000
+    assert rate["leaf0-uplink-up"] == 200_000_000 and rate["n000-egress"] == 100_000_000
+    assert desc["degraded"] == {"leaf1-uplink-up": 0.25, "leaf1-uplink-down": 0.25,
+                                "n005-egress": 0.5}  # fmt: skip
+    assert "leaf1-uplink-up at 0.25 (50mbit)" in topology.degraded_note(desc)
+    topology.set_rates(desc, {})  # what shape --on and --off do: configured rates again
+    assert desc["degraded"] == {}
+    assert {link["rate_bps"] for link in desc["links"] if link["kind"] == "uplink"} == {2 * 10**8}
+
+
+@pytest.mark.parametrize(
+    "item,words",
+    [
+        ("leaf4-uplink=0.5", "links are a cable n000..n007 or leaf0-uplink..leaf3-uplink"),
+        ("leaf1=0.5", "no such link"),
+        ("leaf1-uplink", "LINK=FRACTION"),
+        ("leaf1-uplink=1.5", "0 < FRACTION <= 1"),
+        ("leaf1-uplink=nan", "0 < FRACTION <= 1"),
+        ("n001=1e-6", "below 1kbit"),
+    ],
+)
+def test_degrade_rejects_bad_links_without_changing_anything(item, words):
+    desc = topology.describe(topology.make_spec(nodes=8, leaves=4, node_rate="100mbit"))
+    before = json.dumps(desc)
+    with pytest.raises(UsageError, match=words):
+        topology.set_rates(desc, topology.parse_degrade([item]))
+    assert json.dumps(desc) == before
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -181,6 +217,10 @@ def test_make_spec_rejects_bad_input():
         ["up", "--nodes", "eight", "--leaves", "2"],
         ["up", "--nodes", "8", "--leaves", "2", "--prefix", "NO_GOOD"],
         ["up", "--nodes", "8", "--leaves", "2", "--taper", "2:1", "--uplink-rate", "1gbit"],
+        ["up", "--nodes", "8", "--leaves", "2", "--degrade", "leaf2-uplink=0.5"],
+        ["up", "--nodes", "8", "--leaves", "2", "--degrade", "n001=0"],
+        ["up", "--nodes", "8", "--leaves", "2", "--degrade", "n001=0.5", "--degrade", "n001=0.2"],
+        ["shape", "--on", "--degrade", "n001=0.5"],
         ["frobnicate"],
         ["run", "--prefix", "ct", "hostname"],
     ],

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from ..guard import TRACEBACK_ENV, guarded, report
 from . import launch, lifecycle, netns, state, stats
 from .errors import ClusterError, UsageError
-from .topology import DEFAULT_PREFIX, make_spec, validate_prefix
+from .topology import DEFAULT_PREFIX, degraded_note, make_spec, parse_degrade, validate_prefix
 from .units import format_bytes, format_rate
 
 PROG = "contend cluster"
@@ -40,6 +40,7 @@ examples:
   contend cluster exec n003 -- hostname
   contend cluster shape --off               # same cluster, links unlimited
   contend cluster shape --on                # shaping restored
+  contend cluster shape --degrade leaf1-uplink=0.25   # one uplink at a quarter
   contend cluster down
 """
 
@@ -51,16 +52,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _default_prefix() -> str:
-    return os.environ.get("CONTEND_CLUSTER_PREFIX") or DEFAULT_PREFIX
-
-
 def _add_prefix(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--prefix",
-        default=_default_prefix(),
+        default=state.default_prefix(),
         help="cluster name prefix for namespaces, hostnames and the state directory "
         "(default %(default)s, or $CONTEND_CLUSTER_PREFIX)",
+    )
+
+
+def _add_degrade(p) -> None:
+    p.add_argument(
+        "--degrade",
+        action="append",
+        metavar="LINK=FRACTION",
+        help="shape LINK to FRACTION (0 < FRACTION <= 1) of its configured rate: a cable "
+        "(n003, leaf1-uplink: both directions) or one direction (n003-egress, "
+        "leaf1-uplink-up; names as in stats); repeatable",
     )
 
 
@@ -119,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="send MTU-size packets from the "
         "nodes (exact queueing granularity, about 3x the CPU; keep rates low)",
     )
+    _add_degrade(q)
     _add_prefix(q)
 
     q = sub.add_parser(
@@ -170,17 +179,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser(
         "shape",
-        help="remove or restore the shaping of all links",
+        help="remove, restore or degrade the shaping of the links",
         description="Remove the rate limits and queues of every link (--off: the links run "
-        "at the speed of the software path, with no queue of their own) or restore them "
-        "(--on: the rates and queues given to up). Namespaces, addresses, hostnames and "
-        "running processes stay as they are, so the same run can be repeated with and "
-        "without shaping. Counters restart at zero when shaping is restored.",
+        "at the speed of the software path, with no queue of their own), restore them "
+        "(--on: the rates and queues given to up) or restore them with some links slower "
+        "(--degrade LINK=FRACTION, a known slow link for contend locate). --on and --off "
+        "undo earlier degradations. Namespaces, addresses, hostnames and running processes "
+        "stay as they are, so the same run can be repeated with and without shaping. "
+        "Counters restart at zero when shaping is restored.",
         allow_abbrev=False,
     )
     g = q.add_mutually_exclusive_group(required=True)
     g.add_argument("--off", action="store_true", help="remove the shaping (unlimited links)")
     g.add_argument("--on", action="store_true", help="restore the shaping given to up")
+    _add_degrade(g)
     _add_prefix(q)
 
     q = sub.add_parser(
@@ -234,6 +246,7 @@ def _cmd_up(args: argparse.Namespace) -> int:
         prefix=args.prefix,
         tcp_cc=args.tcp_cc,
         gso=not args.no_gso,
+        degrade=args.degrade,
     )
     netns.check_tcp_cc(spec.tcp_cc)
     ncpu = os.cpu_count() or 1
@@ -254,6 +267,7 @@ def _cmd_up(args: argparse.Namespace) -> int:
         + (f" (taper {spec.taper})" if spec.taper else "")
         + f", queues {format_bytes(spec.queue_bytes)}; "
         f"state in {state.state_dir(spec.prefix)} ({desc['setup_seconds']:.2f} s)"
+        + (f"; degraded: {degraded_note(desc)}" if desc["degraded"] else "")
     )
     return 0
 
@@ -271,12 +285,15 @@ def _cmd_down(args: argparse.Namespace) -> int:
 
 
 def _cmd_shape(args: argparse.Namespace) -> int:
-    desc = lifecycle.set_shaping(args.prefix, enabled=args.on)
+    on = args.on or bool(args.degrade)
+    desc = lifecycle.set_shaping(args.prefix, enabled=on, degrade=parse_degrade(args.degrade))
     r = desc["rates"]
-    if args.on:
+    if on:
         print(
             f"cluster '{desc['prefix']}': shaping on ({desc['changed']} links): node links "
-            f"{r['node']}, uplinks {r['uplink']}, queues {desc['queue']}; counters restart at 0"
+            f"{r['node']}, uplinks {r['uplink']}, queues {desc['queue']}"
+            + (f"; degraded: {degraded_note(desc)}" if desc["degraded"] else "")
+            + "; counters restart at 0"
         )
     else:
         print(
@@ -304,6 +321,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         + f", queues {desc['queue']}, TCP {desc.get('tcp_congestion_control') or 'default'}"
         + ("" if shaped else "; shaping OFF (links unlimited; shape --on restores it)")
     )
+    if desc.get("degraded"):
+        print(f"  degraded: {degraded_note(desc)} (shape --on restores the rates)")
     print(f"  {'node':<6} {'hostname':<14} {'namespace':<14} {'address':<16} leaf")
     for n in desc["nodes"]:
         print(
@@ -320,6 +339,7 @@ def _cmd_list(_args: argparse.Namespace) -> int:
         what = (
             f"{len(desc['nodes'])} nodes, status {desc.get('status')}"
             + (", shaping off" if desc.get("shaping") == "off" else "")
+            + (f", {len(desc['degraded'])} link(s) degraded" if desc.get("degraded") else "")
             if desc
             else "namespaces without state (remove with down)"
         )

@@ -21,7 +21,14 @@ from typing import Callable
 from . import netns, state
 from .errors import ClusterError, UsageError
 from .shaping import parse_qdisc_text, shape_commands
-from .topology import ClusterSpec, describe, hostfile, topology_conf, validate_prefix
+from .topology import (
+    ClusterSpec,
+    describe,
+    hostfile,
+    set_rates,
+    topology_conf,
+    validate_prefix,
+)
 
 Log = Callable[[str], None]
 
@@ -167,19 +174,23 @@ def _remove_shaping(desc: dict) -> int:
     return removed
 
 
-def set_shaping(prefix: str, enabled: bool) -> dict:
+def set_shaping(prefix: str, enabled: bool, degrade: dict | None = None) -> dict:
     """Remove (``enabled=False``) or restore the shaping of cluster ``prefix``'s links.
 
     The namespaces, addresses, bridges and processes stay as they are; only the
-    qdiscs change. Restoring applies the rates and queues of ``cluster.json``
-    (its counters restart at zero). Records ``shaping`` (``on``/``off``) in
-    ``cluster.json`` and returns the updated description plus ``changed``, the
-    number of links whose qdisc was added or removed.
+    qdiscs change. Restoring applies the rates given to ``up`` and the queues of
+    ``cluster.json`` (its counters restart at zero), with the links of ``degrade``
+    ({LINK: fraction}, see ``topology.set_rates``) at their fraction; any earlier
+    degradation is undone (also by removing). A bad ``degrade`` changes nothing.
+    Records ``shaping`` (``on``/``off``) and ``degraded`` in ``cluster.json`` and
+    returns the updated description plus ``changed``, the number of links whose
+    qdisc was added or removed.
     """
     validate_prefix(prefix)
     netns.check_usable()
     with state.locked(prefix):
         desc = state.load(prefix)
+        set_rates(desc, (degrade or {}) if enabled else {})
         existing = set(netns.list_namespaces())
         missing = sorted({link["namespace"] for link in desc["links"]} - existing)
         if missing:

@@ -22,9 +22,16 @@ from collections.abc import Iterator
 
 from .. import infile
 from .errors import UsageError
+from .topology import DEFAULT_PREFIX
 
 DEFAULT_BASE = "/run/contend-cluster"
 STATE_FILES = ("cluster.json", "topology.conf", "hostfile", "rsh-agent", "pids")
+
+
+def default_prefix() -> str:
+    """The cluster a command means without ``--prefix``: ``$CONTEND_CLUSTER_PREFIX``, else
+    ``ct``."""
+    return os.environ.get("CONTEND_CLUSTER_PREFIX") or DEFAULT_PREFIX
 
 
 def base_dir() -> str:

@@ -27,6 +27,7 @@ from .. import outfile
 from .errors import ClusterError, UsageError
 from .netns import pid_alive, wait_until
 from .shaping import COUNTERS, QdiscReader
+from .topology import degraded_note
 from .units import format_bytes, format_rate
 
 
@@ -51,6 +52,12 @@ class LinkSampler:
     def close(self) -> None:
         for r in self.readers.values():
             r.close()
+
+
+def _title(desc: dict, what: str) -> str:
+    """Table title: the cluster, ``what`` the counters cover, and its degraded links."""
+    note = degraded_note(desc)
+    return f"contend cluster '{desc['prefix']}': {what}" + (f"; degraded: {note}" if note else "")
 
 
 def _missing_note(desc: dict) -> str:
@@ -111,7 +118,7 @@ def one_shot(desc: dict, out: TextIO = sys.stdout) -> None:
     out.write(
         format_table(
             rows,
-            f"contend cluster '{desc['prefix']}': counters since up (or since shape --on)",
+            _title(desc, "counters since up (or since shape --on)"),
             _missing_note(desc),
         )
     )
@@ -151,7 +158,7 @@ def time_series(
         raise ClusterError(f"{where}: cannot write: {exc.strerror or exc}") from None
     summary = format_table(
         delta_rows(first, last),
-        f"contend cluster '{desc['prefix']}': changes over {elapsed:.2f} s ({count} samples)",
+        _title(desc, f"changes over {elapsed:.2f} s ({count} samples)"),
         _missing_note(desc),
     )
     (sys.stdout if csv_path else sys.stderr).write(summary)

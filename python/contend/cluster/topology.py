@@ -19,6 +19,11 @@ Shaped links (HTB rate + bfifo queue on the egress of one interface each):
 - ``n<iii>-ingress``: leaf -> node, on port ``n<iii>`` in the switch namespace;
 - ``leaf<L>-uplink-up``: leaf -> spine, on ``leaf<L>-up``;
 - ``leaf<L>-uplink-down``: spine -> leaf, on ``leaf<L>-dn``.
+
+A *cable* is the pair of directions of one link: ``n<iii>`` (egress and
+ingress) or ``leaf<L>-uplink`` (up and down). ``--degrade LINK=FRACTION``
+shapes a cable or one direction to a fraction of its configured rate; the
+description records it in ``degraded`` and in the link's ``rate_bps``.
 """
 
 from __future__ import annotations
@@ -37,12 +42,14 @@ MAX_NODES = 1000
 MAX_NODES_PER_LEAF = 254
 MAX_LEAVES = 500
 MIN_QUEUE = 4096
-_PREFIX_RE = re.compile(r"[a-z][a-z0-9]{0,9}")
+MIN_RATE_BPS = 1000  # the slowest link (a taper or --degrade giving less is refused)
+_DIRECTIONS = ("-egress", "-ingress", "-uplink-up", "-uplink-down")
+PREFIX_RE = re.compile(r"[a-z][a-z0-9]{0,9}")
 
 
 def validate_prefix(prefix: str) -> str:
     """Return ``prefix`` if it is a valid cluster prefix, else raise ``UsageError``."""
-    if not _PREFIX_RE.fullmatch(prefix or ""):
+    if not PREFIX_RE.fullmatch(prefix or ""):
         raise UsageError(
             f"invalid prefix {prefix!r}: use 1-10 lowercase letters or digits, "
             "starting with a letter (it names namespaces and hostnames)"
@@ -63,6 +70,7 @@ class ClusterSpec:
     taper: str | None
     tcp_cc: str = "reno"
     gso: bool = True
+    degrade: tuple = ()  # (LINK, FRACTION) pairs as given, checked by make_spec
 
     @property
     def nodes_per_leaf(self) -> int:
@@ -94,11 +102,13 @@ def make_spec(
     prefix: str = DEFAULT_PREFIX,
     tcp_cc: str = "reno",
     gso: bool = True,
+    degrade: list[str] | None = None,
 ) -> ClusterSpec:
     """Validate the user's request and return a ``ClusterSpec``.
 
     ``uplink_rate`` and ``taper`` are exclusive; with neither, the taper is 1:1
-    (uplink rate = nodes per leaf x node rate). Raises ``UsageError`` on bad input.
+    (uplink rate = nodes per leaf x node rate). ``degrade`` holds ``LINK=FRACTION``
+    items (``--degrade``). Raises ``UsageError`` on bad input.
     """
     validate_prefix(prefix)
     if nodes < 2:
@@ -126,7 +136,7 @@ def make_spec(
     else:
         factor = parse_taper(taper if taper is not None else "1:1")
         uplink_bps = round((nodes // leaves) * node_bps / factor)
-        if uplink_bps < 1000:
+        if uplink_bps < MIN_RATE_BPS:
             raise UsageError(f"--taper {taper} gives an uplink rate below 1kbit")
         if taper is None:
             taper = "1:1"
@@ -137,7 +147,7 @@ def make_spec(
         )
     if not re.fullmatch(r"[a-z0-9_]{1,16}", tcp_cc):
         raise UsageError(f"invalid --tcp-cc {tcp_cc!r}")
-    return ClusterSpec(
+    spec = ClusterSpec(
         prefix=prefix,
         nodes=nodes,
         leaves=leaves,
@@ -147,7 +157,95 @@ def make_spec(
         taper=taper,
         tcp_cc=tcp_cc,
         gso=gso,
+        degrade=tuple(parse_degrade(degrade).items()),
     )
+    describe(spec)  # checks the --degrade links and rates
+    return spec
+
+
+def parse_degrade(items: list[str] | None) -> dict:
+    """``LINK=FRACTION`` items (``--degrade``) as {LINK: fraction}, 0 < fraction <= 1.
+
+    Only the syntax is checked here; :func:`set_rates` checks the link names.
+    """
+    out: dict = {}
+    for item in items or []:
+        link, sep, value = item.partition("=")
+        try:
+            fraction = float(value) if sep else float("nan")
+        except ValueError:
+            fraction = float("nan")
+        if not link or not 0 < fraction <= 1:  # nan fails too
+            raise UsageError(
+                f"--degrade {item!r}: expected LINK=FRACTION with 0 < FRACTION <= 1, "
+                "e.g. leaf1-uplink=0.25"
+            )
+        if link in out:
+            raise UsageError(f"--degrade {link!r} given twice")
+        out[link] = fraction
+    return out
+
+
+def cable_of(component: str) -> str:
+    """The cable of a shaped direction: ``n003`` of ``n003-egress``, ``leaf1-uplink`` of
+    ``leaf1-uplink-up``."""
+    for suffix in _DIRECTIONS:
+        if component.endswith(suffix):
+            return component[: -len(suffix)] + ("-uplink" if "uplink" in suffix else "")
+    return component
+
+
+def _link_names(desc: dict) -> str:
+    """The names --degrade accepts, compactly, for messages."""
+    nodes, leaves = len(desc["nodes"]), len(desc["leaves"])
+    return (
+        f"a cable n000..n{nodes - 1:03d} or leaf0-uplink..leaf{leaves - 1}-uplink (both "
+        "directions), or one direction: nIII-egress, nIII-ingress, leafL-uplink-up, "
+        "leafL-uplink-down"
+    )
+
+
+def set_rates(desc: dict, degrade: dict) -> None:
+    """Set every link's ``rate_bps``: its configured rate (``rates``) times its fraction in
+    ``degrade`` ({LINK: fraction}, LINK a cable or one direction; 1 if absent), and
+    ``desc["degraded"]`` to {direction: fraction} of the degraded directions.
+
+    Checks everything before changing ``desc``: ``UsageError`` naming the valid links
+    for an unknown one, naming the limit for a rate below it.
+    """
+    components = [link["component"] for link in desc["links"]]
+    per_direction: dict = {}
+    for name, fraction in degrade.items():
+        hit = [c for c in components if name in (c, cable_of(c))]
+        if not hit:
+            raise UsageError(
+                f"--degrade {name!r}: no such link in cluster '{desc['prefix']}'; "
+                f"links are {_link_names(desc)}"
+            )
+        for c in hit:
+            if c in per_direction:
+                raise UsageError(f"--degrade {name!r}: link {c} is named by another --degrade")
+            per_direction[c] = fraction
+    nominal = {"node": desc["rates"]["node_bps"], "uplink": desc["rates"]["uplink_bps"]}
+    rates = {}
+    for link in desc["links"]:
+        fraction = per_direction.get(link["component"], 1.0)
+        rates[link["component"]] = round(nominal[link["kind"]] * fraction)
+        if rates[link["component"]] < MIN_RATE_BPS:
+            raise UsageError(
+                f"--degrade {link['component']}={fraction:g}: a rate below "
+                f"{format_rate(MIN_RATE_BPS)} (the slowest link)"
+            )
+    for link in desc["links"]:
+        link["rate_bps"] = rates[link["component"]]
+    desc["degraded"] = per_direction
+
+
+def degraded_note(desc: dict) -> str:
+    """One line naming the degraded links of ``desc`` with fraction and rate, or ''."""
+    degraded = desc.get("degraded") or {}
+    rate = {link["component"]: link["rate_bps"] for link in desc["links"]}
+    return ", ".join(f"{c} at {f:g} ({format_rate(rate[c])})" for c, f in degraded.items())
 
 
 def node_address(leaf: int, j: int) -> str:
@@ -163,7 +261,8 @@ def describe(spec: ClusterSpec) -> dict:
     (``name``/``nodes``/``uplink_up``/``uplink_down``), ``spine``, ``rates`` (bits/s
     and text), ``queue_bytes``, ``taper``, ``links`` (one per shaped direction:
     ``component``/``namespace``/``dev``/``rate_bps``/``queue_bytes``/``kind``),
-    ``tcp_congestion_control``, ``gso``.
+    ``tcp_congestion_control``, ``gso``, ``degraded`` ({direction: fraction}, see
+    :func:`set_rates`).
     """
     npl = spec.nodes_per_leaf
     nodes = []
@@ -225,7 +324,7 @@ def describe(spec: ClusterSpec) -> dict:
                     "queue_bytes": spec.queue_bytes,
                 }
             )
-    return {
+    desc = {
         "format": FORMAT,
         "prefix": spec.prefix,
         "subnet": str(SUBNET),
@@ -247,6 +346,8 @@ def describe(spec: ClusterSpec) -> dict:
         "gso": spec.gso,
         "links": links,
     }
+    set_rates(desc, dict(spec.degrade))
+    return desc
 
 
 def topology_conf(desc: dict) -> str:

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from ..argtypes import count
+from ..cluster.state import default_prefix
+from ..cluster.topology import PREFIX_RE as CLUSTER_PREFIX_RE
 from ..guard import guarded
 from ..limits import clip
 from ..models.errors import ModelError
@@ -28,6 +30,7 @@ from ..models.paths import HINT as PATHS_HINT
 from ..models.paths import parse_paths, read_json
 from ..outfile import check_distinct, check_output, write_text
 from ..runs.binary import BinaryNotFound, find_binary
+from .cluster import cluster_paths
 from .infer import column_groups, fit, relative_excess
 from .measurements import LocateError, load_pairs
 
@@ -66,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
             "  contend pairs --engine sim --topology fattree:leaves=32,nodes=4,uplinks=2 \\\n"
             "      --degrade leaf3:5=0.25 --seed 1 -o pairs.json\n"
             "  contend locate pairs.json            # the topology of a simulated run\n"
-            "  contend locate mpi-pairs.json --topology-conf topology.conf -o located.json"
+            "  contend locate mpi-pairs.json --topology-conf topology.conf -o located.json\n"
+            "  contend cluster run -- contend pairs -o cl-pairs.json\n"
+            "  contend locate cl-pairs.json --cluster   # the emulated cluster that is up"
         ),
     )
     p.add_argument("results", metavar="RESULTS", help="a contend pairs results file")
@@ -85,6 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--paths",
         metavar="FILE",
         help="a contend-paths file holding the measured node pairs (instead of a topology)",
+    )
+    src.add_argument(
+        "--cluster",
+        nargs="?",
+        const=default_prefix(),
+        metavar="PREFIX",
+        help="the emulated cluster that is up (contend cluster; PREFIX default "
+        "$CONTEND_CLUSTER_PREFIX, else ct): its leaf/spine tree, links named as contend "
+        "cluster stats names them, nodes matched by host name",
     )
     p.add_argument("--routing", metavar="R", help="the routing (default: the run's, else the "
                    "topology's default)")  # fmt: skip
@@ -196,9 +210,13 @@ def _merge_paths(docs) -> dict:
 
 
 def _paths_for(args, pairs, tmp: Path):
-    """The PathSet of the measured pairs: from --paths, or from the binary."""
+    """The PathSet of the measured pairs: from --paths, --cluster, or from the binary."""
     if args.paths:
         return _load_paths(args.paths)
+    if args.cluster is not None:
+        if args.routing:
+            raise LocateError("--routing does not apply to --cluster (one path per pair)")
+        return cluster_paths(args.cluster, pairs)
     if args.topology_conf:
         spec = f"slurm:{args.topology_conf}"
     elif args.topology:
@@ -362,16 +380,18 @@ def _table(doc) -> str:
         f"routing {doc['routing']}, metric {doc['metric']}; {doc['links_total']} links, "
         f"{doc['inseparable_groups']} group(s) of links crossed by the same pairs"
     )
+    others = [f"{r['peer']} {r['peer_slowdown']:.3f}" if r["peer"] else "-" for r in doc["links"]]
+    w = max([16] + [len(r["link"]) for r in doc["links"]])  # the emulated cluster's are longer
+    wo = max([22] + [len(o) for o in others])
     columns = (
-        f"{'rank':>4}  {'link':<16} {'tier':<24} {'slowdown':>8} {'~fraction':>9} {'pairs':>6} "
-        f"{'other direction':<22} {'p_first':>7} {'p_top':>6}  same pairs as"
+        f"{'rank':>4}  {'link':<{w}} {'tier':<24} {'slowdown':>8} {'~fraction':>9} {'pairs':>6} "
+        f"{'other direction':<{wo}} {'p_first':>7} {'p_top':>6}  same pairs as"
     )
     lines = [head, columns]
-    for r in doc["links"]:
-        other = f"{r['peer']} {r['peer_slowdown']:.3f}" if r["peer"] else "-"
+    for r, other in zip(doc["links"], others):
         lines.append(
-            f"{r['rank']:>4}  {r['link']:<16} {r['class']:<24} {r['slowdown']:>8.3f} "
-            f"{r['fraction_estimate']:>9.2f} {r['pairs']:>6} {other:<22} {_p(r['p_first']):>7} "
+            f"{r['rank']:>4}  {r['link']:<{w}} {r['class']:<24} {r['slowdown']:>8.3f} "
+            f"{r['fraction_estimate']:>9.2f} {r['pairs']:>6} {other:<{wo}} {_p(r['p_first']):>7} "
             f"{_p(r['p_top']):>6}  {', '.join(r['inseparable_from'][:4])}"
             + (" ..." if len(r["inseparable_from"]) > 4 else "")
         )
@@ -388,8 +408,20 @@ def _table(doc) -> str:
 
 
 @guarded(PROG)
+def _cluster_flag(argv) -> list:
+    """argv with a bare ``--cluster`` followed by a word that cannot be a cluster prefix
+    (``pairs.json``) written ``--cluster=DEFAULT``, so that the word stays RESULTS."""
+    out = list(argv)
+    for i, arg in enumerate(out[:-1]):
+        if arg == "--":
+            break
+        if arg == "--cluster" and not CLUSTER_PREFIX_RE.fullmatch(out[i + 1]):
+            out[i] = f"--cluster={default_prefix()}"
+    return out
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(_cluster_flag(sys.argv[1:] if argv is None else argv))
     try:
         out = check_output(args.output, "output", LocateError) if args.output else None
         inputs = [("RESULTS", args.results), ("--topology-conf", args.topology_conf)]

@@ -9,7 +9,7 @@ out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -42,6 +42,7 @@ class Pairs:
     topology: str | None  # environment.simulation.topology (--engine sim), else None
     routing: str | None
     degraded: list  # environment.simulation.degraded (ground truth), else []
+    node_names: list = field(default_factory=list)  # environment.node_names: node i's host
 
 
 def load_pairs(path) -> Pairs:
@@ -82,6 +83,7 @@ def load_pairs(path) -> Pairs:
     if not keep.any():
         raise LocateError(f"{source}: every measured pair is within one node: no network pairs")
     sim = doc.get("environment", {}).get("simulation") or {}
+    names = doc.get("environment", {}).get("node_names")
     return Pairs(
         source=source,
         src=src[keep],
@@ -95,4 +97,7 @@ def load_pairs(path) -> Pairs:
         topology=sim.get("topology"),
         routing=sim.get("routing"),
         degraded=list(sim.get("degraded") or []),
+        node_names=names
+        if isinstance(names, list) and all(isinstance(n, str) for n in names)
+        else [],
     )
