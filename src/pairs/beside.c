@@ -61,8 +61,8 @@ int pairs_bully_parse(pairs_bully *b, const contend_params *opts, char *err, siz
     return -1;
   }
   b->m = m; /* params now owned */
-  if (spec[len] == ':' && contend_params_set_items(&b->params, spec + len + 1, ',', perr,
-                                                   sizeof perr)) {
+  if (spec[len] == ':' &&
+      contend_params_set_items(&b->params, spec + len + 1, ',', perr, sizeof perr)) {
     snprintf(err, errlen, "--bully %s: %s", name, perr);
     return -1;
   }
@@ -79,8 +79,8 @@ void pairs_bully_free(pairs_bully *b) {
   b->m = NULL;
 }
 
-int pairs_bully_place(const pairs_bully *b, const contend_nodes *nodes, int nranks,
-                      uint64_t seed, char *is_bully, char *err, size_t errlen) {
+int pairs_bully_place(const pairs_bully *b, const contend_nodes *nodes, int nranks, uint64_t seed,
+                      char *is_bully, char *err, size_t errlen) {
   const int n = nodes->nnodes;
   memset(is_bully, 0, (size_t)n);
   if (b->nodes > n - 2) {
@@ -165,6 +165,10 @@ pairs_bully_stats pairs_bully_stats_sum(contend_group *world, pairs_bully_stats 
   return (pairs_bully_stats){inv, v[0], v[1]};
 }
 
+double pairs_bully_mib_s(const pairs_bully_stats *st) {
+  return st->sampling_ranks > 0 ? st->mib_s_sum / st->sampling_ranks : 0.0;
+}
+
 void pairs_bully_json(contend_json *j, const pairs_bully *b, const char *is_bully, int nnodes,
                       long ranks, const pairs_bully_stats *st, uint64_t seed) {
   contend_json_obj_begin(j, "bully");
@@ -178,7 +182,6 @@ void pairs_bully_json(contend_json *j, const pairs_bully *b, const char *is_bull
   contend_json_arr_end(j);
   contend_json_int(j, "ranks", ranks);
   contend_json_int(j, "invocations", (int64_t)st->invocations);
-  contend_json_double(j, "mib_s_per_rank",
-                      st->sampling_ranks > 0 ? st->mib_s_sum / st->sampling_ranks : 0.0);
+  contend_json_double(j, "mib_s_per_rank", pairs_bully_mib_s(st));
   contend_json_obj_end(j);
 }

@@ -27,8 +27,8 @@ void pairs_bully_free(pairs_bully *b);
  * checks the counts against the run: at least 2 nodes left for the pairs,
  * the motif's own check for the bully's ranks (node_of_rank: nranks
  * entries).  Returns 0, or -1 with one line in err. */
-int pairs_bully_place(const pairs_bully *b, const contend_nodes *nodes, int nranks,
-                      uint64_t seed, char *is_bully, char *err, size_t errlen);
+int pairs_bully_place(const pairs_bully *b, const contend_nodes *nodes, int nranks, uint64_t seed,
+                      char *is_bully, char *err, size_t errlen);
 
 /* What the bully did (pairs_bully_run on bully ranks, zero elsewhere),
  * summed over the world by pairs_bully_stats. */
@@ -51,6 +51,9 @@ pairs_bully_stats pairs_bully_run(const pairs_bully *b, contend_ctx *c, contend_
 /* Collective over world: the sums of every rank's stats (zero on pairs
  * ranks). */
 pairs_bully_stats pairs_bully_stats_sum(contend_group *world, pairs_bully_stats mine);
+
+/* The bully's MiB/s per rank that takes samples (0: none did). */
+double pairs_bully_mib_s(const pairs_bully_stats *st);
 
 /* The results' "bully" object (rank 0). */
 void pairs_bully_json(contend_json *j, const pairs_bully *b, const char *is_bully, int nnodes,

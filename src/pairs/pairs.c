@@ -221,9 +221,7 @@ static void report(const contend_envelope *env, const contend_params *opts, cons
                       "invocations, %.1f MiB/s per rank\n",
                       pl->bully->m->name, pl->bully->nodes, pl->bully_ranks,
                       pl->bully->random ? "random" : "last", pl->bully_stats.invocations,
-                      pl->bully_stats.sampling_ranks > 0
-                          ? pl->bully_stats.mib_s_sum / pl->bully_stats.sampling_ranks
-                          : 0.0);
+                      pairs_bully_mib_s(&pl->bully_stats));
 
   contend_json j;
   contend_json_init(&j, js);

@@ -138,6 +138,22 @@ def test_a_bully_beside_the_pairs_runs_on_nodes_the_pairs_leave_out(tmp_path, sc
     assert min(measured[k] / alone[k] for k in measured) < 0.5
 
 
+def test_mpi_pairs_beside_a_bully(mpirun, tmp_path, schema):
+    out = tmp_path / "mpi-bully.json"
+    r = mpirun(
+        6, "pairs", "--virtual-nodes", "1", "--bytes", "4096", "--iters", "2", "--lat-iters", "2",
+        "--bully", "bully_pairs:msg_bytes=65536,iters=1", "--bully-nodes", "2",
+        "--bully-place", "random", "--seed", "2", "-q", "-o", out, timeout=240,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema)
+    bully = doc["bully"]["nodes"]
+    assert len(bully) == 2 and doc["ranks"] == 4 and doc["bully"]["invocations"] >= 2
+    assert doc["rank_node"] == [n for n in range(6) if n not in bully]
+    assert set(pairs_of(doc)) == {(s, d) for s in range(4) for d in range(4) if s != d}
+
+
 def test_the_random_bully_placement_follows_the_seed(tmp_path):
     args = ["--bully", INCAST, "--bully-nodes", "5", "--bully-place", "random", "--rounds", "2"]
     one = sim_pairs(tmp_path, "--seed", "1", *args, name="a.json")["bully"]["nodes"]
