@@ -31,7 +31,7 @@ int pairs_bully_place(const pairs_bully *b, const contend_nodes *nodes, int nran
                       char *is_bully, char *err, size_t errlen);
 
 /* What the bully did (pairs_bully_run on bully ranks, zero elsewhere),
- * summed over the world by pairs_bully_stats. */
+ * summed over the world by pairs_bully_stats_sum. */
 typedef struct pairs_bully_stats {
   double invocations; /* max over the bully's ranks */
   double mib_s_sum;   /* MiB/s of the ranks that take samples */

@@ -214,3 +214,18 @@ def test_a_dry_run_is_a_plan_with_every_pair(tmp_path, schema):
     jsonschema.validate(doc, schema)
     assert doc["engine"] == "trace" and doc["wall_s"] is None
     assert set(pairs_of(doc)) == {(s, d) for s in range(6) for d in range(6) if s != d}
+
+
+def test_a_dry_run_plans_the_pairs_beside_a_bully(tmp_path, schema):
+    out = tmp_path / "plan.json"
+    r = run_bounded(
+        [BIN, "pairs", "--dry-run", "--nodes", "6", "--bully", "bully_pairs:iters=1",
+         "--bully-nodes", "2", "-o", out],
+        timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["ranks"] == 4 and doc["rank_node"] == [0, 1, 2, 3]
+    assert doc["bully"]["nodes"] == [4, 5] and doc["bully"]["invocations"] >= 2
+    assert set(pairs_of(doc)) == {(s, d) for s in range(4) for d in range(4) if s != d}
