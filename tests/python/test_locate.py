@@ -89,12 +89,20 @@ def test_a_bully_hotspot_is_among_the_links_that_stalled_most(tmp_path):
             "--bully-nodes", "16", "--bully-place", "random", "--counters", ctr,
             name=f"p{seed}.json",
         )  # fmt: skip
-        bully_nodes = set(json.loads(res.read_text())["bully"]["nodes"])
+        run = json.loads(res.read_text())
+        bully_nodes = set(run["bully"]["nodes"])
         doc = located(tmp_path, res, "--top", "5", "--bootstrap", "0")
         links = [r["link"] for r in doc["links"]]
         stalled = top_stalled(ctr, 5)
         assert len(links) == len(stalled) == 5
         assert links[0] in stalled, (links, stalled)
+        # one name, one direction: the counters' tier of a port is locate's class of that link
+        tiers = {
+            f"{p['component']}:{p['port']}": p["tier"]
+            for p in run["environment"]["simulation"]["counters"]["top_stalled"]
+        }
+        both = [r for r in doc["links"] if r["link"] in tiers]
+        assert both and all(tiers[r["link"]] == r["class"] for r in both)
         # the truth names only the fabric's ports; the bully's NICs stall too
         assert not any(p.startswith("nic") for p in stalled)
         assert any(f"nic{n}:0" in top_stalled(ctr, 5, switches_only=False) for n in bully_nodes)
