@@ -65,6 +65,13 @@ int contend_params_find(const contend_params *p, const char *key);
  * a message naming the option, the bad value and what is valid. */
 int contend_params_set(contend_params *p, int idx, const char *text, char *err, size_t errlen);
 
+/* Sets rows from "key=value" items separated by sep (the tail of a spec
+ * such as "bully_incast:receivers=2,window=4"; keys spelled with '-' or
+ * '_'; a key at most once).  Returns 0, or -1 with one message naming the
+ * item (an unknown key lists the table's keys). */
+int contend_params_set_items(contend_params *p, const char *items, char sep, char *err,
+                             size_t errlen);
+
 int64_t contend_param_int(const contend_params *p, const char *key);
 double contend_param_double(const contend_params *p, const char *key);
 int contend_param_bool(const contend_params *p, const char *key);

@@ -140,6 +140,55 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
   return 0;
 }
 
+int contend_params_set_items(contend_params *p, const char *items, char sep, char *err,
+                             size_t errlen) {
+  char *given = calloc(p->n ? p->n : 1, 1);
+  if (!given) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  int rc = 0;
+  for (const char *at = items; at && *at && !rc;) {
+    const char *end = strchr(at, sep);
+    const size_t len = end ? (size_t)(end - at) : strlen(at);
+    char item[512];
+    if (len >= sizeof item) {
+      snprintf(err, errlen, "an item of '%.40s...' has %zu characters, more than the limit of %zu",
+               items, len, sizeof item - 1);
+      rc = -1;
+      break;
+    }
+    memcpy(item, at, len);
+    item[len] = 0;
+    char *eq = strchr(item, '=');
+    int idx = -1;
+    if (eq && eq != item) {
+      *eq = 0;
+      idx = contend_params_find(p, item);
+    }
+    if (!eq || eq == item) {
+      snprintf(err, errlen, "expected key=value, got '%s'", item);
+      rc = -1;
+    } else if (idx < 0) {
+      char keys[512] = "";
+      size_t o = 0;
+      for (size_t i = 0; i < p->n && o + 1 < sizeof keys; i++)
+        o += (size_t)snprintf(keys + o, sizeof keys - o, "%s%s", i ? ", " : "", p->defs[i].key);
+      snprintf(err, errlen, "no parameter '%s' (the parameters: %s)", item, p->n ? keys : "none");
+      rc = -1;
+    } else if (given[idx]) {
+      snprintf(err, errlen, "parameter '%s' is given twice", item);
+      rc = -1;
+    } else {
+      given[idx] = 1;
+      rc = contend_params_set(p, idx, eq + 1, err, errlen);
+    }
+    at = end ? end + 1 : NULL;
+  }
+  free(given);
+  return rc;
+}
+
 int contend_params_init(contend_params *p, const contend_param_def *defs, const char *scope,
                         char *err, size_t errlen) {
   size_t n = 0;

@@ -11,9 +11,11 @@
  * the P - 1 shifts, or --rounds N of them drawn with the run's seed: every
  * rank takes part in every round, with memory O(rounds) per rank (rank 0
  * gathers rounds x P values of each matrix).  Every phase starts after a
- * barrier of the control plane.  Runs on every engine through the run
- * envelope (src/run/envelope.h); the results are schema contend-pairs
- * (schemas/contend-pairs.schema.json). */
+ * barrier of the control plane.  With --bully (beside.c) a motif loads
+ * the fabric from some nodes while the pairs are measured among the
+ * others (ranks, barriers and the gather are then the pairs' group's).
+ * Runs on every engine through the run envelope (src/run/envelope.h); the
+ * results are schema contend-pairs (schemas/contend-pairs.schema.json). */
 #include "pairs.h"
 
 #include <stdio.h>
@@ -22,6 +24,7 @@
 
 #include "../core/error.h"
 #include "../run/envelope.h"
+#include "beside.h"
 #include "contend/json.h"
 #include "contend/rng.h"
 #include "contend/strbuf.h"
@@ -41,6 +44,14 @@ static const contend_param_def pairs_defs[] = {
      "shifts measured, drawn with the seed among the P - 1 (0: all; every rank takes part in "
      "every round)",
      0, 1e9},
+    {"bully", CONTEND_P_STRING, "", "",
+     "a job-file motif run beside the pairs on --bully-nodes nodes until the last round ends: "
+     "NAME[:key=value,...], e.g. bully_incast:receivers=1,msg_bytes=65536 (contend jobs --list)",
+     0, 0},
+    {"bully_nodes", CONTEND_P_INT, "0", "nodes",
+     "nodes the --bully runs on; the pairs are measured among the others", 0, 1e7},
+    {"bully_place", CONTEND_P_STRING, "last", "",
+     "the --bully's nodes: last (the run's last nodes) or random (drawn with the seed)", 0, 0},
     CONTEND_PARAM_END};
 
 typedef struct pairs_state {
@@ -77,13 +88,17 @@ static void help(const contend_params *p) {
   contend_sb_printf(
       &o,
       "usage: mpirun -np P contend pairs [--bytes B] [--iters N] [--rounds N] [-o FILE]\n"
-      "       contend pairs --engine sim --topology SPEC [--degrade C:P=F] [--rounds N] -o F\n\n"
+      "       contend pairs --engine sim --topology SPEC [--degrade C:P=F] [--rounds N] -o F\n"
+      "       contend pairs ... --bully MOTIF[:k=v,...] --bully-nodes N [--bully-place random]\n\n"
       "Measures every ordered pair of ranks, as mpiGraph does: in round k (1 .. P-1) every\n"
       "rank sends to rank + k and receives from rank - k (mod P), --iters messages of\n"
       "--bytes, then ping-pongs 8 B --lat-iters times; the receiver records the pair's\n"
       "bandwidth and latency (half the round trip).  A round runs in two or three phases in\n"
       "which a rank only sends or only receives, so a pair's time is its own path's.\n"
       "--rounds N measures N of the P-1 shifts, drawn with the seed.\n"
+      "--bully runs a job-file motif on --bully-nodes nodes (warmed up before the first\n"
+      "round, stopped after the last) and measures the pairs among the other nodes only:\n"
+      "P is then their ranks, and the JSON's bully object names the bully's nodes.\n"
       "One rank per node is the usual set-up (--ranks-per-node on in-process engines,\n"
       "the launcher's on MPI).  `contend locate` infers slow links from the results.\n\n"
       "JSON (schema contend-pairs): ranks, rank_node, shifts, bw_mib_s and lat_us with\n"
@@ -98,6 +113,7 @@ static void help(const contend_params *p) {
 
 typedef struct pairs_args {
   contend_params *opts;
+  const pairs_bully *bully;
   int argc;
   char **argv;
 } pairs_args;
@@ -173,21 +189,39 @@ static void report_values(contend_strbuf *table, long P, const long *shift, long
   }
 }
 
+/* Where the pairs ran: their ranks' nodes, and the bully beside them. */
+typedef struct pairs_place {
+  long P;                   /* the pairs' ranks */
+  const int *node;          /* the node of each (P entries) */
+  int nodes;                /* distinct nodes among them */
+  const pairs_bully *bully; /* bully->m NULL: none */
+  const char *is_bully;     /* per node of the run */
+  long bully_ranks;
+  pairs_bully_stats bully_stats;
+} pairs_place;
+
 /* Rank 0: the table (summary and the slowest pairs) and the JSON. */
-static void report(const contend_envelope *env, const contend_params *opts, long P,
+static void report(const contend_envelope *env, const contend_params *opts, const pairs_place *pl,
                    const long *shift, long ns, const double *bw, const double *lat,
                    contend_strbuf *table, contend_strbuf *js) {
+  const long P = pl->P;
   /* bw, lat: [receiver r][shift i], the pair (r - k) -> r */
   contend_sb_printf(table,
                     "contend pairs: %ld ranks on %d nodes, %ld of %ld shifts, %ld pairs, %lld B x "
                     "%lld, seed %llu\n",
-                    P, env->nodes.nnodes, ns, P - 1, P * ns,
-                    (long long)contend_param_int(opts, "bytes"),
+                    P, pl->nodes, ns, P - 1, P * ns, (long long)contend_param_int(opts, "bytes"),
                     (long long)contend_param_int(opts, "iters"), (unsigned long long)env->seed);
   if (env->dry_run) /* a plan: the rounds ran on the trace engine, nothing was timed */
     contend_sb_printf(table, "  a plan (--dry-run): no pair was timed, the matrices hold 0\n");
   else
     report_values(table, P, shift, ns, bw, lat);
+  if (pl->bully->m)
+    contend_sb_printf(table,
+                      "  beside a bully: %s on %ld nodes (%ld ranks, --bully-place %s), %.0f "
+                      "invocations, %.1f MiB/s per rank\n",
+                      pl->bully->m->name, pl->bully->nodes, pl->bully_ranks,
+                      pl->bully->random ? "random" : "last", pl->bully_stats.invocations,
+                      pairs_bully_mib_s(&pl->bully_stats));
 
   contend_json j;
   contend_json_init(&j, js);
@@ -202,8 +236,11 @@ static void report(const contend_envelope *env, const contend_params *opts, long
   contend_json_int(&j, "ranks", P);
   contend_json_arr_begin(&j, "rank_node");
   for (long r = 0; r < P; r++)
-    contend_json_int(&j, NULL, env->nodes.node_of_rank[r]);
+    contend_json_int(&j, NULL, pl->node[r]);
   contend_json_arr_end(&j);
+  if (pl->bully->m)
+    pairs_bully_json(&j, pl->bully, pl->is_bully, env->nodes.nnodes, pl->bully_ranks,
+                     &pl->bully_stats, env->seed);
   contend_json_int(&j, "bytes", contend_param_int(opts, "bytes"));
   contend_json_int(&j, "rounds_total", P - 1);
   contend_json_arr_begin(&j, "shifts");
@@ -272,49 +309,19 @@ static double phase(contend_ctx *c, contend_group *world, const pairs_state *st,
   return role == 2 ? t : -1;
 }
 
-static int pairs_body(contend_group *world, void *arg) {
-  pairs_args *a = arg;
-  const contend_params *opts = a->opts;
-  contend_envelope env;
-  int status = contend_envelope_begin(&env, world, opts, "pairs", a->argc, a->argv);
-  if (status) {
-    contend_envelope_free(&env);
-    return status;
-  }
-  const long P = world->size, rounds = (long)contend_param_int(opts, "rounds");
-  char msg[512] = "";
-  if (P < 2)
-    snprintf(msg, sizeof msg, "one rank has no pairs: run at least 2 ranks");
-  else if (rounds > P - 1)
-    snprintf(msg, sizeof msg, "--rounds %ld: %ld ranks have %ld shifts", rounds, P, P - 1);
-  else if ((rounds ? rounds : P - 1) * P > CELLS_MAX)
-    snprintf(msg, sizeof msg,
-             "%ld ranks x %ld rounds = %ld pairs, more than the limit of %ld: give --rounds %ld "
-             "or fewer",
-             P, rounds ? rounds : P - 1, (rounds ? rounds : P - 1) * P, CELLS_MAX, CELLS_MAX / P);
-  if (*msg) { /* the same on every rank */
-    contend_envelope_error(&env, world, msg);
-    contend_envelope_free(&env);
-    return CONTEND_EXIT_USAGE;
-  }
-  long ns;
-  long *shift = draw_shifts(P, rounds, env.seed, &ns);
-  double *mine = malloc(sizeof *mine * (size_t)ns * 2);
-  if (!mine)
-    contend_fail("out of memory");
-  contend_ctx c;
-  if (world->ops->ctx_open(&c, &pairs_motif, opts, world, env.nodes.my_node, env.seed, NULL))
-    contend_fail("contend pairs: setup failed: %s", c.error);
-  const pairs_state *st = c.state;
+/* The pairs' rounds on their group g (every rank of g): the receiver's
+ * bandwidth and latency of every shift into mine (2 per shift). */
+static void measure(contend_envelope *env, contend_group *g, contend_ctx *c,
+                    const contend_params *opts, const long *shift, long ns, double *mine) {
+  const pairs_state *st = c->state;
+  const long P = g->size;
   const size_t bytes = (size_t)contend_param_int(opts, "bytes");
   const long iters = (long)contend_param_int(opts, "iters"),
              liters = (long)contend_param_int(opts, "lat_iters"),
              warm = (long)contend_param_int(opts, "warmup");
-  world->ops->watchdog(world, contend_envelope_watchdog(opts, 3600),
-                       "contend pairs: watchdog: the run took longer than --watchdog; aborting\n");
-  contend_progress(&env, world, "pairs: %ld ranks, %ld of %ld shifts, %zu B x %ld, seed %llu", P,
-                   ns, P - 1, bytes, iters, (unsigned long long)env.seed);
-  const int r = world->rank;
+  contend_progress(env, g, "pairs: %ld ranks, %ld of %ld shifts, %zu B x %ld, seed %llu", P, ns,
+                   P - 1, bytes, iters, (unsigned long long)env->seed);
+  const int r = g->rank;
   for (long i = 0; i < ns; i++) {
     const long k = shift[i];
     const int to = (int)((r + k) % P), from = (int)((r - k + P) % P);
@@ -322,22 +329,115 @@ static int pairs_body(contend_group *world, void *arg) {
     for (int ph = 0; ph < 3; ph++) { /* every rank runs every phase (barriers) */
       const int role = mine_ph == ph ? 1 : from_ph == ph ? 2 : 0;
       const int peer = role == 1 ? to : from;
-      const double tb = phase(&c, world, st, bytes, role, peer, warm, iters, 0);
-      const double tl = phase(&c, world, st, 8, role, peer, warm, liters, 1);
+      const double tb = phase(c, g, st, bytes, role, peer, warm, iters, 0);
+      const double tl = phase(c, g, st, 8, role, peer, warm, liters, 1);
       if (role == 2) {
         mine[2 * i] = tb > 0 ? (double)bytes * (double)iters / tb / 1048576.0 : 0.0;
         mine[2 * i + 1] = tl / (double)liters / 2 * 1e6;
       }
     }
     if ((i + 1) % 64 == 0)
-      contend_progress(&env, world, "pairs: %ld of %ld shifts", i + 1, ns);
+      contend_progress(env, g, "pairs: %ld of %ld shifts", i + 1, ns);
   }
-  world->ops->ctx_close(&c);
+}
+
+/* The refusal of the run's counts (the same on every rank), or "". */
+static void check_counts(long P, long rounds, char *msg, size_t len) {
+  if (P < 2)
+    snprintf(msg, len, "one rank has no pairs: run at least 2 ranks");
+  else if (rounds > P - 1)
+    snprintf(msg, len, "--rounds %ld: %ld ranks have %ld shifts", rounds, P, P - 1);
+  else if ((rounds ? rounds : P - 1) * P > CELLS_MAX)
+    snprintf(msg, len,
+             "%ld ranks x %ld rounds = %ld pairs, more than the limit of %ld: give --rounds %ld "
+             "or fewer",
+             P, rounds ? rounds : P - 1, (rounds ? rounds : P - 1) * P, CELLS_MAX, CELLS_MAX / P);
+}
+
+static int pairs_body(contend_group *world, void *arg) {
+  pairs_args *a = arg;
+  const contend_params *opts = a->opts;
+  const pairs_bully *bully = a->bully;
+  contend_envelope env;
+  int status = contend_envelope_begin(&env, world, opts, "pairs", a->argc, a->argv);
+  if (status) {
+    contend_envelope_free(&env);
+    return status;
+  }
+  const int W = world->size, nn = env.nodes.nnodes;
+  const int *node_of = env.nodes.node_of_rank;
+  char *is_bully = calloc((size_t)nn, 1);
+  int *pnode = malloc(sizeof *pnode * (size_t)W); /* the pairs' ranks' nodes */
+  char *pnode_seen = calloc((size_t)nn, 1);
+  if (!is_bully || !pnode || !pnode_seen)
+    contend_fail("out of memory (%d nodes)", nn);
+  char msg[512] = "";
+  if (bully->m)
+    pairs_bully_place(bully, &env.nodes, W, env.seed, is_bully, msg, sizeof msg);
+  pairs_place pl = {.node = pnode, .bully = bully, .is_bully = is_bully};
+  for (int r = 0; r < W; r++) {
+    if (is_bully[node_of[r]]) {
+      pl.bully_ranks++;
+      continue;
+    }
+    pnode[pl.P++] = node_of[r];
+    pl.nodes += !pnode_seen[node_of[r]];
+    pnode_seen[node_of[r]] = 1;
+  }
+  free(pnode_seen);
+  const long P = pl.P, rounds = (long)contend_param_int(opts, "rounds");
+  if (!*msg)
+    check_counts(P, rounds, msg, sizeof msg);
+  if (*msg) { /* the same on every rank */
+    contend_envelope_error(&env, world, msg);
+    contend_envelope_free(&env);
+    free(is_bully);
+    free(pnode);
+    return CONTEND_EXIT_USAGE;
+  }
+  const int i_bully = is_bully[env.nodes.my_node];
+  /* my group: the pairs' ranks or the bully's, in world order */
+  contend_group *g = bully->m ? contend_split(world, i_bully, world->rank) : world;
+  long ns;
+  long *shift = draw_shifts(P, rounds, env.seed, &ns);
+  double *mine = i_bully ? NULL : malloc(sizeof *mine * (size_t)ns * 2);
+  if (!i_bully && !mine)
+    contend_fail("out of memory");
+  contend_ctx c;
+  if (!i_bully &&
+      world->ops->ctx_open(&c, &pairs_motif, opts, g, env.nodes.my_node, env.seed, NULL))
+    contend_fail("contend pairs: setup failed: %s", c.error);
+  if (bully->m) /* the bully's context opens after the pairs' (RMA windows, one at a time) */
+    contend_gbarrier(world);
+  world->ops->watchdog(world, contend_envelope_watchdog(opts, 3600),
+                       "contend pairs: watchdog: the run took longer than --watchdog; aborting\n");
+  pairs_bully_stats bst = {0};
+  contend_ctx bc;
+  if (i_bully) {
+    bst = pairs_bully_run(bully, &bc, world, g, env.nodes.my_node, env.seed);
+  } else if (bully->m) { /* the bully's signals: ready (warm) before, stop after the rounds */
+    contend_signal *ready = contend_signal_post(world);
+    contend_signal_wait(world, ready, 0);
+    measure(&env, g, &c, opts, shift, ns, mine);
+    contend_signal *stop = contend_signal_post(world);
+    contend_signal_wait(world, stop, 0);
+    contend_signal_free(world, ready);
+    contend_signal_free(world, stop);
+  } else {
+    measure(&env, g, &c, opts, shift, ns, mine);
+  }
+  if (!i_bully)
+    world->ops->ctx_close(&c);
+  if (bully->m) {
+    contend_gbarrier(world); /* one context closes at a time, as they opened */
+    if (i_bully)
+      world->ops->ctx_close(&bc);
+    pl.bully_stats = pairs_bully_stats_sum(world, bst);
+    contend_group_free(g);
+  }
   world->ops->watchdog(world, 0, NULL);
-  double *all = world->rank == 0 ? malloc(sizeof *all * (size_t)(ns * 2 * P)) : NULL;
-  if (world->rank == 0 && !all)
-    contend_fail("out of memory (%ld pairs)", ns * P);
-  contend_ggather(world, mine, sizeof *mine * (size_t)ns * 2, all);
+  /* rank 0 of the world gets the pairs' rows in their rank order (the bully's ranks give none) */
+  double *all = contend_ggatherv(world, mine, i_bully ? 0 : sizeof *mine * (size_t)ns * 2, NULL);
   contend_envelope_finish(&env, world);
   contend_strbuf table = {0}, js = {0};
   if (world->rank == 0) {
@@ -347,7 +447,7 @@ static int pairs_body(contend_group *world, void *arg) {
       contend_fail("out of memory");
     for (long q = 0; q < ns * P; q++)
       bw[q] = all[2 * q], lat[q] = all[2 * q + 1];
-    report(&env, opts, P, shift, ns, bw, lat, &table, &js);
+    report(&env, opts, &pl, shift, ns, bw, lat, &table, &js);
     free(bw);
     free(lat);
   }
@@ -357,6 +457,8 @@ static int pairs_body(contend_group *world, void *arg) {
   free(all);
   free(mine);
   free(shift);
+  free(is_bully);
+  free(pnode);
   contend_envelope_free(&env);
   return status;
 }
@@ -369,8 +471,11 @@ int contend_pairs_main(int argc, char **argv, int print) {
     contend_fail("internal error: %s", err);
   int rc = contend_params_parse_argv(&p, argc, argv, 1, err, sizeof err);
   const contend_engine *e = NULL;
+  pairs_bully bully = {0};
   if (rc == 0)
     e = contend_run_engine(&p, NULL, err, sizeof err);
+  if (e && pairs_bully_parse(&bully, &p, err, sizeof err))
+    e = NULL;
   if (rc == 1) {
     if (print)
       help(&p);
@@ -380,7 +485,7 @@ int contend_pairs_main(int argc, char **argv, int print) {
       fprintf(stderr, "contend pairs: error: %s (see contend pairs --help)\n", err);
     rc = CONTEND_EXIT_USAGE;
   } else {
-    pairs_args a = {&p, argc, argv};
+    pairs_args a = {&p, &bully, argc, argv};
     contend_launch l = {.argc = &argc,
                         .argv = &argv,
                         .nodes = (int)contend_param_int(&p, "nodes"),
@@ -388,6 +493,7 @@ int contend_pairs_main(int argc, char **argv, int print) {
                         .opts = &p};
     rc = e->launch(&l, pairs_body, &a);
   }
+  pairs_bully_free(&bully);
   contend_params_free(&p);
   free(defs);
   return rc;

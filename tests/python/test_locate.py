@@ -1,7 +1,8 @@
 """`contend locate`: slow links inferred from `contend pairs` results and the
 routing's paths, checked against the simulator's ground truth (--degrade):
 the degraded link ranks first on a 128-node 2:1 fat tree and on a 72-node
-dragonfly (global link) at every seed tried; links crossed by the same pairs
+dragonfly (global link) at every seed tried; a bully's hotspot shows in the
+links that stalled most; links crossed by the same pairs
 are reported as inseparable; the fit recovers known slowdowns; bad input
 exits 2 with one line and writes nothing."""
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 from conftest import BUILD, SCHEMAS, run_bounded
 from contend.locate.infer import fit, nnls
+from contend.locate.stalls import top_stalled
 from scipy import sparse
 from scipy.optimize import lsq_linear
 
@@ -70,6 +72,59 @@ def test_the_degraded_link_ranks_first(tmp_path, topo, cls, rounds, seed):
     assert {first["link"], first["peer"]} == cable(truth[0])
     assert first["p_first"] >= 0.8
     assert doc["degraded"] == truth
+
+
+def test_a_bully_hotspot_is_among_the_links_that_stalled_most(tmp_path):
+    """128-node 2:1 tree, an incast bully on 16 nodes drawn with the seed, the
+    pairs among the other 112, no degraded link: locate's first link is one
+    of the 5 switch ports that stalled most (the counters CSV), and its top 5
+    share at least 2 of them at every seed and 3 at two of three (by chance,
+    5 of 351 links would share fewer than 1)."""
+    shared = []
+    for seed in (1, 2, 3):
+        ctr = tmp_path / f"c{seed}.csv"
+        res = pairs(
+            tmp_path, "fattree:leaves=32,nodes=4,uplinks=2", "--rounds", "32", "--seed", seed,
+            "--bully", "bully_incast:receivers=1,msg_bytes=65536,window=4,iters=1",
+            "--bully-nodes", "16", "--bully-place", "random", "--counters", ctr,
+            name=f"p{seed}.json",
+        )  # fmt: skip
+        run = json.loads(res.read_text())
+        bully_nodes = set(run["bully"]["nodes"])
+        doc = located(tmp_path, res, "--top", "5", "--bootstrap", "0")
+        links = [r["link"] for r in doc["links"]]
+        stalled = top_stalled(ctr, 5)
+        assert len(links) == len(stalled) == 5
+        assert links[0] in stalled, (links, stalled)
+        # one name, one direction: the counters' tier of a port is locate's class of that link
+        tiers = {
+            f"{p['component']}:{p['port']}": p["tier"]
+            for p in run["environment"]["simulation"]["counters"]["top_stalled"]
+        }
+        both = [r for r in doc["links"] if r["link"] in tiers]
+        assert both and all(tiers[r["link"]] == r["class"] for r in both)
+        # the truth names only the fabric's ports; the bully's NICs stall too
+        assert not any(p.startswith("nic") for p in stalled)
+        assert any(f"nic{n}:0" in top_stalled(ctr, 5, switches_only=False) for n in bully_nodes)
+        shared.append(len(set(links) & set(stalled)))
+    assert min(shared) >= 2 and sorted(shared)[1] >= 3, shared
+
+
+def test_top_stalled_ranks_ports_by_their_last_cumulative_stall(tmp_path):
+    csv = tmp_path / "c.csv"
+    csv.write_text(
+        "time_s,component,port,vc,counter,value\n"
+        "0.1,leaf0,4,,xmit_wait_ns,50\n"
+        "0.1,leaf1,4,,xmit_wait_ns,10\n"
+        "0.1,nic3,0,,xmit_wait_ns,900\n"
+        "0.1,spine0,2,,busy_ns,5000\n"
+        "0.2,leaf1,4,,xmit_wait_ns,80\n"  # cumulative: its last value counts
+        "0.2,leaf1,4,0,xmit_wait_ns,700\n"  # one VC's row: not the port's
+        "0.2,spine0,1,,xmit_wait_ns,50\n"
+        "0.2,spine0,3,,xmit_wait_ns,0\n"  # never stalled
+    )
+    assert top_stalled(csv, 5) == ["leaf1:4", "leaf0:4", "spine0:1"]
+    assert top_stalled(csv, 2, switches_only=False) == ["nic3:0", "leaf1:4"]
 
 
 def test_links_crossed_by_the_same_pairs_are_inseparable(tmp_path):

@@ -1,7 +1,8 @@
 """`contend pairs` (mpiGraph's shifts) on MPI and on the simulator: every
 ordered pair measured exactly once per round set and never a rank with
 itself; sampled rounds drawn from the seed; a degraded link shows as the
-pairs that cross it being slow; bad input exits 2 before measuring."""
+pairs that cross it being slow; a bully beside the pairs runs on nodes the
+pairs leave out and slows them; bad input exits 2 before measuring."""
 
 import json
 import math
@@ -107,6 +108,84 @@ def test_a_degraded_link_shows_as_slow_pairs(tmp_path):
     assert sum(x > 0.95 for x in untouched) > 0.9 * len(untouched)
 
 
+INCAST = "bully_incast:receivers=1,msg_bytes=65536,window=4,iters=1"
+
+
+@pytest.mark.parametrize("place", ["last", "random"])
+def test_a_bully_beside_the_pairs_runs_on_nodes_the_pairs_leave_out(tmp_path, schema, place):
+    """The last 5 nodes: the incast's receiver (node 11) shares leaf 2 with
+    pairs' nodes 8-10, its senders fill leaf 3, so the pairs into leaf 2
+    share the receiver's downlink with the incast."""
+    base = sim_pairs(tmp_path, "--seed", "3", name="base.json")
+    doc = sim_pairs(
+        tmp_path, "--seed", "3", "--bully", INCAST, "--bully-nodes", "5", "--bully-place", place
+    )
+    jsonschema.validate(doc, schema)
+    b = doc["bully"]
+    assert b["motif"] == "bully_incast" and b["place"] == place and b["ranks"] == 5
+    assert b["params"]["msg_bytes"] == 65536 and b["params"]["receivers"] == 1
+    assert len(b["nodes"]) == 5 and set(b["nodes"]) <= set(range(16))
+    if place == "last":
+        assert b["nodes"] == [11, 12, 13, 14, 15]
+    # the pairs: every ordered pair of the other 11 nodes, once; none with a bully node
+    nodes = doc["rank_node"]
+    assert doc["ranks"] == 11 and sorted(nodes) == sorted(set(range(16)) - set(b["nodes"]))
+    measured = {(nodes[s], nodes[d]): v[0] for (s, d), v in pairs_of(doc).items()}
+    assert set(measured) == {(s, d) for s in nodes for d in nodes if s != d}
+    # it ran while they were measured (warm before the first round, more after) and slowed some
+    assert b["invocations"] >= 2 and b["mib_s_per_rank"] > 0
+    alone = {k: v[0] for k, v in pairs_of(base).items()}  # one rank per node: rank = node
+    assert min(measured[k] / alone[k] for k in measured) < 0.5
+
+
+def test_mpi_pairs_beside_a_bully(mpirun, tmp_path, schema):
+    out = tmp_path / "mpi-bully.json"
+    r = mpirun(
+        6, "pairs", "--virtual-nodes", "1", "--bytes", "4096", "--iters", "2", "--lat-iters", "2",
+        "--bully", "bully_pairs:msg_bytes=65536,iters=1", "--bully-nodes", "2",
+        "--bully-place", "random", "--seed", "2", "-q", "-o", out, timeout=240,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema)
+    bully = doc["bully"]["nodes"]
+    assert len(bully) == 2 and doc["ranks"] == 4 and doc["bully"]["invocations"] >= 2
+    assert doc["rank_node"] == [n for n in range(6) if n not in bully]
+    assert set(pairs_of(doc)) == {(s, d) for s in range(4) for d in range(4) if s != d}
+
+
+def test_the_random_bully_placement_follows_the_seed(tmp_path):
+    args = ["--bully", INCAST, "--bully-nodes", "5", "--bully-place", "random", "--rounds", "2"]
+    one = sim_pairs(tmp_path, "--seed", "1", *args, name="a.json")["bully"]["nodes"]
+    again = sim_pairs(tmp_path, "--seed", "1", *args, name="b.json")["bully"]["nodes"]
+    other = sim_pairs(tmp_path, "--seed", "2", *args, name="c.json")["bully"]["nodes"]
+    assert one == again and one != other
+
+
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["--bully", "no_such", "--bully-nodes", "2"], "unknown motif 'no_such'"),
+        (["--bully", "bully_incast", "--bully-nodes", "15"], "--bully-nodes 15: the run has 16"),
+        (["--bully", "bully_incast", "--bully-nodes", "16"], "give at most 14"),
+        (["--bully", "bully_incast"], "needs --bully-nodes"),
+        (["--bully-nodes", "2"], "need --bully MOTIF"),
+        (["--bully", "bully_pairs:size=1", "--bully-nodes", "2"], "no parameter 'size'"),
+        (["--bully", "bully_pairs", "--bully-nodes", "3"], "even number of ranks"),
+        (["--bully", "io_write", "--bully-nodes", "2"], "file I/O"),
+        (["--bully", "bully_pairs", "--bully-nodes", "2", "--bully-place", "first"], "last or"),
+    ],
+)
+def test_bad_bully_exits_2_before_measuring(tmp_path, args, words):
+    out = tmp_path / "never.json"
+    r = run_bounded(
+        [BIN, "pairs", "--engine", "sim", "--topology", TREE, "-q", "-o", out, *args], timeout=60
+    )
+    assert r.returncode == 2, r.stderr
+    assert words in r.stderr and r.stderr.count("error:") == 1
+    assert len(r.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
 @pytest.mark.parametrize(
     "args,words",
     [
@@ -135,3 +214,18 @@ def test_a_dry_run_is_a_plan_with_every_pair(tmp_path, schema):
     jsonschema.validate(doc, schema)
     assert doc["engine"] == "trace" and doc["wall_s"] is None
     assert set(pairs_of(doc)) == {(s, d) for s in range(6) for d in range(6) if s != d}
+
+
+def test_a_dry_run_plans_the_pairs_beside_a_bully(tmp_path, schema):
+    out = tmp_path / "plan.json"
+    r = run_bounded(
+        [BIN, "pairs", "--dry-run", "--nodes", "6", "--bully", "bully_pairs:iters=1",
+         "--bully-nodes", "2", "-o", out],
+        timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["ranks"] == 4 and doc["rank_node"] == [0, 1, 2, 3]
+    assert doc["bully"]["nodes"] == [4, 5] and doc["bully"]["invocations"] >= 2
+    assert set(pairs_of(doc)) == {(s, d) for s in range(4) for d in range(4) if s != d}

@@ -54,6 +54,22 @@ static void test_params(void) {
   CHECK(contend_params_set(&p, i, "-1", err, sizeof err) != 0);
   CHECK(contend_params_find(&p, "no_such") < 0);
   contend_params_free(&p);
+  /* key=value items (a spec's tail) */
+  CHECK(contend_params_init(&p, defs, "m", err, sizeof err) == 0);
+  CHECK(contend_params_set_items(&p, "count=7,name=y", ',', err, sizeof err) == 0 &&
+        contend_param_int(&p, "count") == 7 && !strcmp(contend_param_str(&p, "name"), "y") &&
+        contend_param_is_set(&p, "count") && !contend_param_is_set(&p, "ratio"));
+  CHECK(contend_params_set_items(&p, "", ',', err, sizeof err) == 0);
+  CHECK(contend_params_set_items(&p, "colour=1", ',', err, sizeof err) != 0 &&
+        strstr(err, "'colour'") && strstr(err, "count, ratio"));
+  CHECK(contend_params_set_items(&p, "count", ',', err, sizeof err) != 0 &&
+        strstr(err, "key=value"));
+  CHECK(contend_params_set_items(&p, "=3", ',', err, sizeof err) != 0 && strstr(err, "key=value"));
+  CHECK(contend_params_set_items(&p, "count=2,count=3", ',', err, sizeof err) != 0 &&
+        strstr(err, "twice"));
+  CHECK(contend_params_set_items(&p, "count=101", ',', err, sizeof err) != 0 &&
+        strstr(err, "--m.count") && strstr(err, "[1, 100]"));
+  contend_params_free(&p);
 }
 
 static int parse(contend_command c, const char *line, contend_config *cfg, char *err, size_t n) {
