@@ -6,8 +6,42 @@
 #include "../core/error.h"
 #include "contend/motif.h"
 
+/* The last ring drawn in this process: its stream state before and after
+ * the shuffle, the ring and each rank's place in it.  In-process engines
+ * play thousands of ranks that draw the same ring from the same state; the
+ * first draws it, the others look up their place (a whole-group shuffle
+ * per rank would cost O(ranks^2) per round).  Kept for the process. */
+static struct {
+  contend_rng before, after;
+  int n;
+  int *list, *pos;
+} ring_memo;
+
+static void ring_draw(contend_rng *rng, int n) {
+  if (ring_memo.list && ring_memo.n == n && !memcmp(&ring_memo.before, rng, sizeof *rng)) {
+    *rng = ring_memo.after;
+    return;
+  }
+  if (ring_memo.n != n || !ring_memo.list) {
+    free(ring_memo.list);
+    free(ring_memo.pos);
+    ring_memo.list = malloc(sizeof(int) * (size_t)n);
+    ring_memo.pos = malloc(sizeof(int) * (size_t)n);
+    if (!ring_memo.list || !ring_memo.pos)
+      contend_fail("out of memory (a ring of %d ranks)", n);
+    ring_memo.n = n;
+  }
+  ring_memo.before = *rng;
+  for (int i = 0; i < n; i++)
+    ring_memo.list[i] = i;
+  contend_rng_shuffle(rng, ring_memo.list, n);
+  for (int i = 0; i < n; i++)
+    ring_memo.pos[ring_memo.list[i]] = i;
+  ring_memo.after = *rng;
+}
+
 void contend_ring_neighbours(contend_ctx *c, contend_rng *rng, int *left, int *right) {
-  int n = c->size;
+  const int n = c->size;
   if (!rng) { /* natural ring: group rank order */
     *left = (c->rank - 1 + n) % n;
     *right = (c->rank + 1) % n;
@@ -15,18 +49,10 @@ void contend_ring_neighbours(contend_ctx *c, contend_rng *rng, int *left, int *r
   }
   /* Every group rank draws the same permutation from the same stream and
    * finds its own position: no communication needed. */
-  int *list = malloc(sizeof(int) * (size_t)n);
-  if (!list)
-    abort();
-  for (int i = 0; i < n; i++)
-    list[i] = i;
-  contend_rng_shuffle(rng, list, n);
-  int pos = 0;
-  while (list[pos] != c->rank)
-    pos++;
-  *left = list[(pos - 1 + n) % n];
-  *right = list[(pos + 1) % n];
-  free(list);
+  ring_draw(rng, n);
+  const int pos = ring_memo.pos[c->rank];
+  *left = ring_memo.list[(pos - 1 + n) % n];
+  *right = ring_memo.list[(pos + 1) % n];
 }
 
 uint64_t contend_pattern(int sender, long iter, size_t index) {
