@@ -110,6 +110,16 @@ typedef struct contend_engine_ops {
                     contend_dtype dt, contend_op op);
   void (*alltoall)(struct contend_ctx *c, const void *sbuf, void *rbuf, size_t bytes_per_peer);
   void (*compute)(struct contend_ctx *c, double seconds);
+  /* Optional (NULL: compute): a compute gap of a recorded program (the
+   * replay motif), one of a sequence.  cpu = 0: `seconds` of wall time,
+   * the sequence keeping its total: the time an earlier gap of the
+   * context ran past its end (the rank was descheduled) is taken off the
+   * next ones (src/core/pace.h); cpu = 1: until the calling thread has
+   * run `seconds` on a core (CPU time, as `contend record --compute-cpu`
+   * measured it), so that being descheduled lengthens it as it lengthened
+   * the program.  compute itself never lasts less than asked.  Counted as
+   * compute (`seconds`) like it. */
+  void (*compute_replayed)(struct contend_ctx *c, double seconds, int cpu);
   /* File I/O (see the contract above).  Handles are per context. */
   int (*file_open)(struct contend_ctx *c, const contend_io_spec *spec);
   void (*file_write_at)(struct contend_ctx *c, int fh, const void *buf, size_t bytes,

@@ -262,6 +262,12 @@ static inline void contend_alltoall(contend_ctx *c, const void *s, void *r, size
   c->ops->alltoall(c, s, r, per_peer);
 }
 static inline void contend_compute(contend_ctx *c, double seconds) { c->ops->compute(c, seconds); }
+static inline void contend_compute_replayed(contend_ctx *c, double seconds, int cpu) {
+  if (c->ops->compute_replayed)
+    c->ops->compute_replayed(c, seconds, cpu);
+  else
+    c->ops->compute(c, seconds);
+}
 static inline int contend_file_open(contend_ctx *c, const contend_io_spec *spec) {
   return c->ops->file_open(c, spec);
 }

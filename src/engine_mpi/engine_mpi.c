@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "../core/pace.h"
 #include "contend/traffic.h"
 #include "io_backend.h"
 #include "mpi_check.h"
@@ -39,6 +41,7 @@ typedef struct mpi_impl {
   int *touched, ntouched;
   io_file *files; /* file handles of this context */
   int nfiles;
+  contend_pace pace, pace_cpu; /* compute_replayed: overruns of wall and CPU-time gaps */
 } mpi_impl;
 
 static void *xrealloc(void *p, size_t n) {
@@ -306,6 +309,24 @@ static void e_compute(contend_ctx *c, double seconds) {
   double end = MPI_Wtime() + seconds;
   while (MPI_Wtime() < end) {
   }
+}
+
+static double wtime(void) { return MPI_Wtime(); }
+
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void e_compute_replayed(contend_ctx *c, double seconds, int cpu) {
+  mpi_impl *m = c->impl;
+  if (m->traffic)
+    m->traffic->compute_s += seconds;
+  if (cpu)
+    contend_pace_busy(&m->pace_cpu, seconds, thread_cpu);
+  else
+    contend_pace_busy(&m->pace, seconds, wtime);
 }
 
 /* ---- file I/O ------------------------------------------------------------ */
@@ -601,6 +622,7 @@ static const contend_engine_ops counting_ops = {
     .allreduce = k_allreduce,
     .alltoall = k_alltoall,
     .compute = e_compute,
+    .compute_replayed = e_compute_replayed,
     .file_open = e_file_open,
     .file_write_at = e_file_write_at,
     .file_read_at = e_file_read_at,
@@ -629,6 +651,7 @@ const contend_engine_ops contend_mpi_ops = {
     .allreduce = e_allreduce,
     .alltoall = e_alltoall,
     .compute = e_compute,
+    .compute_replayed = e_compute_replayed,
     .file_open = e_file_open,
     .file_write_at = e_file_write_at,
     .file_read_at = e_file_read_at,

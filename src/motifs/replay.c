@@ -4,7 +4,10 @@
  * One iteration is the whole trace of the rank, in order: sends and
  * receives are posted where the program posted them (tags kept apart per
  * communicator), and completed (waitall) where the program had no request
- * open any more; compute gaps are compute, times compute_scale;
+ * open any more; compute gaps are compute, times compute_scale
+ * (contend_compute_replayed: wall-time gaps keep their recorded sum, a
+ * gap that overran shortening the next ones; CPU-time gaps of a
+ * --compute-cpu archive last until the thread has run them);
  * collectives on the whole group (barrier, allreduce, alltoall) are engine
  * collectives, every other collective (other kinds, sub-communicators) is
  * played as point-to-point messages among its members (textbook
@@ -34,6 +37,7 @@ typedef struct {
   unsigned char *sbuf, *rbuf, *win;
   size_t buf_bytes; /* of sbuf and rbuf: more than the largest step of any rank */
   double scale;
+  int cpu; /* the gaps are CPU time (contend_trace.compute_cpu) */
 } state;
 
 static const contend_param_def params[] = {
@@ -117,6 +121,7 @@ static int setup(contend_ctx *c) {
     return rank_mismatch(path, t.nranks, c->size, c->error, sizeof c->error);
   }
   adopt(c, s, &t);
+  s->cpu = t.compute_cpu;
   contend_trace_free(&t);
   s->buf_bytes = (size_t)max_sz(sz.msg_max, sz.rma_max) + 8;
   s->sbuf = contend_alloc(c, s->buf_bytes);
@@ -244,7 +249,7 @@ static void iterate(contend_ctx *c) {
       break;
     case CONTEND_TS_COMPUTE:
       if (s->scale > 0)
-        contend_compute(c, x->seconds * s->scale);
+        contend_compute_replayed(c, x->seconds * s->scale, s->cpu);
       break;
     case CONTEND_TS_PUT:
       contend_put(c, s->sbuf, x->bytes, x->peer, 0);

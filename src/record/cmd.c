@@ -28,7 +28,8 @@ static const contend_param_def record_params[] = {
     {"compute_scale", CONTEND_P_DOUBLE, "1", "factor",
      "the time between two MPI calls is recorded times this", 0, 1000},
     {"compute_cpu", CONTEND_P_BOOL, "0", "",
-     "record the time between two MPI calls as the thread's CPU time, not the wall time: "
+     "record the time between two MPI calls as the thread's CPU time, not the wall time "
+     "(the replay on MPI then runs each gap until its thread has had that much CPU time): "
      "for CPU-bound programs on a shared or oversubscribed host (not for sleeps, I/O or "
      "waits on a device, which take no CPU)",
      1, 0},
@@ -41,7 +42,9 @@ static void help(const contend_params *p) {
          "Runs the MPI program CMD with the PMPI recorder (%s) preloaded: every rank\n"
          "records its point-to-point, collective and one-sided calls, the communicators\n"
          "they use and the time between calls (compute), into one OTF2 archive DIR\n"
-         "(DIR/traces.otf2; read it with otf2-print, replay it with the replay motif).\n"
+         "(DIR/traces.otf2; read it with otf2-print, replay it with the replay motif);\n"
+         "its properties CONTEND::COMPUTE_CLOCK and CONTEND::RUNTIME_NS (otf2-print -I)\n"
+         "give the clock of the gaps and the program's real runtime.\n"
          "Put it inside the launcher.  What is and is not recorded: docs/trace.md.\n\n"
          "Options:\n%s\n"
          "Examples:\n"

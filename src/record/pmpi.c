@@ -22,7 +22,10 @@
  * CONTEND_RECORD_COMPUTE_SCALE=F it is recorded times F, and with
  * CONTEND_RECORD_COMPUTE_CLOCK=cpu it is the calling thread's CPU time in
  * that interval instead of the wall time (the timestamps shift
- * accordingly).
+ * accordingly).  Two archive properties say what the timestamps cannot:
+ * CONTEND::COMPUTE_CLOCK (wall or cpu: how the replay plays the gaps) and
+ * CONTEND::RUNTIME_NS (the slowest rank's real time from the end of
+ * MPI_Init to the start of MPI_Finalize).
  *
  * Environment (set by `contend record`): CONTEND_RECORD_DIR (the archive,
  * created by rank 0; must not exist), CONTEND_RECORD_COMPUTE_SCALE,
@@ -156,6 +159,7 @@ static struct {
   double scale;
   int depth;
   uint64_t last_leave_real, first, last_leave_cpu;
+  uint64_t init_real, fin_real; /* real time at the end of MPI_Init, the start of MPI_Finalize */
   int cpu; /* compute is the thread's CPU time between calls, not the wall time */
   int64_t shift;
   comm_def *comms;
@@ -400,6 +404,7 @@ int MPI_Init(int *argc, char ***argv) {
   const int rc = PMPI_Init(argc, argv);
   start(t);
   leave(R_INIT);
+  g.init_real = g.last_leave_real;
   return rc;
 }
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
@@ -407,6 +412,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   start(t);
   leave(R_INIT);
+  g.init_real = g.last_leave_real;
   return rc;
 }
 
@@ -513,6 +519,18 @@ static void write_globals(uint64_t t0, uint64_t t1, const uint64_t *nev, const u
       }
 }
 
+/* Rank 0: what the timestamps cannot say (docs/trace.md): the clock of
+ * the compute gaps (CONTEND::COMPUTE_CLOCK: wall or cpu) and the program's
+ * runtime, the slowest rank's real time from the end of MPI_Init to the
+ * start of MPI_Finalize in nanoseconds (CONTEND::RUNTIME_NS; with cpu or a
+ * compute scale the timestamps no longer give it). */
+static void write_properties(uint64_t runtime_ns) {
+  char v[32];
+  snprintf(v, sizeof v, "%llu", (unsigned long long)runtime_ns);
+  OTF2_Archive_SetProperty(g.ar, "CONTEND::COMPUTE_CLOCK", g.cpu ? "cpu" : "wall", true);
+  OTF2_Archive_SetProperty(g.ar, "CONTEND::RUNTIME_NS", v, true);
+}
+
 static int cmp_u32(const void *a, const void *b) {
   const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
@@ -560,6 +578,9 @@ static void stop(void) {
   uint64_t t0 = 0, t1 = 0, *nevs = g.rank == 0 ? malloc((size_t)g.size * sizeof *nevs) : NULL;
   PMPI_Reduce(&g.first, &t0, 1, MPI_UINT64_T, MPI_MIN, 0, g.comm);
   PMPI_Reduce(&last, &t1, 1, MPI_UINT64_T, MPI_MAX, 0, g.comm);
+  const uint64_t run = g.fin_real - g.init_real;
+  uint64_t run_max = 0;
+  PMPI_Reduce(&run, &run_max, 1, MPI_UINT64_T, MPI_MAX, 0, g.comm);
   PMPI_Gather(&nev, 1, MPI_UINT64_T, nevs, 1, MPI_UINT64_T, 0, g.comm);
   int len = 0;
   uint32_t *mine = defs_flat(&len);
@@ -589,9 +610,11 @@ static void stop(void) {
   write_mapping(dw, OTF2_MAPPING_RMA_WIN, ids + counts[0], counts[1]);
   OTF2_Archive_CloseDefWriter(g.ar, dw);
   OTF2_Archive_CloseDefFiles(g.ar);
-  if (g.rank == 0)
+  if (g.rank == 0) {
     write_globals(t0, t1 > t0 ? t1 : t0 + 1, nevs, all, total, ids, counts[0], ids + counts[0],
                   counts[1]);
+    write_properties(run_max);
+  }
   OTF2_Archive_Close(g.ar);
   free(mine), free(lens), free(offs), free(all), free(nevs), free(ids);
   PMPI_Comm_free(&g.comm);
@@ -607,6 +630,7 @@ static void stop(void) {
 
 int MPI_Finalize(void) {
   if (g.on) {
+    g.fin_real = real_ns();
     enter(R_FINALIZE);
     leave(R_FINALIZE);
     g.on = 0;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "otf2_errors.h"
@@ -751,6 +752,25 @@ static int finish(reader *r) {
   return 0;
 }
 
+/* Whether the archive has property name with this value (asked only when
+ * listed: a missing property would be an OTF2 error report). */
+static int has_property(OTF2_Reader *rd, const char *name, const char *value) {
+  uint32_t n = 0;
+  char **names = NULL;
+  int found = 0;
+  if (OTF2_Reader_GetPropertyNames(rd, &n, &names) != OTF2_SUCCESS)
+    return 0;
+  for (uint32_t i = 0; i < n && !found; i++)
+    found = !strcasecmp(names[i], name);
+  free(names);
+  char *v = NULL;
+  if (!found || OTF2_Reader_GetProperty(rd, name, &v) != OTF2_SUCCESS || !v)
+    return 0;
+  found = !strcmp(v, value);
+  free(v);
+  return found;
+}
+
 int contend_trace_read(const char *path, int rank, contend_trace *t, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
   char anchor[4096];
@@ -767,6 +787,7 @@ int contend_trace_read(const char *path, int rank, contend_trace *t, char *err, 
   OTF2_Reader_SetSerialCollectiveCallbacks(rd);
   if (read_defs(&r, rd, t))
     goto out;
+  t->compute_cpu = has_property(rd, "CONTEND::COMPUTE_CLOCK", "cpu");
   if (rank >= t->nranks) {
     fail(&r, NULL, "has %d ranks, no rank %d", t->nranks, rank);
     goto out;

@@ -79,6 +79,10 @@ typedef struct contend_trace {
   contend_tcomm *comm;
   contend_tstep *step; /* the rank's steps, in order */
   size_t nstep;
+  /* 1: the COMPUTE steps are the CPU time the rank's thread ran between
+   * its calls (`contend record --compute-cpu`: the archive's property
+   * CONTEND::COMPUTE_CLOCK=cpu); 0: wall time (any other archive) */
+  int compute_cpu;
 } contend_trace;
 
 /* 1 when this build reads OTF2; else 0 and *why_not (may be NULL) says why. */

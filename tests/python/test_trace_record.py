@@ -6,12 +6,13 @@ program made (expected values from the program's pattern, below); the
 replay on the simulator and on MPI moves the same bytes per node pair."""
 
 import json
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import BUILD, otf2_built, run_bounded
+from conftest import BUILD, _mpirun, otf2_built, run_bounded
 
 PROGRAM = BUILD / "bin" / "trace_program"
 BUSY_S = 0.02  # trace_program's compute between phases
@@ -170,6 +171,75 @@ def test_record_compute_cpu_leaves_out_time_without_cpu(tmp_path, contend_bin, m
         assert t["compute_s"] < 0.1 * slept
     else:
         assert t["compute_s"] >= 0.99 * slept
+
+
+def archive_properties(archive: Path) -> dict:
+    """The anchor file's properties (otf2-print -I)."""
+    tool = shutil.which("otf2-print")
+    if not tool:
+        pytest.skip("otf2-print not installed (Debian: otf2-tools)")
+    r = run_bounded([tool, "-I", archive / "traces.otf2"], timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.splitlines()
+    return {
+        a.split(None, 2)[2]: b.split(None, 2)[2]
+        for a, b in zip(lines, lines[1:])
+        if a.startswith("Property name") and b.startswith("Property value")
+    }
+
+
+@pytest.mark.parametrize("cpu", [False, True])
+def test_archive_names_its_compute_clock_and_runtime(recorded, tmp_path, mpirun, cpu):
+    """The archive says how its gaps were measured (the replay plays CPU-time
+    gaps as CPU time) and the program's real runtime, which the shifted
+    timestamps of a --compute-cpu archive no longer give: at least the
+    program's busy phases on the slowest rank."""
+    if cpu:
+        archive = tmp_path / "cpu.trace"
+        r = mpirun(4, "record", "-o", archive, "--compute-cpu", "--", PROGRAM, timeout=180)
+        assert r.returncode == 0, r.stderr[-2000:]
+    else:
+        archive = recorded[0]
+    p = archive_properties(archive)
+    assert p["CONTEND::COMPUTE_CLOCK"] == ("cpu" if cpu else "wall")
+    runtime = int(p["CONTEND::RUNTIME_NS"]) / 1e9
+    assert PHASES * BUSY_S <= runtime
+    if not cpu:  # the timestamps' span: the same interval, over all ranks
+        assert runtime <= recorded_span(archive) + 1e-6
+
+
+def test_replay_of_cpu_gaps_runs_them_on_a_core(tmp_path, contend_bin):
+    """A --compute-cpu archive's gaps are the CPU time the program ran
+    between its calls; the replay on MPI runs each until its thread has had
+    that much CPU time, so that sharing a core lengthens it as it lengthened
+    the program.  The 4 replaying ranks share one core here and the replay
+    is itself recorded with --compute-cpu: the CPU time it spent between
+    its MPI calls is at least the archive's gaps.  A wall-clock busy wait
+    of the same length would get a quarter of the core (about 1/4 of the
+    gaps; found: the recorded wall-time gaps of LAMMPS, replayed on a host
+    whose cores others shared, added the replay's preemption to the
+    recording's, docs/trace.md)."""
+    taskset = shutil.which("taskset")
+    if not otf2_built() or not PROGRAM.exists() or not taskset:
+        pytest.skip("built without OTF2, or no taskset")
+    core = str(min(os.sched_getaffinity(0)))  # one core this process may use
+    launcher = [taskset, "-c", core, _mpirun(), "-n", "4", "--oversubscribe", "--bind-to", "none"]
+    archive = tmp_path / "cpu.trace"
+    r = run_bounded(
+        [_mpirun(), "-n", "4", "--oversubscribe", contend_bin, "record", "-o", archive]
+        + ["--compute-cpu", "--", PROGRAM],
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    asked = dry_run(contend_bin, job_file(tmp_path, archive, "c.job"), tmp_path / "c.json")
+    replayed = tmp_path / "replay.trace"
+    cmd = [contend_bin, "record", "-o", replayed, "--compute-cpu", "--"]
+    cmd += [contend_bin, "jobs", tmp_path / "c.job", "--virtual-nodes", "1", "-q"]
+    r = run_bounded([*launcher, *cmd, "-o", tmp_path / "r.json"], timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    # the replay's own calls: its gaps, as CPU time (contend's setup adds some)
+    got = dry_run(contend_bin, job_file(tmp_path, replayed, "r.job"), tmp_path / "rr.json")
+    assert got["compute_s"] >= 0.95 * asked["compute_s"], (got["compute_s"], asked["compute_s"])
 
 
 def test_what_is_not_recorded_is_listed(tmp_path, contend_bin, mpirun):

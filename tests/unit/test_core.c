@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../src/core/pace.h"
 #include "../../src/suite/suite.h"
 #include "contend/files.h"
 #include "contend/json.h"
@@ -432,6 +433,46 @@ static void test_plan(void) {
   contend_config_free(&cfg);
 }
 
+/* A fake clock for the paced busy waits: 1 us per read, and once a jump
+ * of 5 ms (the rank descheduled inside a wait). */
+static double fake_t;
+static int fake_reads, fake_jump_at;
+static double fake_now(void) {
+  fake_t += ++fake_reads == fake_jump_at ? 5e-3 : 1e-6;
+  return fake_t;
+}
+
+/* Replayed compute gaps keep their sum: 200 gaps of 100 us with a 5 ms
+ * preemption inside the 10th last exactly as long as their sum (plus the
+ * clock's 1 us steps); a wait per gap against its own deadline (the
+ * replay before) would add the 5 ms whole. */
+static void test_pace(void) {
+  contend_pace p = {0};
+  fake_t = 0, fake_reads = 0, fake_jump_at = 0;
+  double spent = 0;
+  for (int i = 0; i < 200; i++) {
+    if (i == 10)
+      fake_jump_at = fake_reads + 50; /* inside the 10th gap */
+    const double t0 = fake_t;
+    const double w = contend_pace_busy(&p, 100e-6, fake_now);
+    CHECK(w >= 0 && w <= fake_t - t0 + 1e-12);
+    spent += fake_t - t0;
+  }
+  CHECK(fabs(spent - 200 * 100e-6) < 200 * 2e-6); /* the sum, not sum + 5 ms */
+  CHECK(p.debt >= 0 && p.debt < 2e-6);
+  /* gaps paid by the debt read no clock; zero and negative gaps do nothing */
+  p.debt = 1e-3;
+  const int reads = fake_reads;
+  CHECK(contend_pace_busy(&p, 400e-6, fake_now) == 0 && fabs(p.debt - 600e-6) < 1e-12);
+  CHECK(contend_pace_busy(&p, 0, fake_now) == 0 && contend_pace_busy(&p, -1, fake_now) == 0);
+  CHECK(fake_reads == reads && fabs(p.debt - 600e-6) < 1e-12);
+  /* without an overrun, each gap lasts what it asks */
+  contend_pace q = {0};
+  fake_jump_at = 0;
+  const double t0 = fake_t;
+  CHECK(contend_pace_busy(&q, 50e-6, fake_now) >= 50e-6 && fake_t - t0 < 52e-6);
+}
+
 int main(void) {
   test_params();
   test_options();
@@ -441,6 +482,7 @@ int main(void) {
   test_json();
   test_files();
   test_plan();
+  test_pace();
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }
