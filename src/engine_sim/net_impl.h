@@ -31,10 +31,15 @@ typedef struct __attribute__((aligned(64))) sim_pkt {
   sim_time next_t_arr;
 } sim_pkt;
 
+/* A credit on its way back (one per packet that left a buffer): 16 B, as
+ * millions are in flight on a large fabric. */
 typedef struct sim_cred {
   sim_time t;
-  uint32_t next, bytes, vc;
+  uint32_t next;
+  uint32_t bytes : 28; /* a packet's wire bytes: mtu + header, at most 2^20 + 2^12 */
+  uint32_t vc : 4;     /* < SIM_MAX_VCS */
 } sim_cred;
+_Static_assert(sizeof(sim_cred) == 16, "a credit record is 16 B");
 
 /* One (channel, VC): credits towards the downstream buffer and counters. */
 typedef struct sim_cvc {

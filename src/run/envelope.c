@@ -12,6 +12,8 @@
 #include "contend/files.h"
 #include "contend/version.h"
 
+static char no_text[1]; /* the library and note of ranks other than 0 */
+
 static void utc_now(char *buf, size_t len) {
   time_t t = time(NULL);
   struct tm tm;
@@ -101,9 +103,16 @@ static int begin(contend_envelope *e, contend_group *world, const contend_params
   e->seed = seed;
   if (world->ops->seed)
     world->ops->seed(world, seed);
-  world->ops->library(world, e->library, sizeof e->library, &e->lib_version, &e->lib_subversion);
-  if (world->ops->describe)
-    world->ops->describe(world, e->engine_note, sizeof e->engine_note);
+  if (world->rank == 0) { /* the library and the note go only into rank 0's report */
+    e->library = calloc(2, CONTEND_ENVELOPE_TEXT);
+    if (!e->library)
+      contend_fail("out of memory");
+    e->engine_note = e->library + CONTEND_ENVELOPE_TEXT;
+    world->ops->library(world, e->library, CONTEND_ENVELOPE_TEXT, &e->lib_version,
+                        &e->lib_subversion);
+    if (world->ops->describe)
+      world->ops->describe(world, e->engine_note, CONTEND_ENVELOPE_TEXT);
+  }
   if (world->rank == 0)
     utc_now(e->started_utc, sizeof e->started_utc);
   gather_node_names(e, world);
@@ -113,6 +122,7 @@ static int begin(contend_envelope *e, contend_group *world, const contend_params
 int contend_envelope_begin(contend_envelope *e, contend_group *world, const contend_params *opts,
                            const char *command, int argc, char **argv) {
   memset(e, 0, sizeof *e);
+  e->library = e->engine_note = no_text;
   e->command = command;
   e->engine = world->ops->engine;
   e->world = world;
@@ -180,6 +190,9 @@ int contend_envelope_output(contend_envelope *e, contend_group *world, const con
 }
 
 void contend_envelope_free(contend_envelope *e) {
+  if (e->library != no_text)
+    free(e->library);
+  e->library = e->engine_note = no_text;
   if (e->node_names)
     for (int i = 0; i < e->nodes.nnodes; i++)
       free(e->node_names[i]);

@@ -16,6 +16,8 @@
 #include "contend/strbuf.h"
 #include "contend/world.h"
 
+#define CONTEND_ENVELOPE_TEXT 256
+
 typedef struct contend_envelope {
   const char *command;          /* "network", "load", "jobs" */
   const contend_engine *engine; /* the run's (world->ops->engine) */
@@ -24,10 +26,12 @@ typedef struct contend_envelope {
   int seed_from_time;
   contend_nodes nodes;
   int nranks, virtual_nodes;
-  char library[256]; /* the communication library (first line) */
+  /* rank 0: owned, CONTEND_ENVELOPE_TEXT bytes each; other ranks: "" (not
+   * owned; thousands of in-process ranks would each hold a copy) */
+  char *library; /* the communication library (first line) */
   int lib_version, lib_subversion;
-  char engine_note[256]; /* contend_world_ops.describe's line, or "" */
-  char **node_names;     /* [nodes.nnodes], rank 0 only */
+  char *engine_note; /* contend_world_ops.describe's line, or "" */
+  char **node_names; /* [nodes.nnodes], rank 0 only */
   char started_utc[32], finished_utc[32];
   double t_start, wall_s;
   double peak_rss_mib_max, peak_rss_mib_mean;
