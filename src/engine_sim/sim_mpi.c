@@ -71,28 +71,32 @@ enum { K_EAGER, K_RTS, K_CTS, K_RDATA, K_PUT, K_PUT_ACK, K_GET_REQ, K_GET_RESP }
 typedef struct smsg {
   uint32_t next;
   uint8_t kind;
+  uint8_t estimated; /* a step of a collective's expansion */
+  uint8_t paced;     /* rendezvous under the receiver's pacing (counts in rndv_active) */
   int tag;
   int src_rank, dst_rank;    /* group ranks */
+  uint32_t sreq, rreq;       /* requests: the send (rendezvous) / the receive */
   sim_ctx *src;              /* the sender's (origin's) context */
   contend_inproc_comm *comm; /* the group: the receiver's context is found at arrival */
   size_t bytes;
-  uint32_t sreq, rreq; /* requests: the send (rendezvous) / the receive */
   size_t offset;       /* put/get: offset in the target window */
   void *data;          /* --verify: the payload (owned), or NULL */
   contend_traffic *tr; /* attached at posting (not owned), or NULL */
-  uint8_t estimated;   /* a step of a collective's expansion */
-  uint8_t paced;       /* rendezvous under the receiver's pacing (counts in rndv_active) */
   size_t sent, chunk;  /* rendezvous data: bytes granted before this window / in it (0: all) */
 } smsg;
+_Static_assert(sizeof(smsg) <= 96, "a simulated MPI message is at most 96 B (millions in flight)");
 
 /* A posted receive or a rendezvous send waiting for its CTS. */
 typedef struct sreq {
   uint32_t next;
   int peer, tag;
-  void *buf;
-  const void *sbuf;
+  union {
+    void *buf;        /* a receive's (or get's) destination */
+    const void *sbuf; /* a rendezvous send's source */
+  };
   size_t bytes;
 } sreq;
+_Static_assert(sizeof(sreq) <= 32, "a simulated MPI request is at most 32 B");
 
 /* One peer's matching queues at a context: receives posted for it and
  * its messages (eager data, RTS) that arrived unmatched, each in order.
