@@ -177,13 +177,7 @@ def test_the_random_bully_placement_follows_the_seed(tmp_path):
     ],
 )
 def test_bad_bully_exits_2_before_measuring(tmp_path, args, words):
-    out = tmp_path / "never.json"
-    r = run_bounded(
-        [BIN, "pairs", "--engine", "sim", "--topology", TREE, "-q", "-o", out, *args], timeout=60
-    )
-    assert r.returncode == 2, r.stderr
-    assert words in r.stderr and r.stderr.count("error:") == 1
-    assert len(r.stderr.strip().splitlines()) == 1 and not out.exists()
+    assert_refused_before_measuring(tmp_path, args, words)
 
 
 @pytest.mark.parametrize(
@@ -196,13 +190,18 @@ def test_bad_bully_exits_2_before_measuring(tmp_path, args, words):
     ],
 )
 def test_bad_input_exits_2_before_measuring(tmp_path, args, words):
+    assert_refused_before_measuring(tmp_path, args, words)
+
+
+def assert_refused_before_measuring(tmp_path, args, words):
+    """`contend pairs --engine sim ARGS`: exit 2, one error line naming words, no output."""
     out = tmp_path / "never.json"
     r = run_bounded(
         [BIN, "pairs", "--engine", "sim", "--topology", TREE, "-q", "-o", out, *args], timeout=60
     )
     assert r.returncode == 2, r.stderr
     assert words in r.stderr and r.stderr.count("error:") == 1
-    assert not out.exists()
+    assert len(r.stderr.strip().splitlines()) == 1 and not out.exists()
 
 
 def test_a_dry_run_is_a_plan_with_every_pair(tmp_path, schema):
