@@ -101,7 +101,7 @@ def test_the_degraded_link_is_found_from_load_results(tmp_path, seed):
     contend(
         "load", "--engine", "sim", "--topology", "fattree:leaves=16,nodes=4,uplinks=2",
         "--canaries", "rr_bw", "--congestors", "p2p_incast", "--canary-fraction", "0.5",
-        "--congestor-baseline", "0", "--measurements", "2", "--rings", "16",
+        "--congestor-baseline=0", "--measurements", "2", "--rings", "16",
         "--degrade-random", f"1,0.25,{seed}", "--seed", seed, "--record-rings", "-q", "-o", res,
     )  # fmt: skip
     truth = json.loads(res.read_text())["environment"]["simulation"]["degraded"]

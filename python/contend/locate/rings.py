@@ -79,7 +79,7 @@ def load_rings(doc, source: str, metric: str, phase: str, tests) -> Pairs:
         best = max(got) if metric == "bw" else min(got)
         for order, v in zip(orders, vals):
             n = len(order)
-            if n < 2 or any(k < 0 or k >= len(nodes) for k in order):
+            if any(k < 0 or k >= len(nodes) for k in order):
                 raise LocateError(f"{source}: test {t['name']}: a ring names a rank outside "
                                   f"rings.nodes ({HINT})")  # fmt: skip
             for k in range(n):
