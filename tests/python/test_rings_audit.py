@@ -346,6 +346,10 @@ def test_load_dry_run_equals_mpi_run_with_two_ranks_per_node(
         for name in ("rr_lat", "rr_bw_sync"):
             assert rings_only(rings[name]) == planned[name], (phase, name)
             assert rings[name]["nodes"] == sorted(canary_nodes)
+            values = rings[name]["lat_us" if name == "rr_lat" else "bw_mib_s"]
+            shape = [[len(r) for r in m] for m in rings[name]["orders"]]
+            assert [[len(r) for r in m] for m in values] == shape, (phase, name)
+            assert all(v > 0 for m in values for r in m for v in r), (phase, name)
     assert all("rings" not in t for t in real["tests"] if t["role"] == "congestor")
 
 

@@ -57,14 +57,15 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Rank the links that slow pairs down, from all-pairs measurements (contend pairs)\n"
             "or the rings a contend network/load run recorded (--record-rings), and the\n"
-            "routing's paths (contend topology paths).  A ring rank counts as one\n"
-            "measurement of the four flows to and from its two ring neighbours.  Each pair's time per byte\n"
-            "over the best pair's, minus 1, is modelled as the sum of per-link slowdowns\n"
-            "along its path(s), fitted by non-negative least squares; a link at fraction f\n"
-            "of its bandwidth shows a slowdown near 1/f - 1.  Links crossed by exactly the\n"
-            "same pairs cannot be separated and are reported together.  Confidence: the\n"
-            "share of bootstrap resamples of the pairs that rank a link first (p_first) and\n"
-            "within the top N (p_top).  Method and limits: docs/locate.md."
+            "routing's paths (contend topology paths).  Each pair's time per byte over the\n"
+            "best pair's, minus 1, is modelled as the sum of per-link slowdowns along its\n"
+            "path(s), fitted by non-negative least squares; a link at fraction f of its\n"
+            "bandwidth shows a slowdown near 1/f - 1.  A ring rank's value is one such\n"
+            "measurement of the four flows to and from its two ring neighbours (each link\n"
+            "of them once).  Links crossed by exactly the same pairs cannot be separated\n"
+            "and are reported together.  Confidence: the share of bootstrap resamples of\n"
+            "the pairs that rank a link first (p_first) and within the top N (p_top).\n"
+            "Method and limits: docs/locate.md."
         ),
         epilog=(
             "examples:\n"
