@@ -255,14 +255,15 @@ static __attribute__((noinline)) int plan_or_refuse(const contend_config *cfg,
 /* --record-rings keeps, per ring test and canary phase, measurements x
  * rings x canary nodes ranks in ring order (and as many values in
  * measuring runs): bounded in total, refused before any phase (-1, the
- * message given through the envelope). */
-static int rings_or_refuse(const contend_config *cfg, contend_envelope *env, contend_group *world,
-                           const contend_run *run) {
-  if (!contend_param_bool(&cfg->common, "record_rings"))
-    return 0;
+ * message given through the envelope).  Out of line, as plan_or_refuse. */
+static __attribute__((noinline)) int rings_or_refuse(const contend_config *cfg,
+                                                     contend_envelope *env, contend_group *world,
+                                                     const contend_run *run) {
   const int load = cfg->cmd == CONTEND_CMD_LOAD;
-  const int phases =
-      env->dry_run || !load || contend_param_bool(&cfg->load, "congestor_only") ? 1 : 2;
+  if (!contend_param_bool(&cfg->common, "record_rings") ||
+      (load && contend_param_bool(&cfg->load, "congestor_only"))) /* no canary runs */
+    return 0;
+  const int phases = env->dry_run || !load ? 1 : 2;
   double total = 0;
   for (int t = 0; t < cfg->ncanary; t++) {
     const int mi = cfg->canary[t];
