@@ -50,24 +50,24 @@ class Pairs:
     measured: str = "pairs"  # what the measurements are, for the output
 
 
-def read_results(path):
-    """(document, its schema) of a pairs or network/load results file."""
+def read_results(path, rings: bool = True):
+    """(document, its schema) of a pairs results file or, with ``rings``, of a
+    network/load results file too."""
     doc = infile.load_json(path, HINT, LocateError, finite=True)
     found = doc.get("schema") if isinstance(doc, dict) else None
-    if found not in (SCHEMA_NAME, RINGS_SCHEMA):
-        raise LocateError(
-            f"{path}: schema is {found!r}, not '{SCHEMA_NAME}' or '{RINGS_SCHEMA}' ({HINT}, or "
-            "of `contend network`/`load` with --record-rings)"
-        )
-    return doc, found
+    if found == SCHEMA_NAME or (rings and found == RINGS_SCHEMA):
+        return doc, found
+    if not rings:
+        raise LocateError(f"{path}: schema is {found!r}, not '{SCHEMA_NAME}' ({HINT})")
+    raise LocateError(
+        f"{path}: schema is {found!r}, not '{SCHEMA_NAME}' or '{RINGS_SCHEMA}' ({HINT}, or "
+        "of `contend network`/`load` with --record-rings)"
+    )
 
 
 def load_pairs(path) -> Pairs:
     """Read and check a ``contend pairs`` results file; LocateError naming the problem."""
-    doc, found = read_results(path)
-    if found != SCHEMA_NAME:
-        raise LocateError(f"{path}: schema is {found!r}, not '{SCHEMA_NAME}' ({HINT})")
-    return pairs_of(doc, str(path))
+    return pairs_of(read_results(path, rings=False)[0], str(path))
 
 
 def pairs_of(doc, source: str) -> Pairs:
