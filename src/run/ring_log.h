@@ -10,7 +10,14 @@
  * FNV-1a 64 over the ranks of every round of the measurement in order, each
  * rank as 4 bytes little endian; the combined digest of a log is FNV-1a 64
  * over the measurement digests, each as 8 bytes little endian.  Written as
- * 16 lowercase hex digits. */
+ * 16 lowercase hex digits.
+ *
+ * Values (--record-rings in measuring runs): beside a whole log, the value
+ * every rank measured in every round (its mean over the round's timed
+ * iterations, in the test's metric), stored aligned with the orders:
+ * values[q * n + k] belongs to the rank at position k of round q's ring,
+ * so that a position's neighbours in the ring are its neighbours in the
+ * array. */
 #ifndef CONTEND_RING_LOG_H
 #define CONTEND_RING_LOG_H
 
@@ -18,6 +25,10 @@
 #include <stdint.h>
 
 #include "contend/world.h"
+
+/* --record-rings: ring positions a run may record in total (per position
+ * a rank and, in measuring runs, its value) */
+#define CONTEND_RING_RECORD_MAX (1 << 24)
 
 struct contend_json;
 struct contend_strbuf;
@@ -32,6 +43,8 @@ typedef struct contend_ring_log {
   uint64_t *hash; /* digest of each */
   int *orders;    /* whole: n ranks per round, every round in order */
   size_t norders; /* rounds held in orders */
+  double *values; /* n per round held, aligned with orders (NaN: not measured) */
+  size_t nvalues; /* rounds held in values (0, or norders) */
   size_t cap_meas, cap_orders;
 } contend_ring_log;
 
@@ -48,6 +61,13 @@ void contend_ring_hex(uint64_t h, char *hex);
 /* Frees what the log holds and zeroes it (whole is kept). */
 void contend_ring_log_free(contend_ring_log *l);
 
+/* Collective over g, the group the ring ran on: every rank's values of
+ * the rounds it ran (mine[0 .. nmine), in round order) travel to g's rank
+ * 0, which holds the whole log l (others pass NULL) and stores them
+ * aligned with its orders.  A rank with fewer values than rounds leaves
+ * NaN. */
+void contend_ring_log_values(contend_group *g, contend_ring_log *l, const double *mine, long nmine);
+
 /* Collective over world: logs[0..n-1] of every rank travel to rank 0; at
  * rank 0 a log that is empty there takes the first non-empty one of
  * another rank (one rank records each test).  Other ranks keep theirs. */
@@ -55,8 +75,10 @@ void contend_ring_log_gather(contend_group *world, contend_ring_log *logs, int n
 
 /* Writes the log as a JSON object named key (nothing when empty):
  * digest, digests (one per measurement), rounds (per measurement), nodes
- * (of the group ranks) and, for whole logs, orders (per measurement, per
- * round, the group ranks in ring order). */
-void contend_ring_log_json(struct contend_json *j, const char *key, const contend_ring_log *l);
+ * (of the group ranks), for whole logs orders (per measurement, per
+ * round, the group ranks in ring order) and, when it holds values, those
+ * under values_key (the test's metric key; same nesting as orders). */
+void contend_ring_log_json(struct contend_json *j, const char *key, const contend_ring_log *l,
+                           const char *values_key);
 
 #endif

@@ -23,8 +23,10 @@ static const contend_param_def suite_defs[] = {
      "set the warm-up iterations of every test (-1: each test's default)", -1, 1e9},
     {"record_rings", CONTEND_P_BOOL, "0", "",
      "record the ring tests' rings whole in the results (-o): per test, phase, measurement and "
-     "round the group ranks in ring order; large (measurements x rings x ranks numbers per test "
-     "and phase); a digest per measurement is always recorded",
+     "round the group ranks in ring order and, in measuring runs, every rank's value of that "
+     "round (what contend locate reads); large (measurements x rings x ranks numbers per test "
+     "and phase, at most 16777216 in total: give --measurements); a digest per measurement is "
+     "always recorded",
      1, 0},
     {"show_rings", CONTEND_P_BOOL, "0", "",
      "with --dry-run: print the ring of every round of every ring test (ranks and their nodes) "

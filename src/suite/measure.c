@@ -3,7 +3,9 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "../core/error.h"
 #include "../run/driver.h"
 #include "../run/ring_log.h"
 
@@ -18,6 +20,8 @@ typedef struct sink {
   const contend_measure_opts *o;
   long nm;
   double start, last_print;
+  double *values; /* this rank's value of every round (values_group) */
+  long nvalues, cap_values;
   int timed_out;
   /* congestor */
   contend_group *own, *sig_group;
@@ -36,7 +40,17 @@ static void on_sample(void *arg, int series, double s, long count) {
 
 static void on_round(void *arg, double span, long iters) {
   sink *k = arg;
-  contend_hist_add(&k->out->bulk, contend_metric_value(k->m, k->c, span / (double)iters));
+  const double v = contend_metric_value(k->m, k->c, span / (double)iters);
+  contend_hist_add(&k->out->bulk, v);
+  if (k->cap_values > 0) { /* --record-rings */
+    if (k->nvalues == k->cap_values) {
+      k->cap_values *= 2;
+      k->values = realloc(k->values, sizeof(double) * (size_t)k->cap_values);
+      if (!k->values)
+        contend_fail("out of memory (ring records)");
+    }
+    k->values[k->nvalues++] = v;
+  }
 }
 
 static void on_ring(void *arg, long measurement, long round, const int *order, int n) {
@@ -107,8 +121,18 @@ void contend_measure_canary(contend_ctx *c, const contend_motif *m, contend_grou
       .arg = &k,
   };
   loop_counts(&d, c, o);
+  const int values = o->values_group && m->ring_of && !o->plan_only;
+  if (values) {
+    k.cap_values = 64;
+    k.values = malloc(sizeof(double) * (size_t)k.cap_values);
+    if (!k.values)
+      contend_fail("out of memory (ring records)");
+  }
   contend_drive_done done = contend_drive_run(c, m, &d);
   finish(c, out, done.measurements, k.timed_out, contend_now(sync) - k.start);
+  if (values)
+    contend_ring_log_values(o->values_group, o->rings, k.values, k.nvalues);
+  free(k.values);
   if (o->rings && o->plan_only && o->plan_rings != 0) { /* the rings of the whole plan */
     contend_drive all = d;
     all.measurements = (long)contend_param_int(c->params, "measurements");

@@ -21,6 +21,11 @@ typedef struct contend_measure_opts {
    * round it runs to *rings (NULL: it records none; one rank per test
    * does, its group's ranks all draw the same rings) */
   struct contend_ring_log *rings;
+  /* canaries with rings in measuring runs, --record-rings: every rank of
+   * the ring's group keeps its value of every round, gathered after the
+   * loop over this group (the motif's; collective) into the rings of its
+   * rank 0 (contend_ring_log_values); NULL: none */
+  contend_group *values_group;
   /* dry runs (plan_only) of canaries with rings: record the rings of the
    * whole plan (every round of every measurement the test's counts name)
    * instead of the one planned round, at most this many (< 0: all; 0:

@@ -186,7 +186,7 @@ void contend_report_plan(const contend_run *run, contend_strbuf *o, contend_strb
     contend_json_bool(&j, "collectives_estimated", estimated);
     const contend_ring_log *rl = run->rings ? &run->rings[ri] : NULL;
     if (rl && contend_param_bool(&cfg->common, "record_rings"))
-      contend_ring_log_json(&j, "rings", rl); /* every round of the plan */
+      contend_ring_log_json(&j, "rings", rl, NULL); /* every round of the plan */
     contend_json_arr_begin(&j, "pairs");
     for (size_t i = 0; i < npairs; i++) {
       contend_json_arr_begin(&j, NULL);

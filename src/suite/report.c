@@ -364,7 +364,7 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
     contend_json_count(&j, "errors", r->verify_errors);
     contend_json_obj_end(&j);
     if (run->rings) /* ring tests: which rings the measurements used */
-      contend_ring_log_json(&j, "rings", &run->rings[i]);
+      contend_ring_log_json(&j, "rings", &run->rings[i], metric_key(m));
     contend_json_obj_end(&j);
   }
   contend_json_arr_end(&j);

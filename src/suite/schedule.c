@@ -53,6 +53,10 @@ static contend_measure_opts measure_opts(const phase_ctx *p, int test_id, const 
   if (p->run->rings && p->sub && p->local_rank == 0 && p->sub->rank == 0 &&
       !(p->env->dry_run && p->run->results[result].phase == CONTEND_PHASE_CONGESTED))
     o.rings = &p->run->rings[result];
+  /* --record-rings in a measuring run: the values of the same sub-group */
+  if (p->run->rings && p->sub && p->local_rank == 0 && !p->env->dry_run &&
+      contend_param_bool(&p->cfg->common, "record_rings"))
+    o.values_group = p->sub;
   if (p->env->dry_run) {
     const contend_params *opts = &p->cfg->common;
     const long max = (long)contend_param_int(opts, "show_rings_max");
@@ -248,6 +252,38 @@ static __attribute__((noinline)) int plan_or_refuse(const contend_config *cfg,
   return -1;
 }
 
+/* --record-rings keeps, per ring test and canary phase, measurements x
+ * rings x canary nodes ranks in ring order (and as many values in
+ * measuring runs): bounded in total, refused before any phase (-1, the
+ * message given through the envelope).  Out of line, as plan_or_refuse. */
+static __attribute__((noinline)) int rings_or_refuse(const contend_config *cfg,
+                                                     contend_envelope *env, contend_group *world,
+                                                     const contend_run *run) {
+  const int load = cfg->cmd == CONTEND_CMD_LOAD;
+  if (!contend_param_bool(&cfg->common, "record_rings") ||
+      (load && contend_param_bool(&cfg->load, "congestor_only"))) /* no canary runs */
+    return 0;
+  const int phases = env->dry_run || !load ? 1 : 2;
+  double total = 0;
+  for (int t = 0; t < cfg->ncanary; t++) {
+    const int mi = cfg->canary[t];
+    if (contend_motifs[mi]->ring_of)
+      total += (double)contend_param_int(&cfg->tests[mi], "measurements") *
+               (double)contend_param_int(&cfg->tests[mi], "rings") *
+               (double)run->plan.group_nodes[0] * phases;
+  }
+  if (total <= CONTEND_RING_RECORD_MAX)
+    return 0;
+  char err[512];
+  snprintf(err, sizeof err,
+           "--record-rings would record %.0f ring positions (measurements x rings x %d canary "
+           "nodes, per ring test and canary phase), more than the limit %d: lower --measurements "
+           "or --rings",
+           total, run->plan.group_nodes[0], CONTEND_RING_RECORD_MAX);
+  contend_envelope_error(env, world, err);
+  return -1;
+}
+
 int contend_suite_body(contend_group *world, void *arg) {
   const contend_config *cfg = arg;
   const char *cmdname = cfg->cmd == CONTEND_CMD_LOAD ? "load" : "network";
@@ -267,7 +303,8 @@ int contend_suite_body(contend_group *world, void *arg) {
   memset(&run, 0, sizeof run);
   run.cfg = cfg;
   run.env = env;
-  if (plan_or_refuse(cfg, env, world, &run)) {
+  if (plan_or_refuse(cfg, env, world, &run) || rings_or_refuse(cfg, env, world, &run)) {
+    contend_plan_free(&run.plan);
     contend_envelope_free(env);
     free(env);
     return CONTEND_EXIT_USAGE;

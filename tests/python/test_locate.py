@@ -200,7 +200,7 @@ def test_results_of_a_real_machine_take_a_topology_or_paths(small):
         ("no_topology", "--topology SPEC"),
         ("small_topology", "the topology fattree:leaves=2,nodes=4,uplinks=2 has 8 nodes"),
         ("other_topology", "ran on topology"),
-        ("results_not_pairs", "not supported yet"),
+        ("results_not_pairs", "neither pairs nor recorded rings"),
         ("not_json", "JSON"),
         ("output_is_input", "never replaces an input"),
         ("bad_top", "--top"),

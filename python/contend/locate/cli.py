@@ -1,6 +1,7 @@
 """``contend locate RESULTS``: rank the links that slow a machine's pairs down.
 
-Reads a ``contend pairs`` results file, gets the routing's paths between the
+Reads a ``contend pairs`` results file (or the rings a ``network``/``load``
+run recorded with ``--record-rings``: :mod:`.rings`), gets the routing's paths between the
 measured nodes from ``contend topology paths`` (or a paths file), fits a
 per-link slowdown (:mod:`.infer`) and prints the links ranked, named as the
 simulator's counter CSV names ports (``component:port``), with their
@@ -32,7 +33,9 @@ from ..outfile import check_distinct, check_output, write_text
 from ..runs.binary import BinaryNotFound, find_binary
 from .cluster import cluster_paths
 from .infer import column_groups, fit, relative_excess
-from .measurements import LocateError, load_pairs
+from .measurements import SCHEMA_NAME as PAIRS_SCHEMA
+from .measurements import LocateError, pairs_of, read_results
+from .rings import PHASES, load_rings, ring_weights
 
 PROG = "contend locate"
 EXIT_USAGE = 2
@@ -41,7 +44,7 @@ SCHEMA_VERSION = "1.0"
 TOP_MAX = 1000
 BOOTSTRAP_MAX = 1000
 MAX_PATHS_MAX = 1024
-MEASUREMENTS_MAX = 1 << 24  # the most contend pairs writes
+MEASUREMENTS_MAX = 1 << 24  # the most contend pairs or --record-rings writes
 PAIRS_PER_CALL = 8000  # pairs named in one argument (Linux: 128 KiB at most per argument)
 
 
@@ -56,13 +59,16 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
             "Rank the links that slow pairs down, from all-pairs measurements (contend pairs)\n"
-            "and the routing's paths (contend topology paths).  Each pair's time per byte\n"
-            "over the best pair's, minus 1, is modelled as the sum of per-link slowdowns\n"
-            "along its path(s), fitted by non-negative least squares; a link at fraction f\n"
-            "of its bandwidth shows a slowdown near 1/f - 1.  Links crossed by exactly the\n"
-            "same pairs cannot be separated and are reported together.  Confidence: the\n"
-            "share of bootstrap resamples of the pairs that rank a link first (p_first) and\n"
-            "within the top N (p_top).  Method and limits: docs/locate.md."
+            "or the rings a contend network/load run recorded (--record-rings), and the\n"
+            "routing's paths (contend topology paths).  Each pair's time per byte over the\n"
+            "best pair's, minus 1, is modelled as the sum of per-link slowdowns along its\n"
+            "path(s), fitted by non-negative least squares; a link at fraction f of its\n"
+            "bandwidth shows a slowdown near 1/f - 1.  A ring rank's value is one such\n"
+            "measurement of the four flows to and from its two ring neighbours (each link\n"
+            "of them once).  Links crossed by exactly the same pairs cannot be separated\n"
+            "and are reported together.  Confidence: the share of bootstrap resamples of\n"
+            "the pairs that rank a link first (p_first) and within the top N (p_top).\n"
+            "Method and limits: docs/locate.md."
         ),
         epilog=(
             "examples:\n"
@@ -71,10 +77,17 @@ def build_parser() -> argparse.ArgumentParser:
             "  contend locate pairs.json            # the topology of a simulated run\n"
             "  contend locate mpi-pairs.json --topology-conf topology.conf -o located.json\n"
             "  contend cluster run -- contend pairs -o cl-pairs.json\n"
-            "  contend locate cl-pairs.json --cluster   # the emulated cluster that is up"
+            "  contend locate cl-pairs.json --cluster   # the emulated cluster that is up\n"
+            "  contend load --engine sim --topology fattree:leaves=32,nodes=4,uplinks=2 \\\n"
+            "      --canaries rr_bw --measurements 2 --rings 30 --record-rings -o load.json\n"
+            "  contend locate load.json --phase isolated"
         ),
     )
-    p.add_argument("results", metavar="RESULTS", help="a contend pairs results file")
+    p.add_argument(
+        "results",
+        metavar="RESULTS",
+        help="a contend pairs results file, or contend network/load results with --record-rings",
+    )
     src = p.add_mutually_exclusive_group()
     src.add_argument(
         "--topology",
@@ -107,6 +120,19 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("bw", "lat"),
         default="bw",
         help="fit bandwidth (time per byte, default) or 8 B latency",
+    )
+    p.add_argument(
+        "--phase",
+        choices=PHASES,
+        default="isolated",
+        help="network/load results: the rings of the canaries alone (default) or under load",
+    )
+    p.add_argument(
+        "--test",
+        metavar="LIST",
+        type=lambda s: [t.strip() for t in s.split(",") if t.strip()],
+        help="network/load results: the ring tests to fit, comma-separated (default: every "
+        "ring test recorded with values of --metric)",
     )
     p.add_argument(
         "--top",
@@ -295,10 +321,16 @@ def _name(links, i) -> str:
 
 
 def locate(args) -> tuple[str, dict]:
-    pairs = load_pairs(args.results)
-    if len(pairs.src) > MEASUREMENTS_MAX:
-        raise LocateError(f"{pairs.source}: more than {MEASUREMENTS_MAX} measurements")
+    doc, schema = read_results(args.results)
+    source = str(args.results)
+    if schema == PAIRS_SCHEMA:
+        pairs = pairs_of(doc, source)
+    else:
+        pairs = load_rings(doc, source, args.metric, args.phase, args.test)
+    del doc
     values = pairs.bw_mib_s if args.metric == "bw" else pairs.lat_us
+    if len(values) > MEASUREMENTS_MAX:
+        raise LocateError(f"{pairs.source}: more than {MEASUREMENTS_MAX} measurements")
     if not np.all(values > 0):
         raise LocateError(f"{pairs.source}: a pair with a {args.metric} of 0: nothing to fit")
     with tempfile.TemporaryDirectory(prefix="contend-locate-") as tmp:
@@ -312,6 +344,8 @@ def locate(args) -> tuple[str, dict]:
             "paths do not match the results' nodes"
         )
     weights = ps.pair_weights(node_pairs)
+    if pairs.rows is not None:  # rings: a rank waits on the flows to and from its neighbours
+        weights = ring_weights(pairs.rows, weights)
     excess = relative_excess(values) if args.metric == "bw" else values / values.min() - 1.0
     links = ps.links
     unit_of, peer_of = _units(links, weights)
@@ -357,7 +391,8 @@ def locate(args) -> tuple[str, dict]:
         "topology": ps.topology,
         "routing": ps.routing,
         "metric": args.metric,
-        "measurements": len(node_pairs),
+        "measured": pairs.measured,
+        "measurements": int(weights.shape[0]),
         "left_out_same_node": pairs.same_node,
         "links_total": len(links),
         "inseparable_groups": n_groups,
@@ -370,13 +405,20 @@ def locate(args) -> tuple[str, dict]:
     return _table(doc), doc
 
 
+def _what(doc) -> str:
+    """What the measurements are: pairs, or ring positions of the named tests."""
+    m = doc["measured"]
+    return "pairs" if m == "pairs" else "ring positions (" + m.removeprefix("rings: ") + ")"
+
+
 def _p(x) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
 def _table(doc) -> str:
     head = (
-        f"contend locate: {doc['results']}: {doc['measurements']} pairs on {doc['topology']}, "
+        f"contend locate: {doc['results']}: {doc['measurements']} {_what(doc)} on "
+        f"{doc['topology']}, "
         f"routing {doc['routing']}, metric {doc['metric']}; {doc['links_total']} links, "
         f"{doc['inseparable_groups']} group(s) of links crossed by the same pairs"
     )

@@ -1,10 +1,11 @@
-"""All-pairs measurements of a ``contend pairs`` results file (schema ``contend-pairs``).
+"""Measurements of a results file: all pairs of a ``contend pairs`` file (schema
+``contend-pairs``) here, recorded rings of ``network``/``load`` in :mod:`.rings`.
 
 A file holds one row per measured shift k and one column per source rank s:
 the pair s -> (s + k) mod P.  :func:`load_pairs` checks the file against the
 schema and returns the measurements as node pairs (``rank_node``) with their
 bandwidth and latency; ranks on one node (no network between them) are left
-out.
+out.  :func:`read_results` reads a file once and says which of the two it is.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import sparse
 
 from .. import infile
 from ..results import ResultsError, check_schema
@@ -20,6 +22,7 @@ SCHEMA_NAME = "contend-pairs"
 SCHEMA_FILE = "contend-pairs.schema.json"
 SUPPORTED_MAJOR = 1
 HINT = "a results file of `contend pairs -o FILE` (schema 'contend-pairs' 1.x)"
+RINGS_SCHEMA = "contend-results"  # network/load: rings recorded with --record-rings
 
 
 class LocateError(ValueError):
@@ -28,7 +31,8 @@ class LocateError(ValueError):
 
 @dataclass
 class Pairs:
-    """Measured node pairs: arrays of equal length, one entry per measurement."""
+    """Measured node pairs: arrays of equal length, one entry per measurement; or,
+    with ``rows`` (rings), src/dst the flows and bw_mib_s/lat_us per measurement."""
 
     source: str
     src: np.ndarray  # source node
@@ -43,20 +47,32 @@ class Pairs:
     routing: str | None
     degraded: list  # environment.simulation.degraded (ground truth), else []
     node_names: list = field(default_factory=list)  # environment.node_names: node i's host
+    rows: sparse.csr_matrix | None = None  # measurements x flows (rings), None: one pair each
+    measured: str = "pairs"  # what the measurements are, for the output
+
+
+def read_results(path, rings: bool = True):
+    """(document, its schema) of a pairs results file or, with ``rings``, of a
+    network/load results file too."""
+    doc = infile.load_json(path, HINT, LocateError, finite=True)
+    found = doc.get("schema") if isinstance(doc, dict) else None
+    if found == SCHEMA_NAME or (rings and found == RINGS_SCHEMA):
+        return doc, found
+    if not rings:
+        raise LocateError(f"{path}: schema is {found!r}, not '{SCHEMA_NAME}' ({HINT})")
+    raise LocateError(
+        f"{path}: schema is {found!r}, not '{SCHEMA_NAME}' or '{RINGS_SCHEMA}' ({HINT}, or "
+        "of `contend network`/`load` with --record-rings)"
+    )
 
 
 def load_pairs(path) -> Pairs:
     """Read and check a ``contend pairs`` results file; LocateError naming the problem."""
-    source = str(path)
-    doc = infile.load_json(path, HINT, LocateError, finite=True)
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
-        found = doc.get("schema") if isinstance(doc, dict) else None
-        extra = (
-            ": locating from the rings of network/load results is not supported yet"
-            if found in ("contend-results", "contend-jobs")
-            else ""
-        )
-        raise LocateError(f"{source}: schema is {found!r}, not '{SCHEMA_NAME}'{extra} ({HINT})")
+    return pairs_of(read_results(path, rings=False)[0], str(path))
+
+
+def pairs_of(doc, source: str) -> Pairs:
+    """The measurements of a ``contend pairs`` document read by :func:`read_results`."""
     version = doc.get("schema_version")
     if not isinstance(version, str) or version.split(".", 1)[0] != str(SUPPORTED_MAJOR):
         raise LocateError(f"{source}: schema_version {version!r}, expected 1.x ({HINT})")
