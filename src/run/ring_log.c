@@ -98,6 +98,8 @@ static size_t wire_words(const contend_ring_log *l) {
 
 void contend_ring_log_gather(contend_group *world, contend_ring_log *logs, int n) {
   size_t words = 0;
+  if (!logs)
+    n = 0;
   for (int i = 0; i < n; i++)
     if (logs[i].n > 0)
       words += wire_words(&logs[i]);

@@ -70,7 +70,8 @@ void contend_ring_log_values(contend_group *g, contend_ring_log *l, const double
 
 /* Collective over world: logs[0..n-1] of every rank travel to rank 0; at
  * rank 0 a log that is empty there takes the first non-empty one of
- * another rank (one rank records each test).  Other ranks keep theirs. */
+ * another rank (one rank records each test).  Other ranks keep theirs.
+ * logs may be NULL on a rank other than 0 (it recorded nothing). */
 void contend_ring_log_gather(contend_group *world, contend_ring_log *logs, int n);
 
 /* Writes the log as a JSON object named key (nothing when empty):

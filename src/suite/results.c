@@ -52,6 +52,17 @@ void contend_run_layout(contend_run *run) {
   run->nresults = n;
 }
 
+contend_ring_log *contend_run_rings(contend_run *run) {
+  if (!run->rings) {
+    run->rings = calloc((size_t)run->nresults + 1, sizeof *run->rings);
+    if (!run->rings)
+      contend_fail("out of memory");
+    for (int i = 0; i < run->nresults; i++)
+      run->rings[i].whole = run->rings_whole;
+  }
+  return run->rings;
+}
+
 int contend_result_index(const contend_run *run, int motif_index, contend_phase ph, int during) {
   for (int i = 0; i < run->nresults; i++)
     if (run->results[i].motif == contend_motifs[motif_index] && run->results[i].phase == ph &&
@@ -178,6 +189,6 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
   free(mx);
   if (run->traffic) /* the recorded steps of every rank to rank 0 */
     contend_traffic_gather(world, run->traffic, run->traffic, run->nresults);
-  if (run->rings) /* the ring records, kept by one rank per test */
+  if (run->want_rings) /* the ring records, kept by one rank per test */
     contend_ring_log_gather(world, run->rings, run->nresults);
 }

@@ -50,11 +50,11 @@ static contend_measure_opts measure_opts(const phase_ctx *p, int test_id, const 
    * rings over their own ranks); a plan shows canaries from their
    * isolated phase only, and records every round of the plan or as many
    * as it prints */
-  if (p->run->rings && p->sub && p->local_rank == 0 && p->sub->rank == 0 &&
+  if (p->run->want_rings && p->sub && p->local_rank == 0 && p->sub->rank == 0 &&
       !(p->env->dry_run && p->run->results[result].phase == CONTEND_PHASE_CONGESTED))
-    o.rings = &p->run->rings[result];
+    o.rings = &contend_run_rings(p->run)[result];
   /* --record-rings in a measuring run: the values of the same sub-group */
-  if (p->run->rings && p->sub && p->local_rank == 0 && !p->env->dry_run &&
+  if (p->run->want_rings && p->sub && p->local_rank == 0 && !p->env->dry_run &&
       contend_param_bool(&p->cfg->common, "record_rings"))
     o.values_group = p->sub;
   if (p->env->dry_run) {
@@ -321,13 +321,10 @@ int contend_suite_body(contend_group *world, void *arg) {
    * in dry runs when asked to show or record them */
   const int record_rings = contend_param_bool(&cfg->common, "record_rings");
   const int show_rings = env->dry_run && contend_param_bool(&cfg->common, "show_rings");
-  if (!env->dry_run || record_rings || show_rings) {
-    run.rings = calloc((size_t)run.nresults + 1, sizeof *run.rings);
-    if (!run.rings)
-      contend_fail("out of memory");
-    for (int i = 0; i < run.nresults; i++)
-      run.rings[i].whole = record_rings || show_rings;
-  }
+  run.want_rings = !env->dry_run || record_rings || show_rings;
+  run.rings_whole = record_rings || show_rings;
+  if (run.want_rings && world->rank == 0) /* the gather's destination */
+    contend_run_rings(&run);
 
   phase_ctx p = {.cfg = cfg, .run = &run, .env = env, .world = world};
   p.my_node = env->nodes.my_node;

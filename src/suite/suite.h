@@ -66,9 +66,16 @@ typedef struct contend_run {
   int (*subcomms)[4];
   int nsubcomms;
   /* per result, which rings its measurements used (src/run/ring_log.h;
-   * empty for tests without rings); at rank 0 after the reduction */
+   * empty for tests without rings); at rank 0 after the reduction.  Held
+   * (contend_run_rings) by rank 0 and the ranks that record, NULL on the
+   * others: thousands of in-process ranks would each hold nresults logs */
   struct contend_ring_log *rings;
+  int want_rings;  /* the run records rings (every rank takes part in the gather) */
+  int rings_whole; /* ... whole (--record-rings, --show-rings) */
 } contend_run;
+
+/* run->rings, allocated (empty logs, `whole` as the run asks) on first use. */
+struct contend_ring_log *contend_run_rings(contend_run *run);
 
 /* Builds run->results for the configuration (same list on every rank). */
 void contend_run_layout(contend_run *run);
