@@ -126,6 +126,13 @@ def cmd_fit_latency(args) -> int:
                 "counter sampling interval overlaps their window",
                 file=sys.stderr,
             )
+        if fit.folded:
+            print(
+                f"contend model fit-latency: note: link class(es) {', '.join(fit.folded)} never "
+                "stalled in the training and every path crosses them equally often: folded "
+                "into k_2 (their k_1 is 0)",
+                file=sys.stderr,
+            )
         if fit.design_rank < fit.parameters:
             print(
                 f"contend model fit-latency: warning: design rank {fit.design_rank} < "
