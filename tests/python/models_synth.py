@@ -272,6 +272,28 @@ def steady_intervals(rng, level, t_end=0.02, step=0.001, skip=0.2):
     return pd.DataFrame(rows, columns=["t0_s", "t1_s", "component", "port", "pts_percent"])
 
 
+# ------------------------------------------------------- frame maps (make_training)
+
+
+def never_stalled(component_prefix):
+    """frame_map: links of components starting with the prefix never stall (no rows)."""
+    return lambda frame, rng: frame[~frame["component"].str.startswith(component_prefix)]
+
+
+def tied_local_and_global(frame, rng):
+    """frame_map: every router-to-router link has the same PTs in each interval."""
+    net = [("A", "10"), ("A", "11"), ("B", "10"), ("B", "11"), ("B", "20"), ("C", "20")]
+    keep = ~frame.set_index(["component", "port"]).index.isin(net)
+    rows = [
+        (t0, t1, c, p, v)
+        for (t0, t1), v in (
+            (w, float(rng.uniform(0, 90))) for w in sorted(set(zip(frame.t0_s, frame.t1_s)))
+        )
+        for c, p in net
+    ]
+    return pd.concat([frame[keep], pd.DataFrame(rows, columns=frame.columns)], ignore_index=True)
+
+
 # ------------------------------------------------------- training samples
 
 K_CLASS = {"injection": 300.0, "ejection": 250.0, "local": 120.0, "global": 600.0}
@@ -279,13 +301,18 @@ K_CONST = 500.0
 LEVELS = (2, 10, 25, 45, 65, 85)
 
 
-def make_training(seed=3, per_run=40, noise=0.01, k_class=K_CLASS, k_const=K_CONST, pairs=None):
-    """(paths, samples, intervals by run) with RTTs from the given constants."""
+def make_training(
+    seed=3, per_run=40, noise=0.01, k_class=K_CLASS, k_const=K_CONST, pairs=None, frame_map=None
+):
+    """(paths, samples, intervals by run) with RTTs from the given constants;
+    ``frame_map(frame, rng)`` rewrites each run's PTs intervals first."""
     rng = np.random.default_rng(seed)
     paths = parse_paths(paths_doc(), "synthetic.paths.json")
     frames, rows = {}, []
     for run, level in enumerate(LEVELS):
         frame = intervals(rng, level, clamp_some=True)
+        if frame_map:
+            frame = frame_map(frame, rng)
         frames[run] = frame
         truth = RunTruth(frame)
         for _ in range(per_run):

@@ -15,7 +15,9 @@ from conftest import BUILD, SCHEMAS, run_bounded
 from contend.models.cli import main
 from models_synth import (
     RunTruth,
+    never_stalled,
     steady_intervals,
+    tied_local_and_global,
     write_jobs_results,
     write_paths,
     write_sim_counters,
@@ -123,6 +125,29 @@ def test_fit_latency_writes_a_valid_model_with_the_constants(latency):
     assert doc["training"]["pts_clamped_intervals"] > 0
     assert doc["paths"]["file"] == "synthetic.paths.json"
     assert_png(tmp / "fit.png")
+
+
+@pytest.mark.parametrize(
+    "frame_map, folded, warned",
+    [(never_stalled("nic"), ["injection"], False), (tied_local_and_global, [], True)],
+    ids=["unexcited-class-folded", "collinear-classes-warned"],
+)
+def test_fit_latency_reports_folded_classes_and_warns_on_rank(
+    tmp_path, capsys, frame_map, folded, warned
+):
+    """A class that never stalled is folded into k_2 (a note, no warning); two
+    classes that stall alike on every path still give the rank warning."""
+    pairs = None if folded else [(0, 4), (4, 0), (1, 5), (5, 1), (1, 4)]
+    _, samples, frames = make_training(seed=13, pairs=pairs, frame_map=frame_map)
+    train = write_training(tmp_path, frames, samples)
+    out = tmp_path / "latency.json"
+    assert main(["fit-latency", str(train), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema("contend-latency-model"))
+    assert doc["fit"]["folded_classes"] == folded
+    assert ("warning: design rank 4 < 5 constants" in err) == warned
+    assert ("folded into k_2" in err) == bool(folded)
 
 
 def test_sensitivity_gives_c_a_back(latency, job_runs, tmp_path):

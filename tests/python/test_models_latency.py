@@ -10,7 +10,14 @@ import pytest
 from contend.models import ModelError, fit_latency, predict_one_way_ns
 from contend.models.latency import error_summary, split_holdout
 from contend.models.queueing import build_timeline, queueing_delay, window_mean_excess
-from models_synth import K_CLASS, K_CONST, RunTruth, make_training
+from models_synth import (
+    K_CLASS,
+    K_CONST,
+    RunTruth,
+    make_training,
+    never_stalled,
+    tied_local_and_global,
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +105,35 @@ def test_class_no_training_path_crosses_is_undetermined_and_refused():
     assert fit.model.k_link_ns_per_q["local"] == pytest.approx(120.0, rel=0.05)
     with pytest.raises(ModelError, match="global"):
         predict_one_way_ns(fit.model, paths, [(0, 4)], 0.0, 0.01, frames[0])
+
+
+def test_class_that_never_stalls_is_folded_into_the_constant():
+    """No injection link ever stalls (as for the pairs of a ping-pong training on
+    the simulator): every path crosses one, so its k_1 * Q = k_1 is a constant
+    that cannot be told from k_2.  The fit folds it into k_2 instead of
+    reporting a rank-deficient design."""
+    paths, samples, frames = make_training(seed=11, frame_map=never_stalled("nic"))
+    fit = fit_latency(paths, samples, frames, holdout=0.0)
+    assert fit.folded == ["injection"]
+    assert fit.parameters == 4 and fit.design_rank == 4
+    k = fit.model.k_link_ns_per_q
+    assert k["injection"] == 0.0
+    for cls in ("ejection", "local", "global"):
+        assert k[cls] == pytest.approx(K_CLASS[cls], rel=0.05), cls
+    # one injection link per one-way path at Q = 1: k_2 absorbs its constant
+    assert fit.model.k_const_ns == pytest.approx(K_CONST + K_CLASS["injection"], rel=0.05)
+    assert fit.summary("all")["pearson_r"] > 0.99
+
+
+def test_collinear_classes_still_give_a_rank_below_the_constants():
+    """Local and global links stall alike and every training path crosses one of
+    each per direction: their columns are equal (not constant), so the design
+    rank is below the constants and the fit says so (the CLI warns)."""
+    pairs = [(0, 4), (4, 0), (1, 5), (5, 1), (1, 4)]
+    paths, samples, frames = make_training(seed=13, pairs=pairs, frame_map=tied_local_and_global)
+    fit = fit_latency(paths, samples, frames, holdout=0.0)
+    assert fit.folded == []
+    assert fit.parameters == 5 and fit.design_rank == 4
 
 
 def test_pairs_missing_from_paths_and_foreign_counters_are_refused(training):

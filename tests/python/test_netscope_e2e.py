@@ -11,46 +11,58 @@ import pytest
 from conftest import ROOT, run_bounded
 
 TOPO = "dragonfly:a=4,p=4,h=2"  # 144 nodes
+README_TRAIN = ["--runs", "24", "--exchanges", "2000"]  # README, with the default 16 pairs
+
+
+def train_and_fit(contend_bin, d, seed):
+    """The README's two commands at ``seed``: (model document, fit-latency's stderr)."""
+    train, model = d / f"train{seed}.json", d / f"latency{seed}.json"
+    r = run_bounded(
+        [contend_bin, "pingpong-train", "--topology", TOPO, *README_TRAIN, "--seed", str(seed)]
+        + ["-q", "-o", train],
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    r = run_bounded([contend_bin, "model", "fit-latency", train, "-o", model], timeout=600)
+    assert r.returncode == 0, r.stderr
+    return json.loads(model.read_text()), r.stderr
 
 
 @pytest.fixture(scope="module")
 def latency(contend_bin, tmp_path_factory):
     d = tmp_path_factory.mktemp("netscope")
-    r = run_bounded(
-        [
-            contend_bin,
-            "pingpong-train",
-            "--topology",
-            TOPO,
-            "--runs",
-            "16",
-            "--exchanges",
-            "2000",
-            "-q",
-            "-o",
-            d / "train.json",
-        ],
-        timeout=600,
-    )
-    assert r.returncode == 0, r.stderr
-    r = run_bounded(
-        [contend_bin, "model", "fit-latency", d / "train.json", "-q", "-o", d / "latency.json"],
-        timeout=600,
-    )
-    assert r.returncode == 0, r.stderr
-    return d, json.loads((d / "latency.json").read_text())
+    doc, err = train_and_fit(contend_bin, d, 1)  # writes latency1.json
+    return d, doc, err
 
 
 def test_latency_model_predicts_held_out_rtts(latency):
-    _, model = latency
+    _, model, err = latency
     held = model["accuracy"]["holdout"]
-    assert held["samples"] >= 30
+    assert held["samples"] >= 90
     assert held["pearson_r"] >= 0.7
+    assert "warning" not in err
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_latency_model_holds_at_other_seeds(contend_bin, tmp_path, seed):
+    """Issue 31: the README's workflow at other seeds (with seed 1 above, three):
+    held-out r >= 0.5 and an identifiable design (no rank warning).  Ping-pong
+    pairs never make their own NIC links stall, so the injection and ejection
+    classes are folded into k_2 rather than left collinear with it."""
+    doc, err = train_and_fit(contend_bin, tmp_path, seed)
+    assert doc["accuracy"]["holdout"]["pearson_r"] >= 0.5
+    assert "warning" not in err
+    assert doc["fit"]["design_rank"] == doc["fit"]["parameters"]
+    assert set(doc["fit"]["folded_classes"]) == {
+        "injection (nic->router)",
+        "ejection (router->nic)",
+    }
+    assert doc["k_link_ns_per_q"]["local"] > 0 and doc["k_link_ns_per_q"]["global"] > 0
 
 
 @pytest.fixture(scope="module")
 def sensitivities(contend_bin, latency):
-    d, _ = latency
+    d, _, _ = latency
     out = {}
     for app in ("milc", "lammps", "amg"):
         r = run_bounded(
@@ -81,7 +93,7 @@ def sensitivities(contend_bin, latency):
                 "--job",
                 app,
                 "--latency",
-                d / "latency.json",
+                d / "latency1.json",
                 "-q",
                 "-o",
                 d / f"{app}.sens.json",

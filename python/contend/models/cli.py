@@ -126,6 +126,13 @@ def cmd_fit_latency(args) -> int:
                 "counter sampling interval overlaps their window",
                 file=sys.stderr,
             )
+        if fit.folded:
+            print(
+                f"contend model fit-latency: note: link class(es) {', '.join(fit.folded)} never "
+                "stalled in the training and every path crosses them equally often: folded "
+                "into k_2 (their k_1 is 0)",
+                file=sys.stderr,
+            )
         if fit.design_rank < fit.parameters:
             print(
                 f"contend model fit-latency: warning: design rank {fit.design_rank} < "
@@ -396,6 +403,8 @@ Fits Netscope's network latency model (eq. 6-12) on ping-pong round trips:
 k_1 (ns per unit Q, one per link class or one for all) and k_2 (ns) are fitted by
 non-negative least squares on RTT(a,b) = D(a,b) + D(b,a), with Q_l the
 time-weighted mean over each sample's window of the run's sampling intervals.
+A class whose links never stalled in the training, crossed as often by every path,
+cannot be told from k_2: it is folded into k_2 (k_1 = 0, fit.folded_classes, a note).
 
 Input: a training file of `contend pingpong-train` (its runs' counter CSVs and the
 paths JSON it names are read from its directory).  Output: a model file (schema

@@ -16,7 +16,10 @@ As implemented (the interpretation of eq. 12; docs/netscope.md):
   (:func:`scipy.optimize.nnls`): k >= 0, as delays are.
 
 A class whose links no training path crosses cannot be fitted: its constant is
-``None`` (undetermined) and predicting a path that crosses it is refused.
+``None`` (undetermined) and predicting a path that crosses it is refused.  A
+class whose links never stalled in the training, crossed as many times by every
+path, is folded into k_2 (its k_1 is 0, listed in ``LatencyFit.folded``): its
+constant and k_2 are not identifiable apart (:func:`unexcited_columns`).
 """
 
 from __future__ import annotations
@@ -159,6 +162,7 @@ class LatencyFit:
     seed: int
     design_rank: int
     parameters: int
+    folded: list = field(default_factory=list)  # classes folded into k_2 (unexcited_columns)
     dropped: list = field(default_factory=list)  # samples without sampled time
     intervals: int = 0
     pts_clamped_intervals: int = 0
@@ -258,6 +262,20 @@ def split_holdout(n: int, fraction: float, seed: int) -> np.ndarray:
     return mask
 
 
+def unexcited_columns(X: np.ndarray) -> np.ndarray:
+    """Which class columns of a design (last column: the constant) hold the same
+    value in every row: the class's links never stalled (Q_l = 1) and every path
+    crosses as many of them (a dragonfly path has one injection and one ejection
+    link).  Such a column is a multiple of the constant column, so the class's
+    k_1 cannot be told from k_2; the fit folds it into k_2 (its k_1 is 0).
+    The constant column itself is never flagged."""
+    cls = X[:, :-1]
+    out = np.zeros(X.shape[1], dtype=bool)
+    if len(cls):
+        out[:-1] = np.ptp(cls, axis=0) <= 1e-9 * np.abs(cls).max(axis=0)
+    return out
+
+
 def nnls_fit(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Non-negative least squares with columns scaled to unit norm (same solution set)."""
     norms = np.linalg.norm(X, axis=0)
@@ -306,7 +324,9 @@ def fit_latency(
     held = split_holdout(len(y_ns), holdout, seed)
     train = ~held
     determined = np.abs(X[train]).sum(axis=0) > 0
-    n_params = int(determined.sum())
+    folded = determined & unexcited_columns(X[train])
+    fitted = determined & ~folded
+    n_params = int(fitted.sum())
     if train.sum() <= n_params:
         raise ModelError(
             f"{int(train.sum())} training sample(s) for {n_params} constants: the fit needs "
@@ -315,11 +335,11 @@ def fit_latency(
         )
     coef = np.zeros(X.shape[1])
     w = 1.0 / y_ns[train] if errors == "relative" else np.ones(int(train.sum()))
-    coef[determined] = nnls_fit(X[train][:, determined] * w[:, None], y_ns[train] * w)
-    rank = int(np.linalg.matrix_rank(X[train][:, determined]))
+    coef[fitted] = nnls_fit(X[train][:, fitted] * w[:, None], y_ns[train] * w)
+    rank = int(np.linalg.matrix_rank(X[train][:, fitted]))
     k_link = {c: (float(coef[j]) if determined[j] else None) for j, c in enumerate(classes)}
     model = LatencyModel(link_classes, k_link, float(coef[-1]), clamp)
-    pred_us = (X[:, determined] @ coef[determined]) / 1e3
+    pred_us = (X[:, fitted] @ coef[fitted]) / 1e3
     used_samples["rtt_pred_us"] = pred_us
     used_samples["set"] = np.where(held, "holdout", "train")
     return LatencyFit(
@@ -329,6 +349,7 @@ def fit_latency(
         seed=seed,
         design_rank=rank,
         parameters=n_params,
+        folded=[c for j, c in enumerate(classes) if folded[j]],
         dropped=dropped,
         intervals=info["intervals"],
         pts_clamped_intervals=info["pts_clamped_intervals"],

@@ -185,6 +185,7 @@ def latency_document(
                 "parameters": fit.parameters,
                 "design_rank": fit.design_rank,
                 "undetermined_classes": [c for c, v in model.k_link_ns_per_q.items() if v is None],
+                "folded_classes": list(fit.folded),
             },
             "accuracy": {w: fit.summary(w) for w in ("train", "holdout", "all")},
             "samples": [

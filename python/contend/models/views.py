@@ -134,6 +134,12 @@ def latency_summary(doc: dict, source: str) -> list:
     und = doc["fit"]["undetermined_classes"]
     if und:
         lines.append(f"  undetermined (no training path crosses them): {', '.join(und)}")
+    folded = doc["fit"].get("folded_classes") or []
+    if folded:
+        lines.append(
+            f"  folded into k_2 (never stalled in training, as many on every path): "
+            f"{', '.join(folded)}"
+        )
     return lines
 
 

@@ -151,9 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--pairs",
         type=count(MAX_PAIRS),
-        default=8,
+        default=16,
         help=f"ping-pong pairs per run, chosen at random [count, 1 to {MAX_PAIRS}, default "
-        "%(default)s]",
+        "%(default)s: a sample per pair and run, and the pairs of a run are measured at once]",
     )
     p.add_argument("--pair-list", help="fixed pairs instead, e.g. 0:5,3:17 (the same every run)")
     p.add_argument(
