@@ -79,12 +79,15 @@ typedef struct smsg {
   sim_ctx *src;              /* the sender's (origin's) context */
   contend_inproc_comm *comm; /* the group: the receiver's context is found at arrival */
   size_t bytes;
-  size_t offset;       /* put/get: offset in the target window */
   void *data;          /* --verify: the payload (owned), or NULL */
   contend_traffic *tr; /* attached at posting (not owned), or NULL */
-  size_t sent, chunk;  /* rendezvous data: bytes granted before this window / in it (0: all) */
+  union {              /* a message is one-sided or two-sided */
+    size_t offset;     /* put/get: offset in the target window */
+    size_t sent;       /* rendezvous data: bytes granted before this window */
+  };
+  size_t chunk; /* rendezvous data: bytes granted in this window (0: all) */
 } smsg;
-_Static_assert(sizeof(smsg) <= 96, "a simulated MPI message is at most 96 B (millions in flight)");
+_Static_assert(sizeof(smsg) <= 88, "a simulated MPI message is at most 88 B (millions in flight)");
 
 /* A posted receive or a rendezvous send waiting for its CTS. */
 typedef struct sreq {

@@ -27,7 +27,7 @@ void contend_run_layout(contend_run *run) {
   /* exactly the results below: every in-process rank holds its list */
   int n = 0, cap = (cong_only ? 0 : cfg->ncanary) + (cong_base ? cfg->ncong : 0) +
                    (load && !cong_only ? cfg->ncanary * (1 + cfg->ncong) : 0);
-  run->results = calloc((size_t)cap + 1, sizeof *run->results);
+  run->results = calloc(cap ? (size_t)cap : 1, sizeof *run->results);
   if (!run->results)
     contend_fail("out of memory");
   if (!cong_only)
