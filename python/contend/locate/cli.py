@@ -449,7 +449,6 @@ def _table(doc) -> str:
     return "\n".join(lines) + "\n"
 
 
-@guarded(PROG)
 def _cluster_flag(argv) -> list:
     """argv with a bare ``--cluster`` followed by a word that cannot be a cluster prefix
     (``pairs.json``) written ``--cluster=DEFAULT``, so that the word stays RESULTS."""
@@ -462,6 +461,7 @@ def _cluster_flag(argv) -> list:
     return out
 
 
+@guarded(PROG)
 def main(argv=None) -> int:
     args = build_parser().parse_args(_cluster_flag(sys.argv[1:] if argv is None else argv))
     try:
