@@ -65,6 +65,9 @@ int contend_params_find(const contend_params *p, const char *key);
  * a message naming the option, the bad value and what is valid. */
 int contend_params_set(contend_params *p, int idx, const char *text, char *err, size_t errlen);
 
+/* The table's keys, ", "-separated, into buf (truncated to len). */
+void contend_params_keys(const contend_params *p, char *buf, size_t len);
+
 /* Sets rows from "key=value" items separated by sep (the tail of a spec
  * such as "bully_incast:receivers=2,window=4"; keys spelled with '-' or
  * '_'; a key at most once).  Returns 0, or -1 with one message naming the

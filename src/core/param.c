@@ -140,6 +140,13 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
   return 0;
 }
 
+void contend_params_keys(const contend_params *p, char *buf, size_t len) {
+  size_t o = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < p->n && o + 1 < len; i++)
+    o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", p->defs[i].key);
+}
+
 int contend_params_set_items(contend_params *p, const char *items, char sep, char *err,
                              size_t errlen) {
   char *given = calloc(p->n ? p->n : 1, 1);
@@ -170,10 +177,8 @@ int contend_params_set_items(contend_params *p, const char *items, char sep, cha
       snprintf(err, errlen, "expected key=value, got '%s'", item);
       rc = -1;
     } else if (idx < 0) {
-      char keys[512] = "";
-      size_t o = 0;
-      for (size_t i = 0; i < p->n && o + 1 < sizeof keys; i++)
-        o += (size_t)snprintf(keys + o, sizeof keys - o, "%s%s", i ? ", " : "", p->defs[i].key);
+      char keys[512];
+      contend_params_keys(p, keys, sizeof keys);
       snprintf(err, errlen, "no parameter '%s' (the parameters: %s)", item, p->n ? keys : "none");
       rc = -1;
     } else if (given[idx]) {

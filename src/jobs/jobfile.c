@@ -595,13 +595,6 @@ static int dir_var(parser *ps, token *t, int n, int line) {
 }
 
 /* The motif's parameter keys, for messages. */
-static void keys_of(const contend_motif *m, char *buf, size_t len) {
-  size_t o = 0;
-  buf[0] = 0;
-  for (int i = 0; m->params[i].key && o + 1 < len; i++)
-    o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", m->params[i].key);
-}
-
 static int dir_motif(parser *ps, token *t, int n, int line) {
   contend_job *j = cur_job(ps, line, "[MOTIF]");
   if (!j)
@@ -636,7 +629,7 @@ static int dir_motif(parser *ps, token *t, int n, int line) {
     int idx = contend_params_find(&jm->params, key);
     if (idx < 0) {
       char keys[512];
-      keys_of(m, keys, sizeof keys);
+      contend_params_keys(&jm->params, keys, sizeof keys);
       rc = fail(ps, t[i].line, "motif '%s' has no parameter '%s' (its parameters: %s)", m->name,
                 key, keys);
       break;
