@@ -66,6 +66,12 @@ def read_results(path, rings: bool = True):
     )
 
 
+def node_names_of(doc) -> list:
+    """environment.node_names (node i's host name), or [] when the results hold none."""
+    names = doc.get("environment", {}).get("node_names")
+    return names if isinstance(names, list) and all(isinstance(n, str) for n in names) else []
+
+
 def load_pairs(path) -> Pairs:
     """Read and check a ``contend pairs`` results file; LocateError naming the problem."""
     return pairs_of(read_results(path, rings=False)[0], str(path))
@@ -99,7 +105,6 @@ def pairs_of(doc, source: str) -> Pairs:
     if not keep.any():
         raise LocateError(f"{source}: every measured pair is within one node: no network pairs")
     sim = doc.get("environment", {}).get("simulation") or {}
-    names = doc.get("environment", {}).get("node_names")
     return Pairs(
         source=source,
         src=src[keep],
@@ -113,7 +118,5 @@ def pairs_of(doc, source: str) -> Pairs:
         topology=sim.get("topology"),
         routing=sim.get("routing"),
         degraded=list(sim.get("degraded") or []),
-        node_names=names
-        if isinstance(names, list) and all(isinstance(n, str) for n in names)
-        else [],
+        node_names=node_names_of(doc),
     )

@@ -21,7 +21,7 @@ import numpy as np
 from scipy import sparse
 
 from ..results import ResultsError, check_schema
-from .measurements import LocateError, Pairs
+from .measurements import LocateError, Pairs, node_names_of
 
 SCHEMA_FILE = "contend-results.schema.json"
 HINT = "a results file of `contend network` or `contend load` run with --record-rings -o FILE"
@@ -115,6 +115,7 @@ def load_rings(doc, source: str, metric: str, phase: str, tests) -> Pairs:
         topology=sim.get("topology"),
         routing=sim.get("routing"),
         degraded=list(sim.get("degraded") or []),
+        node_names=node_names_of(doc),
         rows=sparse.csr_matrix(
             (np.ones(len(rows)), (np.asarray(rows), np.asarray(cols))),
             shape=(len(values), len(flow_of)),
