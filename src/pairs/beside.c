@@ -1,6 +1,8 @@
 /* `contend pairs --bully`: a job-file motif (a bully) run on some nodes of
  * the run, the last --bully-nodes or as many drawn with the seed, while
- * the pairs are measured among the other nodes: the traffic a congested
+ * the pairs are measured among the other nodes (or, with --bully-share,
+ * among all nodes, the bully on other ranks of its nodes, so that the
+ * links it stalls at its own NICs are measured too): the traffic a congested
  * machine adds, with its hotspot known to the simulator's counters.  The
  * bully warms up with one invocation before the first round and runs
  * until the last round ends (engine-neutral: the world's signals). */
@@ -25,9 +27,10 @@ int pairs_bully_parse(pairs_bully *b, const contend_params *opts, char *err, siz
     return -1;
   }
   b->random = !strcmp(place, "random");
+  b->share = (int)contend_param_int(opts, "bully_share");
   if (!spec || !*spec) {
-    if (b->nodes > 0 || contend_param_is_set(opts, "bully_place")) {
-      snprintf(err, errlen, "--bully-nodes and --bully-place need --bully MOTIF");
+    if (b->nodes > 0 || b->share || contend_param_is_set(opts, "bully_place")) {
+      snprintf(err, errlen, "--bully-nodes, --bully-place and --bully-share need --bully MOTIF");
       return -1;
     }
     return 0;
@@ -80,14 +83,17 @@ void pairs_bully_free(pairs_bully *b) {
 }
 
 int pairs_bully_place(const pairs_bully *b, const contend_nodes *nodes, int nranks, uint64_t seed,
-                      char *is_bully, char *err, size_t errlen) {
+                      char *is_bully, char *role, char *err, size_t errlen) {
   const int n = nodes->nnodes;
   memset(is_bully, 0, (size_t)n);
-  if (b->nodes > n - 2) {
+  memset(role, PAIRS_ROLE_PAIRS, (size_t)nranks);
+  if (!b->m)
+    return 0;
+  const int most = b->share ? n : n - 2;
+  if (b->nodes > most) {
     snprintf(err, errlen,
-             "--bully-nodes %ld: the run has %d nodes, and the pairs need at least 2 of them "
-             "(give at most %d)",
-             b->nodes, n, n - 2 > 0 ? n - 2 : 0);
+             "--bully-nodes %ld: the run has %d nodes%s (give at most %d)", b->nodes, n,
+             b->share ? "" : ", and the pairs need at least 2 of them", most > 0 ? most : 0);
     return -1;
   }
   if (!b->random) {
@@ -112,9 +118,37 @@ int pairs_bully_place(const pairs_bully *b, const contend_nodes *nodes, int nran
     }
     free(order);
   }
+  char *seen = calloc((size_t)n, 1); /* share: the node's first rank is taken */
+  if (!seen) {
+    snprintf(err, errlen, "out of memory (%d nodes)", n);
+    return -1;
+  }
   int ranks = 0;
-  for (int r = 0; r < nranks; r++)
-    ranks += is_bully[nodes->node_of_rank[r]];
+  for (int r = 0; r < nranks; r++) {
+    const int node = nodes->node_of_rank[r];
+    if (b->share && !seen[node])
+      role[r] = PAIRS_ROLE_PAIRS;
+    else
+      role[r] = is_bully[node] ? PAIRS_ROLE_BULLY : b->share ? PAIRS_ROLE_IDLE : PAIRS_ROLE_PAIRS;
+    seen[node] = 1;
+    ranks += role[r] == PAIRS_ROLE_BULLY;
+  }
+  int lone = -1; /* share: a bully node with one rank, the pairs' */
+  if (b->share) {
+    memset(seen, 0, (size_t)n); /* now: the node has a bully rank */
+    for (int r = 0; r < nranks; r++)
+      seen[nodes->node_of_rank[r]] |= role[r] == PAIRS_ROLE_BULLY;
+    for (int i = 0; i < n && lone < 0; i++)
+      lone = is_bully[i] && !seen[i] ? i : -1;
+  }
+  free(seen);
+  if (lone >= 0) {
+    snprintf(err, errlen,
+             "--bully-share: node %d has one rank, the pairs', and none for the bully: give "
+             "--ranks-per-node 2 or more",
+             lone);
+    return -1;
+  }
   char perr[512];
   if (b->m->validate && b->m->validate(&b->params, ranks, perr, sizeof perr)) {
     snprintf(err, errlen, "--bully %s on %ld nodes (%d ranks): %s", b->m->name, b->nodes, ranks,
@@ -175,6 +209,7 @@ void pairs_bully_json(contend_json *j, const pairs_bully *b, const char *is_bull
   contend_json_str(j, "motif", b->m->name);
   contend_params_json(j, "params", &b->params, seed);
   contend_json_str(j, "place", b->random ? "random" : "last");
+  contend_json_bool(j, "share", b->share);
   contend_json_arr_begin(j, "nodes");
   for (int i = 0; i < nnodes; i++)
     if (is_bully[i])

@@ -1,5 +1,6 @@
 /* `contend pairs --bully`: a job-file motif run on some nodes of the run
- * while the pairs are measured among the others (beside.c). */
+ * while the pairs are measured among the others, or on every node with
+ * --bully-share (beside.c). */
 #ifndef CONTEND_PAIRS_BESIDE_H
 #define CONTEND_PAIRS_BESIDE_H
 
@@ -13,7 +14,11 @@ typedef struct pairs_bully {
   contend_params params;  /* the motif's, from the spec (valid when m) */
   long nodes;             /* --bully-nodes */
   int random;             /* --bully-place random (else last) */
+  int share;              /* --bully-share: the pairs on every node, the bully beside */
 } pairs_bully;
+
+/* What a rank does in a run with a bully. */
+enum { PAIRS_ROLE_PAIRS = 0, PAIRS_ROLE_BULLY = 1, PAIRS_ROLE_IDLE = 2 };
 
 /* From the run options, before the launch: the motif and its parameters
  * of --bully NAME[:key=value,...], --bully-nodes, --bully-place.  Returns
@@ -23,12 +28,18 @@ int pairs_bully_parse(pairs_bully *b, const contend_params *opts, char *err, siz
 void pairs_bully_free(pairs_bully *b);
 
 /* Local (every rank computes the same): marks in is_bully (nnodes entries,
- * caller's) the nodes the bully runs on, drawn with seed for random; and
- * checks the counts against the run: at least 2 nodes left for the pairs,
- * the motif's own check for the bully's ranks (node_of_rank: nranks
- * entries).  Returns 0, or -1 with one line in err. */
+ * caller's) the nodes the bully runs on, drawn with seed for random, and
+ * gives every rank its role (nranks entries, caller's; node_of_rank has
+ * nranks entries): without --bully-share the ranks of the bully's nodes
+ * run the bully and the others measure the pairs; with it the first rank
+ * of every node measures the pairs, the other ranks of the bully's nodes
+ * run the bully and the rest wait.  Without a bully every rank measures.
+ * Checks the counts against the run: nodes left for the pairs, a rank
+ * beside the pairs' on every bully node with --bully-share, the motif's
+ * own check for the bully's ranks.  Returns 0, or -1 with one line in
+ * err. */
 int pairs_bully_place(const pairs_bully *b, const contend_nodes *nodes, int nranks, uint64_t seed,
-                      char *is_bully, char *err, size_t errlen);
+                      char *is_bully, char *role, char *err, size_t errlen);
 
 /* What the bully did (pairs_bully_run on bully ranks, zero elsewhere),
  * summed over the world by pairs_bully_stats_sum. */

@@ -13,7 +13,8 @@
  * gathers rounds x P values of each matrix).  Every phase starts after a
  * barrier of the control plane.  With --bully (beside.c) a motif loads
  * the fabric from some nodes while the pairs are measured among the
- * others (ranks, barriers and the gather are then the pairs' group's).
+ * others, or beside them with --bully-share (ranks, barriers and the
+ * gather are then the pairs' group's).
  * Runs on every engine through the run envelope (src/run/envelope.h); the
  * results are schema contend-pairs (schemas/contend-pairs.schema.json). */
 #include "pairs.h"
@@ -49,9 +50,16 @@ static const contend_param_def pairs_defs[] = {
      "NAME[:key=value,...], e.g. bully_incast:receivers=1,msg_bytes=65536 (contend jobs --list)",
      0, 0},
     {"bully_nodes", CONTEND_P_INT, "0", "nodes",
-     "nodes the --bully runs on; the pairs are measured among the others", 0, 1e7},
+     "nodes the --bully runs on; the pairs are measured among the others (among all with "
+     "--bully-share)",
+     0, 1e7},
     {"bully_place", CONTEND_P_STRING, "last", "",
      "the --bully's nodes: last (the run's last nodes) or random (drawn with the seed)", 0, 0},
+    {"bully_share", CONTEND_P_BOOL, "false", "",
+     "the pairs on every node, the --bully on the other ranks of its nodes (needs "
+     "--ranks-per-node 2 or more; ranks of other nodes beyond the first wait): the links the "
+     "bully stalls at its own NICs are then measured too",
+     0, 0},
     CONTEND_PARAM_END};
 
 typedef struct pairs_state {
@@ -217,10 +225,12 @@ static void report(const contend_envelope *env, const contend_params *opts, cons
     report_values(table, P, shift, ns, bw, lat);
   if (pl->bully->m)
     contend_sb_printf(table,
-                      "  beside a bully: %s on %ld nodes (%ld ranks, --bully-place %s), %.0f "
+                      "  beside a bully: %s on %ld nodes (%ld ranks, --bully-place %s%s), %.0f "
                       "invocations, %.1f MiB/s per rank\n",
                       pl->bully->m->name, pl->bully->nodes, pl->bully_ranks,
-                      pl->bully->random ? "random" : "last", pl->bully_stats.invocations,
+                      pl->bully->random ? "random" : "last",
+                      pl->bully->share ? ", sharing the pairs' nodes" : "",
+                      pl->bully_stats.invocations,
                       pairs_bully_mib_s(&pl->bully_stats));
 
   contend_json j;
@@ -366,25 +376,25 @@ static int pairs_body(contend_group *world, void *arg) {
   }
   const int W = world->size, nn = env.nodes.nnodes;
   const int *node_of = env.nodes.node_of_rank;
-  char *is_bully = calloc((size_t)nn, 1);
+  char *is_bully = calloc((size_t)nn, 1), *role = malloc((size_t)W);
   int *pnode = malloc(sizeof *pnode * (size_t)W); /* the pairs' ranks' nodes */
   char *pnode_seen = calloc((size_t)nn, 1);
-  if (!is_bully || !pnode || !pnode_seen)
+  if (!is_bully || !role || !pnode || !pnode_seen)
     contend_fail("out of memory (%d nodes)", nn);
   char msg[512] = "";
-  if (bully->m)
-    pairs_bully_place(bully, &env.nodes, W, env.seed, is_bully, msg, sizeof msg);
+  pairs_bully_place(bully, &env.nodes, W, env.seed, is_bully, role, msg, sizeof msg);
   pairs_place pl = {.node = pnode, .bully = bully, .is_bully = is_bully};
   for (int r = 0; r < W; r++) {
-    if (is_bully[node_of[r]]) {
-      pl.bully_ranks++;
+    pl.bully_ranks += role[r] == PAIRS_ROLE_BULLY;
+    if (role[r] != PAIRS_ROLE_PAIRS)
       continue;
-    }
     pnode[pl.P++] = node_of[r];
     pl.nodes += !pnode_seen[node_of[r]];
     pnode_seen[node_of[r]] = 1;
   }
   free(pnode_seen);
+  const int my_role = role[world->rank];
+  free(role);
   const long P = pl.P, rounds = (long)contend_param_int(opts, "rounds");
   if (!*msg)
     check_counts(P, rounds, msg, sizeof msg);
@@ -395,16 +405,16 @@ static int pairs_body(contend_group *world, void *arg) {
     free(pnode);
     return CONTEND_EXIT_USAGE;
   }
-  const int i_bully = is_bully[env.nodes.my_node];
-  /* my group: the pairs' ranks or the bully's, in world order */
-  contend_group *g = bully->m ? contend_split(world, i_bully, world->rank) : world;
+  const int measures = my_role == PAIRS_ROLE_PAIRS;
+  /* my group: the pairs' ranks, the bully's or the waiting ones, in world order */
+  contend_group *g = bully->m ? contend_split(world, my_role, world->rank) : world;
   long ns;
   long *shift = draw_shifts(P, rounds, env.seed, &ns);
-  double *mine = i_bully ? NULL : malloc(sizeof *mine * (size_t)ns * 2);
-  if (!i_bully && !mine)
+  double *mine = measures ? malloc(sizeof *mine * (size_t)ns * 2) : NULL;
+  if (measures && !mine)
     contend_fail("out of memory");
   contend_ctx c;
-  if (!i_bully &&
+  if (measures &&
       world->ops->ctx_open(&c, &pairs_motif, opts, g, env.nodes.my_node, env.seed, NULL))
     contend_fail("contend pairs: setup failed: %s", c.error);
   if (bully->m) /* the bully's context opens after the pairs' (RMA windows, one at a time) */
@@ -413,12 +423,13 @@ static int pairs_body(contend_group *world, void *arg) {
                        "contend pairs: watchdog: the run took longer than --watchdog; aborting\n");
   pairs_bully_stats bst = {0};
   contend_ctx bc;
-  if (i_bully) {
+  if (my_role == PAIRS_ROLE_BULLY) {
     bst = pairs_bully_run(bully, &bc, world, g, env.nodes.my_node, env.seed);
   } else if (bully->m) { /* the bully's signals: ready (warm) before, stop after the rounds */
     contend_signal *ready = contend_signal_post(world);
     contend_signal_wait(world, ready, 0);
-    measure(&env, g, &c, opts, shift, ns, mine);
+    if (measures)
+      measure(&env, g, &c, opts, shift, ns, mine);
     contend_signal *stop = contend_signal_post(world);
     contend_signal_wait(world, stop, 0);
     contend_signal_free(world, ready);
@@ -426,18 +437,18 @@ static int pairs_body(contend_group *world, void *arg) {
   } else {
     measure(&env, g, &c, opts, shift, ns, mine);
   }
-  if (!i_bully)
+  if (measures)
     world->ops->ctx_close(&c);
   if (bully->m) {
     contend_gbarrier(world); /* one context closes at a time, as they opened */
-    if (i_bully)
+    if (my_role == PAIRS_ROLE_BULLY)
       world->ops->ctx_close(&bc);
     pl.bully_stats = pairs_bully_stats_sum(world, bst);
     contend_group_free(g);
   }
   world->ops->watchdog(world, 0, NULL);
-  /* rank 0 of the world gets the pairs' rows in their rank order (the bully's ranks give none) */
-  double *all = contend_ggatherv(world, mine, i_bully ? 0 : sizeof *mine * (size_t)ns * 2, NULL);
+  /* rank 0 of the world gets the pairs' rows in their rank order (the other ranks give none) */
+  double *all = contend_ggatherv(world, mine, measures ? sizeof *mine * (size_t)ns * 2 : 0, NULL);
   contend_envelope_finish(&env, world);
   contend_strbuf table = {0}, js = {0};
   if (world->rank == 0) {

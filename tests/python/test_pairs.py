@@ -2,7 +2,9 @@
 ordered pair measured exactly once per round set and never a rank with
 itself; sampled rounds drawn from the seed; a degraded link shows as the
 pairs that cross it being slow; a bully beside the pairs runs on nodes the
-pairs leave out and slows them; bad input exits 2 before measuring."""
+pairs leave out and slows them, or shares the pairs' nodes (--bully-share)
+and slows the pairs out of its senders' nodes; bad input exits 2 before
+measuring."""
 
 import json
 import math
@@ -154,6 +156,51 @@ def test_mpi_pairs_beside_a_bully(mpirun, tmp_path, schema):
     assert set(pairs_of(doc)) == {(s, d) for s in range(4) for d in range(4) if s != d}
 
 
+def test_a_shared_bully_runs_beside_the_pairs_on_its_nodes(tmp_path, schema):
+    """--bully-share: one pairs rank on every node, the incast on the second
+    rank of the last 5 (receiver node 11, senders 12-15): the pairs out of
+    the senders' nodes queue behind the incast at their NIC, the pairs out
+    of the leaves the incast does not touch (nodes 0-7) do not."""
+    base = sim_pairs(tmp_path, "--seed", "3", name="base.json")
+    doc = sim_pairs(
+        tmp_path, "--seed", "3", "--ranks-per-node", "2", "--bully-share", "--bully", INCAST,
+        "--bully-nodes", "5",
+    )  # fmt: skip
+    jsonschema.validate(doc, schema)
+    b = doc["bully"]
+    assert b["share"] is True and b["nodes"] == [11, 12, 13, 14, 15] and b["ranks"] == 5
+    assert doc["ranks"] == 16 and doc["rank_node"] == list(range(16))
+    got, alone = pairs_of(doc), pairs_of(base)
+    assert set(got) == {(s, d) for s in range(16) for d in range(16) if s != d}
+    ratio = {k: got[k][0] / alone[k][0] for k in got}
+
+    def out_of(nodes):
+        return sorted(ratio[k] for k in ratio if k[0] in nodes)
+
+    senders, quiet = out_of(range(12, 16)), out_of(range(8))
+    assert senders[len(senders) // 2] < 0.5, senders
+    assert quiet[len(quiet) // 2] > 0.9, quiet
+
+
+def test_mpi_pairs_sharing_nodes_with_a_bully(mpirun, tmp_path, schema):
+    """2 ranks per virtual node: the first measures, the second runs the bully on
+    its 2 nodes and waits on the other 2."""
+    out = tmp_path / "mpi-share.json"
+    r = mpirun(
+        8, "pairs", "--virtual-nodes", "2", "--bytes", "4096", "--iters", "2",
+        "--lat-iters", "2", "--bully", "bully_pairs:msg_bytes=65536,iters=1", "--bully-nodes",
+        "2", "--bully-share", "--bully-place", "random", "--seed", "2", "-q", "-o", out,
+        timeout=240,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["ranks"] == 4 and doc["rank_node"] == [0, 1, 2, 3]
+    assert doc["bully"]["ranks"] == 2 and len(doc["bully"]["nodes"]) == 2
+    assert doc["bully"]["share"] is True and doc["bully"]["invocations"] >= 2
+    assert set(pairs_of(doc)) == {(s, d) for s in range(4) for d in range(4) if s != d}
+
+
 def test_the_random_bully_placement_follows_the_seed(tmp_path):
     args = ["--bully", INCAST, "--bully-nodes", "5", "--bully-place", "random", "--rounds", "2"]
     one = sim_pairs(tmp_path, "--seed", "1", *args, name="a.json")["bully"]["nodes"]
@@ -174,6 +221,13 @@ def test_the_random_bully_placement_follows_the_seed(tmp_path):
         (["--bully", "bully_pairs", "--bully-nodes", "3"], "even number of ranks"),
         (["--bully", "io_write", "--bully-nodes", "2"], "file I/O"),
         (["--bully", "bully_pairs", "--bully-nodes", "2", "--bully-place", "first"], "last or"),
+        (["--bully-share"], "need --bully MOTIF"),
+        (["--bully", "bully_incast", "--bully-nodes", "2", "--bully-share"], "node 14 has one rank"),
+        (
+            ["--bully", "bully_incast", "--bully-nodes", "17", "--bully-share",
+             "--ranks-per-node", "2"],
+            "the run has 16 nodes (give at most 16)",
+        ),  # fmt: skip
     ],
 )
 def test_bad_bully_exits_2_before_measuring(tmp_path, args, words):
