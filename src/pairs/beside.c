@@ -91,9 +91,8 @@ int pairs_bully_place(const pairs_bully *b, const contend_nodes *nodes, int nran
     return 0;
   const int most = b->share ? n : n - 2;
   if (b->nodes > most) {
-    snprintf(err, errlen,
-             "--bully-nodes %ld: the run has %d nodes%s (give at most %d)", b->nodes, n,
-             b->share ? "" : ", and the pairs need at least 2 of them", most > 0 ? most : 0);
+    snprintf(err, errlen, "--bully-nodes %ld: the run has %d nodes%s (give at most %d)", b->nodes,
+             n, b->share ? "" : ", and the pairs need at least 2 of them", most > 0 ? most : 0);
     return -1;
   }
   if (!b->random) {

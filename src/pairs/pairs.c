@@ -230,8 +230,7 @@ static void report(const contend_envelope *env, const contend_params *opts, cons
                       pl->bully->m->name, pl->bully->nodes, pl->bully_ranks,
                       pl->bully->random ? "random" : "last",
                       pl->bully->share ? ", sharing the pairs' nodes" : "",
-                      pl->bully_stats.invocations,
-                      pairs_bully_mib_s(&pl->bully_stats));
+                      pl->bully_stats.invocations, pairs_bully_mib_s(&pl->bully_stats));
 
   contend_json j;
   contend_json_init(&j, js);

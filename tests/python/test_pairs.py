@@ -209,7 +209,7 @@ def test_the_random_bully_placement_follows_the_seed(tmp_path):
     assert one == again and one != other
 
 
-SHARE_17 = ["--bully", "bully_incast", "--bully-nodes", "17", "--bully-share", "--ranks-per-node", "2"]
+SHARE_17 = "--bully bully_incast --bully-nodes 17 --bully-share --ranks-per-node 2".split()
 
 
 @pytest.mark.parametrize(
