@@ -209,7 +209,7 @@ def test_the_random_bully_placement_follows_the_seed(tmp_path):
     assert one == again and one != other
 
 
-SHARE_17 = "--bully bully_incast --bully-nodes 17 --bully-share --ranks-per-node 2".split()
+SHARE_17 = ["--bully", "bully_incast", "--bully-nodes", "17", "--bully-share"]
 
 
 @pytest.mark.parametrize(
@@ -226,7 +226,7 @@ SHARE_17 = "--bully bully_incast --bully-nodes 17 --bully-share --ranks-per-node
         (["--bully", "bully_pairs", "--bully-nodes", "2", "--bully-place", "first"], "last or"),
         (["--bully-share"], "need --bully MOTIF"),
         (["--bully", "bully_incast", "--bully-nodes", "2", "--bully-share"], "node 14 has one"),
-        (SHARE_17, "the run has 16 nodes (give at most 16)"),
+        ([*SHARE_17, "--ranks-per-node", "2"], "the run has 16 nodes (give at most 16)"),
     ],
 )
 def test_bad_bully_exits_2_before_measuring(tmp_path, args, words):
