@@ -209,7 +209,8 @@ typedef struct contend_motif {
 /* Registry (src/motifs/registry.c).  contend_motifs: the GPCNeT canaries
  * and congestors (`network`, `load`); contend_workload_motifs: the
  * job-file motifs.  contend_motif_find searches the first list only;
- * contend_job_motif_find both (job files may use any motif). */
+ * contend_job_motif_find both (job files may use any motif), with the
+ * name in any case and '-' for '_' (as users spell it). */
 extern const contend_motif *const contend_motifs[];
 extern const contend_motif *const contend_workload_motifs[];
 const contend_motif *contend_motif_find(const char *name);

@@ -68,9 +68,19 @@ int contend_params_set(contend_params *p, int idx, const char *text, char *err, 
 /* The table's keys, ", "-separated, into buf (truncated to len). */
 void contend_params_keys(const contend_params *p, char *buf, size_t len);
 
+/* Sets the row of key (spelled with '-' or '_') from text, a key=value
+ * item of a job file's [MOTIF] line or of a spec's tail: a row at most
+ * once (given: one flag per row, the caller's, zeroed before the first
+ * item), a byte size with a unit ("64KiB", "1MB") and seconds with one
+ * ("350us") converted.  Returns the row's index, or -1 with one message
+ * without a prefix: "no parameter 'k' (the parameters: ...)", "parameter
+ * 'k' is given twice", "k='v' is not valid: ...". */
+int contend_params_set_item(contend_params *p, const char *key, const char *text, char *given,
+                            char *err, size_t errlen);
+
 /* Sets rows from "key=value" items separated by sep (the tail of a spec
- * such as "bully_incast:receivers=2,window=4"; keys spelled with '-' or
- * '_'; a key at most once).  Returns 0, or -1 with one message naming the
+ * such as "bully_incast:receivers=2,window=4"), each as
+ * contend_params_set_item.  Returns 0, or -1 with one message naming the
  * item (an unknown key lists the table's keys). */
 int contend_params_set_items(contend_params *p, const char *items, char sep, char *err,
                              size_t errlen);

@@ -147,6 +147,89 @@ void contend_params_keys(const contend_params *p, char *buf, size_t len) {
     o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", p->defs[i].key);
 }
 
+/* "4KiB" -> "4096" for byte-sized integers, "350us" -> "0.00035" for
+ * seconds; other text is copied unchanged (the parameter table checks it). */
+static void with_units(const contend_param_def *d, const char *in, char *out, size_t len) {
+  snprintf(out, len, "%s", in);
+  if (!((d->type == CONTEND_P_INT && !strcmp(d->unit, "B")) ||
+        (d->type == CONTEND_P_DOUBLE && !strcmp(d->unit, "s"))))
+    return;
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(in, &end);
+  if (end == in || !*end || errno)
+    return;
+  static const struct {
+    const char *suffix;
+    double factor;
+    int bytes;
+  } units[] = {
+      {"B", 1, 1},
+      {"KiB", 1024.0, 1},
+      {"MiB", 1048576.0, 1},
+      {"GiB", 1073741824.0, 1},
+      {"k", 1024.0, 1},
+      {"K", 1024.0, 1},
+      {"m", 1048576.0, 1},
+      {"M", 1048576.0, 1},
+      {"g", 1073741824.0, 1},
+      {"G", 1073741824.0, 1},
+      {"KB", 1e3, 1},
+      {"MB", 1e6, 1},
+      {"GB", 1e9, 1},
+      {"ns", 1e-9, 0},
+      {"us", 1e-6, 0},
+      {"ms", 1e-3, 0},
+      {"s", 1, 0},
+      {"min", 60, 0},
+  };
+  const int bytes = d->type == CONTEND_P_INT;
+  for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+    if (units[i].bytes == bytes && !strcmp(end, units[i].suffix)) {
+      double x = v * units[i].factor;
+      if (bytes) {
+        if (x == floor(x) && fabs(x) < 9e15)
+          snprintf(out, len, "%.0f", x);
+      } else {
+        snprintf(out, len, "%.17g", x);
+      }
+      return;
+    }
+}
+
+int contend_params_set_item(contend_params *p, const char *key, const char *text, char *given,
+                            char *err, size_t errlen) {
+  const int idx = contend_params_find(p, key);
+  if (idx < 0) {
+    char keys[512];
+    contend_params_keys(p, keys, sizeof keys);
+    snprintf(err, errlen, "no parameter '%s' (the parameters: %s)", key, p->n ? keys : "none");
+    return -1;
+  }
+  if (given[idx]) {
+    snprintf(err, errlen, "parameter '%s' is given twice", p->defs[idx].key);
+    return -1;
+  }
+  given[idx] = 1;
+  char conv[512], perr[1024];
+  if (strlen(text) >= sizeof conv) {
+    snprintf(err, errlen, "the value of %s has %zu characters, more than the limit of %zu",
+             p->defs[idx].key, strlen(text), sizeof conv - 1);
+    return -1;
+  }
+  with_units(&p->defs[idx], text, conv, sizeof conv);
+  if (contend_params_set(p, idx, conv, perr, sizeof perr)) {
+    /* "--scope.key: 'v' is not valid: ..." -> "key='v' is not valid: ..." */
+    const char *why = strstr(perr, " is not valid");
+    if (why)
+      snprintf(err, errlen, "%s='%s'%s", p->defs[idx].key, text, why);
+    else
+      snprintf(err, errlen, "%s", perr);
+    return -1;
+  }
+  return idx;
+}
+
 int contend_params_set_items(contend_params *p, const char *items, char sep, char *err,
                              size_t errlen) {
   char *given = calloc(p->n ? p->n : 1, 1);
@@ -168,25 +251,12 @@ int contend_params_set_items(contend_params *p, const char *items, char sep, cha
     memcpy(item, at, len);
     item[len] = 0;
     char *eq = strchr(item, '=');
-    int idx = -1;
-    if (eq && eq != item) {
-      *eq = 0;
-      idx = contend_params_find(p, item);
-    }
     if (!eq || eq == item) {
       snprintf(err, errlen, "expected key=value, got '%s'", item);
       rc = -1;
-    } else if (idx < 0) {
-      char keys[512];
-      contend_params_keys(p, keys, sizeof keys);
-      snprintf(err, errlen, "no parameter '%s' (the parameters: %s)", item, p->n ? keys : "none");
-      rc = -1;
-    } else if (given[idx]) {
-      snprintf(err, errlen, "parameter '%s' is given twice", item);
-      rc = -1;
     } else {
-      given[idx] = 1;
-      rc = contend_params_set(p, idx, eq + 1, err, errlen);
+      *eq = 0;
+      rc = contend_params_set_item(p, item, eq + 1, given, err, errlen) < 0 ? -1 : 0;
     }
     at = end ? end + 1 : NULL;
   }

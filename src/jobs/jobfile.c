@@ -262,56 +262,6 @@ static void free_tokens(token *t, int n) {
 
 /* ---- values with units ----------------------------------------------------- */
 
-/* "4KiB" -> "4096" for byte-sized integers, "350us" -> "0.00035" for
- * seconds; other text is copied unchanged (the parameter table checks it). */
-static void with_units(const contend_param_def *d, const char *in, char *out, size_t len) {
-  snprintf(out, len, "%s", in);
-  if (!((d->type == CONTEND_P_INT && !strcmp(d->unit, "B")) ||
-        (d->type == CONTEND_P_DOUBLE && !strcmp(d->unit, "s"))))
-    return;
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(in, &end);
-  if (end == in || !*end || errno)
-    return;
-  static const struct {
-    const char *suffix;
-    double factor;
-    int bytes;
-  } units[] = {
-      {"B", 1, 1},
-      {"KiB", 1024.0, 1},
-      {"MiB", 1048576.0, 1},
-      {"GiB", 1073741824.0, 1},
-      {"k", 1024.0, 1},
-      {"K", 1024.0, 1},
-      {"m", 1048576.0, 1},
-      {"M", 1048576.0, 1},
-      {"g", 1073741824.0, 1},
-      {"G", 1073741824.0, 1},
-      {"KB", 1e3, 1},
-      {"MB", 1e6, 1},
-      {"GB", 1e9, 1},
-      {"ns", 1e-9, 0},
-      {"us", 1e-6, 0},
-      {"ms", 1e-3, 0},
-      {"s", 1, 0},
-      {"min", 60, 0},
-  };
-  const int bytes = d->type == CONTEND_P_INT;
-  for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-    if (units[i].bytes == bytes && !strcmp(end, units[i].suffix)) {
-      double x = v * units[i].factor;
-      if (bytes) {
-        if (x == floor(x) && fabs(x) < 9e15)
-          snprintf(out, len, "%.0f", x);
-      } else {
-        snprintf(out, len, "%.17g", x);
-      }
-      return;
-    }
-}
-
 /* ---- directives ------------------------------------------------------------ */
 
 static contend_job *cur_job(parser *ps, int line, const char *dir) {
@@ -601,11 +551,7 @@ static int dir_motif(parser *ps, token *t, int n, int line) {
     return -1;
   if (n < 1)
     return fail(ps, line, "[MOTIF] needs a motif name (see 'contend jobs --list')");
-  char name[128];
-  snprintf(name, sizeof name, "%s", t[0].text);
-  for (char *c = name; *c; c++)
-    *c = *c == '-' ? '_' : (char)tolower((unsigned char)*c);
-  const contend_motif *m = contend_job_motif_find(name);
+  const contend_motif *m = contend_job_motif_find(t[0].text);
   if (!m)
     return fail(ps, t[0].line, "unknown motif '%s' (see 'contend jobs --list')", t[0].text);
   j->motifs = xrealloc(j->motifs, sizeof(contend_job_motif) * (size_t)(j->nmotifs + 1));
@@ -625,44 +571,15 @@ static int dir_motif(parser *ps, token *t, int n, int line) {
       break;
     }
     *eq = 0;
-    const char *key = t[i].text, *val = eq + 1;
-    int idx = contend_params_find(&jm->params, key);
-    if (idx < 0) {
-      char keys[512];
-      contend_params_keys(&jm->params, keys, sizeof keys);
-      rc = fail(ps, t[i].line, "motif '%s' has no parameter '%s' (its parameters: %s)", m->name,
-                key, keys);
-      break;
-    }
-    if (m->role != CONTEND_ROLE_WORKLOAD && !strcmp(jm->params.defs[idx].key, "measurements")) {
+    const int idx =
+        contend_params_set_item(&jm->params, t[i].text, eq + 1, given, perr, sizeof perr);
+    if (idx < 0)
+      rc = fail(ps, t[i].line, "motif '%s': %s", m->name, perr);
+    else if (m->role != CONTEND_ROLE_WORKLOAD && !strcmp(jm->params.defs[idx].key, "measurements"))
       rc = fail(ps, t[i].line,
                 "'measurements' is not used in job files: one invocation of '%s' runs rings x "
                 "(warmup + iters) iterations; use [REPEAT] for more",
                 m->name);
-      break;
-    }
-    if (given[idx]) {
-      rc = fail(ps, t[i].line, "motif '%s': parameter '%s' is given twice", m->name, key);
-      break;
-    }
-    given[idx] = 1;
-    char conv[512];
-    if (strlen(val) >= sizeof conv) {
-      rc = fail(ps, t[i].line,
-                "motif '%s': the value of %s has %zu characters, more than the limit of %zu",
-                m->name, key, strlen(val), sizeof conv - 1);
-      break;
-    }
-    with_units(&jm->params.defs[idx], val, conv, sizeof conv);
-    if (contend_params_set(&jm->params, idx, conv, perr, sizeof perr)) {
-      /* "--motif.key: 'v' is not valid: ..." -> "motif 'm': key='v' is not valid: ..." */
-      const char *why = strstr(perr, " is not valid");
-      if (why)
-        rc = fail(ps, t[i].line, "motif '%s': %s='%s'%s", m->name, jm->params.defs[idx].key, val,
-                  why);
-      else
-        rc = fail(ps, t[i].line, "motif '%s': %s", m->name, perr);
-    }
   }
   free(given);
   if (rc)

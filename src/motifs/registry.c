@@ -1,5 +1,6 @@
 /* The motif registry: adding a motif is one file, one line here and one
  * line in CMakeLists.txt. */
+#include <ctype.h>
 #include <string.h>
 
 #include "contend/motif.h"
@@ -49,9 +50,20 @@ const contend_motif *const contend_workload_motifs[] = {
     &contend_motif_replay,         NULL,
 };
 
+/* name as a user spells it: any case, '-' for '_' */
+static int spelled(const char *motif, const char *name) {
+  for (; *motif && *name; motif++, name++)
+    if (*motif != (*name == '-' ? '_' : tolower((unsigned char)*name)))
+      return 0;
+  return !*motif && !*name;
+}
+
 const contend_motif *contend_job_motif_find(const char *name) {
   for (int i = 0; contend_workload_motifs[i]; i++)
-    if (!strcmp(contend_workload_motifs[i]->name, name))
+    if (spelled(contend_workload_motifs[i]->name, name))
       return contend_workload_motifs[i];
-  return contend_motif_find(name);
+  for (int i = 0; contend_motifs[i]; i++)
+    if (spelled(contend_motifs[i]->name, name))
+      return contend_motifs[i];
+  return NULL;
 }

@@ -8,7 +8,6 @@
  * until the last round ends (engine-neutral: the world's signals). */
 #include "beside.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +45,8 @@ int pairs_bully_parse(pairs_bully *b, const contend_params *opts, char *err, siz
              len, sizeof name - 1);
     return -1;
   }
-  for (size_t i = 0; i <= len; i++)
-    name[i] = i == len ? 0 : spec[i] == '-' ? '_' : (char)tolower((unsigned char)spec[i]);
+  memcpy(name, spec, len);
+  name[len] = 0;
   const contend_motif *m = contend_job_motif_find(name);
   if (!m) {
     snprintf(err, errlen, "--bully: unknown motif '%s' (see contend jobs --list)", name);

@@ -136,7 +136,7 @@ MALFORMED = {
     "unknown_parameter": (
         "[JOB_NAME] a\n[NID_LIST] 0-1\n[MOTIF] halo2d nz=4\n",
         3,
-        "has no parameter 'nz'",
+        "motif 'halo2d': no parameter 'nz'",
     ),
     "ill_typed_parameter": (
         "[JOB_NAME] a\n[NID_LIST] 0-1\n[MOTIF] halo2d \\\n  nx=big\n",

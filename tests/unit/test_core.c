@@ -21,6 +21,8 @@ static const contend_param_def defs[] = {
     {"flag", CONTEND_P_BOOL, "0", "", "a flag", 1, 0},
     {"name", CONTEND_P_STRING, "x", "", "a name", 1, 0},
     {"seed", CONTEND_P_SEED, "time", "", "a seed", 1, 0},
+    {"bytes", CONTEND_P_INT, "1", "B", "a size", 1, 1e9},
+    {"wait", CONTEND_P_DOUBLE, "0", "s", "a time", 0, 10},
     CONTEND_PARAM_END};
 
 static void test_params(void) {
@@ -69,7 +71,11 @@ static void test_params(void) {
   CHECK(contend_params_set_items(&p, "count=2,count=3", ',', err, sizeof err) != 0 &&
         strstr(err, "twice"));
   CHECK(contend_params_set_items(&p, "count=101", ',', err, sizeof err) != 0 &&
-        strstr(err, "--m.count") && strstr(err, "[1, 100]"));
+        strstr(err, "count='101' is not valid") && strstr(err, "[1, 100]"));
+  /* a byte size or a time with a unit, as in job files */
+  CHECK(contend_params_set_items(&p, "bytes=64KiB,wait=350us", ',', err, sizeof err) == 0 &&
+        contend_param_int(&p, "bytes") == 65536 &&
+        fabs(contend_param_double(&p, "wait") - 350e-6) < 1e-12);
   contend_params_free(&p);
 }
 
