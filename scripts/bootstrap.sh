@@ -27,6 +27,7 @@ need ip iproute2
 need unshare util-linux
 need /usr/include/hdf5/openmpi/hdf5.h libhdf5-openmpi-dev # the HDF5 I/O back end, found at configure
 need /usr/include/boost/context/detail/fcontext.hpp libboost-context-dev # user-level contexts of the in-process engines
+need /usr/include/metis.h libmetis-dev # graph partitions of a fabric (contend topology partition)
 need pkg-config pkg-config # finds OTF2 at configure
 need /usr/include/otf2/otf2.h libopen-trace-format2-dev # OTF2 traces: contend record, the replay motif (found at configure)
 need otf2-print otf2-tools                 # reading a recorded archive by hand (and in the tests)

@@ -564,16 +564,22 @@ static int show_main(int argc, char **argv) {
 int contend_topology_main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
     FILE *f = argc < 2 ? stderr : stdout;
-    fprintf(f, "usage: contend topology paths|show [options]   (contend topology CMD --help)\n\n"
-               "  paths   the links of every path the routing gives between node pairs (JSON)\n"
-               "  show    the machine as a tree: levels, switches, nodes per leaf, leaves per "
-               "pod, taper\n");
+    fprintf(f,
+            "usage: contend topology paths|show|partition [options]   (contend topology CMD "
+            "--help)\n\n"
+            "  paths      the links of every path the routing gives between node pairs (JSON)\n"
+            "  show       the machine as a tree: levels, switches, nodes per leaf, leaves per "
+            "pod, taper\n"
+            "  partition  how the fabric splits over P processes: parts, links cut, lookahead\n");
     return argc < 2 ? CONTEND_EXIT_USAGE : 0;
   }
   if (!strcmp(argv[1], "paths"))
     return paths_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "show"))
     return show_main(argc - 1, argv + 1);
-  fprintf(stderr, "contend topology: unknown subcommand '%s' (known: paths, show)\n", argv[1]);
+  if (!strcmp(argv[1], "partition"))
+    return contend_topology_partition_main(argc - 1, argv + 1);
+  fprintf(stderr, "contend topology: unknown subcommand '%s' (known: paths, show, partition)\n",
+          argv[1]);
   return CONTEND_EXIT_USAGE;
 }

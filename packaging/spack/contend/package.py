@@ -35,6 +35,7 @@ class Contend(CMakePackage):
     depends_on("cmake@3.16:", type="build")
     depends_on("mpi")
     depends_on("boost+context")  # user-level contexts of the in-process engines
+    depends_on("metis")  # graph partitions of a fabric
     depends_on("hdf5+mpi", when="+hdf5")
     depends_on("otf2", when="+otf2")
     depends_on("pkgconfig", type="build", when="+otf2")
