@@ -36,23 +36,22 @@ static const char *const class_name[SIM_LINK_NCLASS] = {"node", "local", "global
 static void help(const contend_params *p) {
   contend_strbuf o = {0};
   contend_sb_printf(
-      &o,
-      "usage: contend topology partition --topology SPEC --parts P [--partition METHOD] "
-      "[-o FILE]\n\n"
-      "How the fabric splits over P processes of a simulation spread over them: each\n"
-      "process would simulate a part's routers and the nodes attached to them, and the\n"
-      "links between parts carry packets and credits from one process to another.  Prints\n"
-      "per part its routers, nodes and router ports (the work: every port is a channel\n"
-      "whose events the part runs) and its cut ports; the links cut, by class; and the\n"
-      "lookahead, the smallest latency of a cut link (a conservative parallel simulation\n"
-      "advances every part in windows of that much simulated time).  The partition is\n"
-      "refused (exit 2) when a part would have no router, when P exceeds the routers, and\n"
-      "when a cut link has no latency (no lookahead).\n\n"
-      "Examples:\n"
-      "  contend topology partition --topology dragonfly:a=16,p=8,h=8 --parts 16\n"
-      "  contend topology partition --topology xgft:h=2,down=8,8,up=4,8 --parts 4 "
-      "--partition graph -o part.json\n\n"
-      "Options:\n");
+      &o, "usage: contend topology partition --topology SPEC --parts P [--partition METHOD] "
+          "[-o FILE]\n\n"
+          "How the fabric splits over P processes of a simulation spread over them: each\n"
+          "process would simulate a part's routers and the nodes attached to them, and the\n"
+          "links between parts carry packets and credits from one process to another.  Prints\n"
+          "per part its routers, nodes and router ports (the work: every port is a channel\n"
+          "whose events the part runs) and its cut ports; the links cut, by class; and the\n"
+          "lookahead, the smallest latency of a cut link (a conservative parallel simulation\n"
+          "advances every part in windows of that much simulated time).  The partition is\n"
+          "refused (exit 2) when a part would have no router, when P exceeds the routers, and\n"
+          "when a cut link has no latency (no lookahead).\n\n"
+          "Examples:\n"
+          "  contend topology partition --topology dragonfly:a=16,p=8,h=8 --parts 16\n"
+          "  contend topology partition --topology xgft:h=2,down=8,8,up=4,8 --parts 4 "
+          "--partition graph -o part.json\n\n"
+          "Options:\n");
   contend_params_help(p, "", &o);
   fputs(o.s ? o.s : "", stdout);
   contend_sb_free(&o);
@@ -77,9 +76,9 @@ static long long lookahead_of(const sim_partition *pt, const sim_net_config *net
 static void table(const sim_setup *su, const sim_partition *pt, long long look, int cls,
                   contend_strbuf *o) {
   const sim_topo *t = &su->topo;
-  contend_sb_printf(o, "contend topology partition: %s (%d nodes, %d routers) into %d part%s by %s\n",
-                    t->spec, t->nnodes, t->nrouters, pt->parts, pt->parts == 1 ? "" : "s",
-                    pt->method);
+  contend_sb_printf(
+      o, "contend topology partition: %s (%d nodes, %d routers) into %d part%s by %s\n", t->spec,
+      t->nnodes, t->nrouters, pt->parts, pt->parts == 1 ? "" : "s", pt->method);
   contend_sb_printf(o, "  %5s %8s %8s %9s %10s\n", "part", "routers", "nodes", "ports",
                     "cut ports");
   long most = 0, all = 0;
@@ -102,8 +101,8 @@ static void table(const sim_setup *su, const sim_partition *pt, long long look, 
   if (look < 0)
     contend_sb_printf(o, "  lookahead: none needed (one part)\n");
   else
-    contend_sb_printf(o, "  lookahead: %.3f ns (the latency of a cut %s link)\n", (double)look / 1e3,
-                      class_name[cls]);
+    contend_sb_printf(o, "  lookahead: %.3f ns (the latency of a cut %s link)\n",
+                      (double)look / 1e3, class_name[cls]);
 }
 
 static void json(const sim_setup *su, const sim_partition *pt, long long look, int cls,

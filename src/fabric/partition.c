@@ -65,7 +65,8 @@ static int by_graph(const sim_topo *t, int parts, uint64_t seed, int *part, char
                     size_t errlen) {
   const int R = t->nrouters;
   idx_t *xadj = xcalloc((size_t)R + 1, sizeof *xadj);
-  idx_t *adj = xcalloc((size_t)t->nports, sizeof *adj), *wgt = xcalloc((size_t)t->nports, sizeof *wgt);
+  idx_t *adj = xcalloc((size_t)t->nports, sizeof *adj),
+        *wgt = xcalloc((size_t)t->nports, sizeof *wgt);
   idx_t *vwgt = xcalloc((size_t)R, sizeof *vwgt);
   int *last = xcalloc((size_t)R, sizeof *last); /* the edge slot of neighbour q seen from r */
   for (int q = 0; q < R; q++)

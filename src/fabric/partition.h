@@ -27,8 +27,8 @@ typedef struct sim_partition {
    * ports whose link leads to another part */
   int *routers, *nodes;
   long *ports, *cut_ports;
-  long cut_links;         /* router-to-router links between parts, each once */
-  long links;             /* router-to-router links in all */
+  long cut_links; /* router-to-router links between parts, each once */
+  long links;     /* router-to-router links in all */
   long cut_by_class[SIM_LINK_NCLASS];
 } sim_partition;
 
