@@ -57,12 +57,6 @@ static void help(const contend_params *p) {
   contend_sb_free(&o);
 }
 
-static int usage_error(const char *msg) {
-  fprintf(stderr, "contend topology partition: error: %s (see contend topology partition --help)\n",
-          msg);
-  return CONTEND_EXIT_USAGE;
-}
-
 /* The lookahead (ps): the smallest latency of a cut link's class; -1
  * when nothing is cut. */
 static long long lookahead_of(const sim_partition *pt, const sim_net_config *net, int *cls) {
@@ -151,79 +145,47 @@ static void json(const sim_setup *su, const sim_partition *pt, long long look, i
 }
 
 int contend_topology_partition_main(int argc, char **argv) {
-  contend_param_def *defs = contend_param_defs_join(part_defs, sim_param_defs);
-  contend_params p;
+  sim_topology_cmd cmd;
+  int rc = sim_topology_cmd_open(&cmd, "partition", part_defs, help, argc, argv);
+  if (rc >= 0)
+    return rc;
+  const contend_params *p = &cmd.p;
+  const sim_setup *su = &cmd.su;
   char err[1024];
-  if (contend_params_init(&p, defs, "", err, sizeof err)) {
-    fprintf(stderr, "contend topology partition: internal error: %s\n", err);
-    free(defs);
-    return CONTEND_EXIT_FAIL;
-  }
-  int rc = CONTEND_EXIT_USAGE, have_setup = 0, have_part = 0;
-  sim_setup su;
-  sim_partition pt;
   contend_strbuf js = {0}, tab = {0};
-  const int parsed = contend_params_parse_argv(&p, argc, argv, 1, err, sizeof err);
-  if (parsed == 1) {
-    help(&p);
-    rc = 0;
+  const uint64_t seed = (uint64_t)contend_param_int(p, "seed");
+  const char *output = contend_param_str(p, "output");
+  sim_partition pt;
+  if (sim_partition_make(&su->topo, (int)contend_param_int(p, "parts"),
+                         contend_param_str(p, "partition"), seed, &pt, err, sizeof err)) {
+    rc = sim_topology_cmd_usage(&cmd, err);
     goto out;
   }
-  if (parsed < 0) {
-    rc = usage_error(err);
-    goto out;
-  }
-  const uint64_t seed = (uint64_t)contend_param_int(&p, "seed");
-  const char *output = contend_param_str(&p, "output");
-  contend_files files; /* -o against the topology.conf, created once */
-  contend_files_init(&files);
-  sim_params_files(&p, &files);
-  if (contend_files_check_params(&p, &files, CONTEND_FILES_CREATE, err, sizeof err)) {
-    rc = usage_error(err);
-    goto out;
-  }
-  if (sim_setup_from_params(&p, seed, &su, err, sizeof err)) {
-    rc = usage_error(err);
-    goto out;
-  }
-  have_setup = 1;
-  if (sim_partition_make(&su.topo, (int)contend_param_int(&p, "parts"),
-                         contend_param_str(&p, "partition"), seed, &pt, err, sizeof err)) {
-    rc = usage_error(err);
-    goto out;
-  }
-  have_part = 1;
   int cls = 0;
-  const long long look = lookahead_of(&pt, &su.net, &cls);
+  const long long look = lookahead_of(&pt, &su->net, &cls);
   if (look == 0) {
     snprintf(err, sizeof err,
              "the partition cuts %s links, whose latency is 0 ns: no lookahead for a parallel "
              "simulation (give --%s-latency-ns above 0, or a partition that does not cut them)",
              class_name[cls], class_name[cls]);
-    rc = usage_error(err);
-    goto out;
+    rc = sim_topology_cmd_usage(&cmd, err);
+  } else {
+    json(su, &pt, look, cls, seed, &js);
+    rc = 0;
+    if (output[0] && contend_write_file_atomic(output, js.s, js.len, err, sizeof err)) {
+      fprintf(stderr, "contend topology partition: %s\n", err);
+      rc = CONTEND_EXIT_FAIL;
+    } else if (!contend_param_bool(p, "quiet")) {
+      table(su, &pt, look, cls, &tab);
+      if (output[0])
+        contend_sb_printf(&tab, "  written to %s\n", output);
+      fputs(tab.s, stdout);
+    }
   }
-  json(&su, &pt, look, cls, seed, &js);
-  if (output[0] && contend_write_file_atomic(output, js.s, js.len, err, sizeof err)) {
-    fprintf(stderr, "contend topology partition: %s\n", err);
-    rc = CONTEND_EXIT_FAIL;
-    goto out;
-  }
-  if (!contend_param_bool(&p, "quiet")) {
-    table(&su, &pt, look, cls, &tab);
-    if (output[0])
-      contend_sb_printf(&tab, "  written to %s\n", output);
-    fputs(tab.s, stdout);
-  }
-  rc = 0;
+  sim_partition_free(&pt);
 out:
   contend_sb_free(&js);
   contend_sb_free(&tab);
-  if (have_part)
-    sim_partition_free(&pt);
-  if (have_setup)
-    sim_setup_free(&su);
-  contend_params_free(&p);
-  free(defs);
+  sim_topology_cmd_close(&cmd);
   return rc;
 }

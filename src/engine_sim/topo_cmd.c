@@ -72,9 +72,49 @@ static void help(const contend_params *p) {
   contend_sb_free(&o);
 }
 
-static int usage_error(const char *msg) {
-  fprintf(stderr, "contend topology paths: error: %s (see contend topology paths --help)\n", msg);
+int sim_topology_cmd_usage(const sim_topology_cmd *c, const char *msg) {
+  fprintf(stderr, "contend topology %s: error: %s (see contend topology %s --help)\n", c->name, msg,
+          c->name);
   return CONTEND_EXIT_USAGE;
+}
+
+int sim_topology_cmd_open(sim_topology_cmd *c, const char *name, const contend_param_def *rows,
+                          void (*help)(const contend_params *), int argc, char **argv) {
+  c->name = name;
+  c->defs = contend_param_defs_join(rows, sim_param_defs);
+  char err[1024];
+  if (contend_params_init(&c->p, c->defs, "", err, sizeof err)) {
+    fprintf(stderr, "contend topology %s: internal error: %s\n", name, err);
+    free(c->defs);
+    return CONTEND_EXIT_FAIL;
+  }
+  int rc = CONTEND_EXIT_USAGE;
+  const int parsed = contend_params_parse_argv(&c->p, argc, argv, 1, err, sizeof err);
+  if (parsed == 1) {
+    help(&c->p);
+    rc = 0;
+  } else if (parsed < 0) {
+    rc = sim_topology_cmd_usage(c, err);
+  } else {
+    contend_files files; /* -o against the topology.conf, created once */
+    contend_files_init(&files);
+    sim_params_files(&c->p, &files);
+    if (contend_files_check_params(&c->p, &files, CONTEND_FILES_CREATE, err, sizeof err) ||
+        sim_setup_from_params(&c->p, (uint64_t)contend_param_int(&c->p, "seed"), &c->su, err,
+                              sizeof err))
+      rc = sim_topology_cmd_usage(c, err);
+    else
+      return -1;
+  }
+  contend_params_free(&c->p);
+  free(c->defs);
+  return rc;
+}
+
+void sim_topology_cmd_close(sim_topology_cmd *c) {
+  sim_setup_free(&c->su);
+  contend_params_free(&c->p);
+  free(c->defs);
 }
 
 /* Ordered pairs (2 ints each) into *out; returns the count or -1 (err). */
@@ -294,51 +334,26 @@ static int write_paths(sim_setup *su, const int *pairs, long npairs, int max_pat
 }
 
 static int paths_main(int argc, char **argv) {
-  contend_param_def *defs = contend_param_defs_join(path_defs, sim_param_defs);
-  contend_params p;
+  sim_topology_cmd cmd;
+  int rc = sim_topology_cmd_open(&cmd, "paths", path_defs, help, argc, argv), *pairs = NULL;
+  if (rc >= 0)
+    return rc;
+  const contend_params *p = &cmd.p;
+  sim_setup *su = &cmd.su;
   char err[1024];
-  if (contend_params_init(&p, defs, "", err, sizeof err)) {
-    fprintf(stderr, "contend topology paths: internal error: %s\n", err);
-    free(defs);
-    return CONTEND_EXIT_FAIL;
-  }
-  int rc = CONTEND_EXIT_USAGE, have_setup = 0, *pairs = NULL;
-  sim_setup su;
   contend_strbuf js = {0};
-  const int parsed = contend_params_parse_argv(&p, argc, argv, 1, err, sizeof err);
-  if (parsed == 1) {
-    help(&p);
-    rc = 0;
-    goto out;
-  }
-  if (parsed < 0) {
-    rc = usage_error(err);
-    goto out;
-  }
-  const uint64_t seed = (uint64_t)contend_param_int(&p, "seed");
-  const char *output = contend_param_str(&p, "output");
-  contend_files files; /* -o against the topology.conf, created once */
-  contend_files_init(&files);
-  sim_params_files(&p, &files);
-  if (contend_files_check_params(&p, &files, CONTEND_FILES_CREATE, err, sizeof err)) {
-    rc = usage_error(err);
-    goto out;
-  }
-  if (sim_setup_from_params(&p, seed, &su, err, sizeof err)) {
-    rc = usage_error(err);
-    goto out;
-  }
-  have_setup = 1;
-  const long npairs = select_pairs(&p, su.topo.nnodes, seed, &pairs, err, sizeof err);
+  const uint64_t seed = (uint64_t)contend_param_int(p, "seed");
+  const char *output = contend_param_str(p, "output");
+  const long npairs = select_pairs(p, su->topo.nnodes, seed, &pairs, err, sizeof err);
   if (npairs < 0) {
-    rc = usage_error(err);
+    rc = sim_topology_cmd_usage(&cmd, err);
     goto out;
   }
   long nlinks = 0, npaths = 0;
-  const int wrc = write_paths(&su, pairs, npairs, (int)contend_param_int(&p, "max_paths"), seed,
-                              &js, &nlinks, &npaths, err, sizeof err);
+  const int wrc = write_paths(su, pairs, npairs, (int)contend_param_int(p, "max_paths"), seed, &js,
+                              &nlinks, &npaths, err, sizeof err);
   if (wrc == -2) { /* too large: bad input, nothing written */
-    rc = usage_error(err);
+    rc = sim_topology_cmd_usage(&cmd, err);
     goto out;
   }
   if (wrc) {
@@ -355,19 +370,16 @@ static int paths_main(int argc, char **argv) {
   } else {
     fwrite(js.s, 1, js.len, stdout);
   }
-  if (!contend_param_bool(&p, "quiet"))
+  if (!contend_param_bool(p, "quiet"))
     fprintf(stderr,
             "contend topology paths: %s, routing %s: %ld pairs, %ld paths over %ld links%s%s\n",
-            su.topo.spec, sim_routing_name(su.routing), npairs, npaths, nlinks,
+            su->topo.spec, sim_routing_name(su->routing), npairs, npaths, nlinks,
             output[0] ? " -> " : "", output);
   rc = 0;
 out:
   contend_sb_free(&js);
   free(pairs);
-  if (have_setup)
-    sim_setup_free(&su);
-  contend_params_free(&p);
-  free(defs);
+  sim_topology_cmd_close(&cmd);
   return rc;
 }
 
