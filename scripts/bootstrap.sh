@@ -2,7 +2,7 @@
 # Installs what contend needs to build and test, when it is missing:
 # Debian packages via apt-get (when running as root), Python packages into
 # a local virtual environment (.venv).  Idempotent; fast when all is there.
-#   scripts/bootstrap.sh build   compiler, CMake, Open MPI, HDF5, Boost.Context, OTF2, and
+#   scripts/bootstrap.sh build   compiler, CMake, Open MPI, HDF5, Boost.Context, METIS, OTF2, and
 #                                .venv with the Python layer (report, plot, html, ...),
 #                                so that every `contend COMMAND` works after `make demo`
 #   scripts/bootstrap.sh test    + MPICH, clang-format, clang with libFuzzer, iproute2,
