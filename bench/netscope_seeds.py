@@ -7,6 +7,7 @@ sys.path); not a command itself."""
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -88,6 +89,8 @@ def parse(ap: argparse.ArgumentParser, argv):
         usage_error(ap, f"--seeds: expected 1 to {MAX_SEEDS}, not {a.seeds}")
     if not 0 <= a.first <= MAX_SEED - a.seeds + 1:
         usage_error(ap, f"--first: the seeds must lie in 0 to {MAX_SEED}, not from {a.first}")
+    if not (Path(a.contend).is_file() and os.access(a.contend, os.X_OK)):
+        usage_error(ap, f"--contend {a.contend}: not an executable file (run `make build`)")
     return a, argv[cut + 1 :]
 
 

@@ -63,6 +63,8 @@ def test_verdict_is_the_dimensionless_order_with_c_a_beside_it():
         (["--runs", "1"], "--runs: expected 2 to 10000"),
         (["--first", "-3"], "--first: the seeds must lie in 0 to 1000000"),
         (["--json", "/nonexistent-dir/x.json"], "--json /nonexistent-dir/x.json: directory"),
+        (["--json", ROOT / "examples/netscope/amg.job"], "is a job file the bench reads"),
+        (["--contend", "/nonexistent-dir/contend"], "not an executable file"),
     ],
 )
 def test_bad_options_are_one_line_and_status_2(args, message, tmp_path):
@@ -73,11 +75,17 @@ def test_bad_options_are_one_line_and_status_2(args, message, tmp_path):
     assert not (tmp_path / "k").exists()  # refused before any run
 
 
-def test_keep_must_be_new_or_empty(tmp_path):
+def test_keep_must_be_new_or_empty_and_hold_no_json(tmp_path):
     (tmp_path / "k").mkdir()
+    r = run_bounded(
+        [sys.executable, BENCH, "--keep", tmp_path / "k", "--json", tmp_path / "k" / "x.json"],
+        timeout=60,
+    )
+    assert r.returncode == 2 and "among the files kept" in r.stderr
     (tmp_path / "k" / "x").write_text("x")
     r = run_bounded([sys.executable, BENCH, "--keep", tmp_path / "k"], timeout=60)
     assert r.returncode == 2 and "exists and is not an empty directory" in r.stderr
+    assert (tmp_path / "k" / "x").read_text() == "x"
 
 
 def test_one_seed_on_a_small_fabric_writes_consistent_json(contend_bin, tmp_path):
