@@ -129,6 +129,25 @@ def test_pure_ping_pong_has_delay_sensitivity_one():
     assert 0 < compute_bound["delay_sensitivity"] < 0.01
 
 
+def test_c_a_grows_with_run_length_but_delay_sensitivity_does_not():
+    """Issue 31: why c_a cannot order applications of different runtimes.  At
+    seed 2 the LAMMPS-like proxy (26 ms alone, slowed 1.3-3.5x by the
+    congestors) got a larger c_a than the MILC-like (7.4 ms alone, slowed
+    4.3-6.4x): c_a is seconds lost per us, so an application k times as long
+    with the same relative slowdown has k times the c_a.  The dimensionless
+    delay sensitivity orders by relative slowdown, as the paper's does."""
+    m = np.array([0.70, 0.83, 0.72, 1.34, 0.70, 1.02])  # us, the same placements for both
+    slowdown = 1 + 6.0 * (m - m.min())  # relative, per run
+    short_sensitive = fit_runtime(m, 0.0074 * slowdown)  # MILC-like
+    long_mild = fit_runtime(m, 0.026 * (1 + 0.35 * (slowdown - 1)))  # LAMMPS-like
+    assert long_mild["c_a_s_per_us"] > short_sensitive["c_a_s_per_us"]
+    assert short_sensitive["delay_sensitivity"] > 2 * long_mild["delay_sensitivity"]
+    # four times the iterations: four times c_a, the same delay sensitivity
+    longer = fit_runtime(m, 4 * 0.0074 * slowdown)
+    assert longer["c_a_s_per_us"] == pytest.approx(4 * short_sensitive["c_a_s_per_us"])
+    assert longer["delay_sensitivity"] == pytest.approx(short_sensitive["delay_sensitivity"])
+
+
 @pytest.mark.parametrize(
     "m, t, why",
     [

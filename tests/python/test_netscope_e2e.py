@@ -1,8 +1,8 @@
 """The Netscope workflow end to end on a 144-node simulated dragonfly (issue
 acceptance 3): ping-pong training under GPCNeT congestors -> latency model
-with held-out Pearson r >= 0.7; training runs of the three proxies -> delay
-sensitivities ordered MILC-like > LAMMPS-like > AMG-like, runtime fits with
-r >= 0.7 for the first two.  The simulator is deterministic for a seed, so
+with held-out Pearson r >= 0.7; training runs of the three proxies ->
+dimensionless delay sensitivities ordered MILC-like > LAMMPS-like > AMG-like,
+runtime fits with r >= 0.7 for the first two.  The simulator is deterministic for a seed, so
 these figures are reproducible; they are recorded in docs/netscope.md."""
 
 import json
@@ -110,8 +110,12 @@ def _uniform(doc, app):
 
 
 def test_sensitivities_are_ordered(sensitivities):
-    c = {app: _uniform(doc, app)["c_a_s_per_us"] for app, doc in sensitivities.items()}
-    assert c["milc"] > 1.5 * c["lammps"] > 1.5 * c["amg"]
+    """The paper's order (Table 3) is of its delay sensitivity normalised to the
+    ping-pong's 1, here the dimensionless one; c_a in s/us grows with a run's
+    length, so its order across proxies of different runtimes is not the claim
+    (bench/sensitivity_seeds: at 5 of 5 seeds by the first, 3 of 5 by c_a)."""
+    ds = {app: _uniform(doc, app)["delay_sensitivity"] for app, doc in sensitivities.items()}
+    assert ds["milc"] > 1.5 * ds["lammps"] > 1.5 * ds["amg"]
 
 
 def test_runtime_fits_correlate(sensitivities):

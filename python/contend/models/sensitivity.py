@@ -16,14 +16,16 @@ squares (:func:`scipy.stats.linregress`).  Because D is linear in Q_l, both
 means reduce to link weights (how much each link contributes to the mean
 path) dotted with per-interval Q_l, which is how they are computed here.
 
-Dimensionless delay sensitivity (documented in docs/netscope.md):
+Dimensionless delay sensitivity (docs/netscope.md, :func:`normalised_sensitivity`):
 
-    delay_sensitivity = c_a * M_ref / (c_a * M_ref + k_a),  M_ref = min M_a over the runs
+    delay_sensitivity = c_a * D_ref / T_ref   at the run with the smallest M_a
+                        (D_ref its M_a less o + size/bw + o, T_ref its runtime)
 
-the share of the runtime at the least congested observed delivery time that
-scales with delivery time.  A pure ping-pong (T proportional to M, k_a = 0)
-has 1, as the paper states; an application whose runtime ignores congestion
-has 0.  This is the c_a the throttle's eq. 15 uses in (2 + c_a).
+the elasticity of runtime to network latency.  A pure ping-pong has 1, the
+paper's normalisation ("the pingpong application has a delay sensitivity
+equal to one"); an application whose runtime ignores congestion has 0.  It
+does not grow with the length of a run, as c_a does, so it is the quantity
+that orders applications, and the c_a the throttle's eq. 15 uses in (2 + c_a).
 """
 
 from __future__ import annotations
