@@ -331,3 +331,15 @@ def test_bench_help_and_list():
 def test_the_schema_is_shipped_beside_the_others():
     assert (ROOT / "schemas" / "contend-fidelity.schema.json").is_file()
     assert Path(ROOT / "python" / "contend" / "schemas" / "contend-fidelity.schema.json").is_file()
+
+
+def test_record_overhead_json_is_for_replay_into_an_existing_directory(tmp_path):
+    """bench/record_overhead --json (StressBench's claim reads it): refused
+    with the other modes and into a missing directory, before any run."""
+    env = dict(os.environ, CONTEND_BUILD=str(BUILD))
+    tool = ROOT / "bench" / "record_overhead"
+    for args in (["call", "--json", tmp_path / "r.json"],
+                 ["replay", "--json", tmp_path / "missing" / "r.json"]):  # fmt: skip
+        r = run_bounded([sys.executable, tool, *args], timeout=60, env=env)
+        assert r.returncode == 2 and "--json" in r.stderr, r.stderr
+    assert list(tmp_path.iterdir()) == []

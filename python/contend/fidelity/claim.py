@@ -44,6 +44,7 @@ class Step:
     argv: tuple
     output: str
     writes: tuple = ()  # (name, text) of input files the step needs, written first
+    ok_status: tuple = (0,)  # exit statuses after which the output is a measurement
 
     def text(self) -> str:
         """The command as a user types it, from the work directory."""
@@ -110,13 +111,19 @@ def rel(*parts) -> str:
     return str(Path(*map(str, parts)))
 
 
-def example_file(name: str) -> str:
-    """The absolute path of ``examples/NAME``: in a source tree (a parent of
-    the package) or an install prefix (``share/contend/examples``); the bare
-    ``examples/NAME`` when neither has it (the command then says so)."""
+def source_file(name: str) -> str:
+    """The absolute path of ``NAME`` (``examples/...``, ``bench/...``) in the
+    source tree (a parent of the package) or an install prefix
+    (``share/contend/NAME``); ``NAME`` itself when neither has it (the
+    command then says so)."""
     here = Path(__file__).resolve().parent
     for parent in here.parents:
-        for cand in (parent / "examples" / name, parent / "share" / "contend" / "examples" / name):
+        for cand in (parent / name, parent / "share" / "contend" / name):
             if cand.is_file():
                 return str(cand)
-    return f"examples/{name}"
+    return name
+
+
+def example_file(name: str) -> str:
+    """The absolute path of ``examples/NAME`` (:func:`source_file`)."""
+    return source_file(f"examples/{name}")

@@ -49,7 +49,7 @@ def run_step(step, workdir: Path, contend: str) -> float | None:
     t0 = time.monotonic()
     with open(log, "w", encoding="utf-8") as fh:
         rc = subprocess.run(argv, cwd=where, stdout=fh, stderr=subprocess.STDOUT, check=False)
-    if rc.returncode:
+    if rc.returncode not in step.ok_status:
         raise StepFailed(f"`{step.text()}` failed (status {rc.returncode}; see {log})")
     if not (where / step.output).exists():
         raise StepFailed(f"`{step.text()}` wrote no {step.output} (see {log})")
