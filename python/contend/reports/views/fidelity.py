@@ -137,38 +137,42 @@ def _paper_table(claims: list) -> str:
         cells = [
             f'<td class="s">{escape(c["id"])}</td>',
             (
-                f'<td class="s" style="white-space:normal">{escape(c["paper_figure"])} '
+                f'<td class="s" style="white-space:normal;min-width:16em">{escape(c["paper_figure"])} '
                 f"({escape(c['paper_where'])})</td>"
             ),
             f'<td class="n">{escape(fmt.format_number(c["paper_value"]))}</td>',
             f'<td class="n">{escape(_ours(c))}</td>',
             f'<td class="n">{seeds}</td>',
             _verdict_cell(c["verdict"]),
-            f'<td class="s" style="white-space:normal;min-width:22em">{escape(c["rule"])}</td>',
+            f'<td class="s" style="white-space:normal;min-width:16em">{escape(c["rule"])}</td>',
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f'<table class="data"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
 def _claim_details(c: dict) -> str:
+    """The claim's line under its paper's table: the verdict's reason and the
+    settings changed (visible), then per seed, --quick and the commands (folded)."""
     values = ", ".join(
         f"{s['seed']}: {fmt.format_number(s['value'])}" if s["error"] is None
         else f"{s['seed']}: {s['error']}"
         for s in c["seeds"]
     )  # fmt: skip
-    items = [
-        f"<b>{escape(c['id'])}</b>: {escape(c['verdict'])}: {escape(c['verdict_reason'])}",
-        f"ours: {escape(c['quantity'])} [{escape(c['unit'])}]"
-        + (f"; per seed {escape(values)}" if values else ""),
+    shown = [
+        f"<b>{escape(c['id'])}</b> ({escape(c['verdict'])}): {escape(c['verdict_reason'])}",
         "settings changed from the paper's: " + escape("; ".join(c["settings_changed"]) or "none"),
     ]
+    folded = [f"ours: {escape(c['quantity'])} [{escape(c['unit'])}]"]
+    if values:
+        folded.append(f"per seed: {escape(values)}")
     if c["quick_changes"]:
-        items.append("--quick: " + escape("; ".join(c["quick_changes"])))
+        folded.append("--quick: " + escape("; ".join(c["quick_changes"])))
     cmds = "\n".join(c["commands"])
     return (
-        "<li>" + "<br>".join(items) + f"<details><summary>commands ({len(c['commands'])}, "
-        f"{escape(c['runtime'])})</summary><pre>{escape(cmds)}</pre></details></li>"
-    )
+        "<li>" + "<br>".join(shown) + "<details><summary>ours per seed and the commands "
+        f"({len(c['commands'])}; {escape(c['runtime'])})</summary>" + "<br>".join(folded)
+        + f"<pre>{escape(cmds)}</pre></details></li>"
+    )  # fmt: skip
 
 
 def html_section(doc: dict, source: str) -> str:
