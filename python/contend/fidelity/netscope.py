@@ -212,13 +212,37 @@ SENSITIVITY = Claim(
 
 # --- mitigation ---------------------------------------------------------------
 
-# bench/mitigate_sim's settings: the proxy's c_a trained at these ranks per node
-# (docs/mitigate.md), congestor repeats, the throttle's window and signal
+# The comparison as bench/mitigate_sim runs it (that bench builds its command
+# here too): the proxy's c_a trained at these ranks per node (docs/mitigate.md),
+# congestor repeats, the fabric and the throttle's window and signal.
 TRAINED_CA = {4: 8.56, 1: 4.6}
 LOAD = {4: 12, 1: 90}
+TOPOLOGY = "dragonfly:a=4,p=4,h=4,g=16"
 REPEAT = 20
 TAIL_PAPER = 11.8  # (DCQCN p99 - 1) / (Netscope p99 - 1), MILC on Voltrino
 TAIL_FACTOR = 3.0
+
+
+def mitigation_command(rpn: int, ca: float, repeat: int, seed: int, *, load: int = 0,
+                       topology: str = TOPOLOGY, window_us: float = 20, signal: str = "occupancy",
+                       threshold: float = 0.1, min_fraction: float = 0.01,
+                       parallel: int = 2) -> tuple:  # fmt: skip
+    """(harness, jobs): the arguments of ``contend mitigate`` before ``--``
+    (the mix, fabric, c_a, placements) and after it (every run's throttle
+    and ranks per node); the caller adds its output options."""
+    harness = [
+        "mitigate", example_file("jobs/netscope_milc.job"), "--topology", topology,
+        "-D", "PROXY=32", "-D", "CONGESTOR=56", "-D", f"LOAD={load or LOAD.get(rpn, 12)}",
+        "--proxy", "milc", "--ca", f"milc={ca:g}", "--repeat", str(repeat), "--seed", str(seed),
+        "--parallel", str(parallel),
+    ]  # fmt: skip
+    jobs = ["--throttle-window-us", f"{window_us:g}", "--throttle-signal", signal,
+            "--throttle-stall-threshold", f"{threshold:g}"]  # fmt: skip
+    if rpn != 1:
+        jobs += ["--ranks-per-node", str(rpn)]
+    if min_fraction != 0.01:  # not the default: said (kept runs made without it stay reusable)
+        jobs += ["--throttle-min-fraction", f"{min_fraction:g}"]
+    return harness, jobs
 
 
 def mitigation_dir(rpn: int, seed: int) -> str:
@@ -228,17 +252,9 @@ def mitigation_dir(rpn: int, seed: int) -> str:
 def mitigation_steps(rpn: int):
     def steps(seed: int, quick: bool) -> list:
         first = 1 + (seed - 1) * REPEAT  # seed set k: placements REPEAT*(k-1)+1 ..
-        argv = [
-            "contend", "mitigate", example_file("jobs/netscope_milc.job"),
-            "--topology", "dragonfly:a=4,p=4,h=4,g=16", "-D", "PROXY=32", "-D", "CONGESTOR=56",
-            "-D", f"LOAD={LOAD[rpn]}", "--proxy", "milc", "--ca", f"milc={TRAINED_CA[rpn]:g}",
-            "--repeat", str(REPEAT), "--seed", str(first), "--parallel", "2", "-q",
-            "-o", "mitigate.json", "--", "--throttle-window-us", "20",
-            "--throttle-signal", "occupancy", "--throttle-stall-threshold", "0.1",
-        ]  # fmt: skip
-        if rpn != 1:
-            argv += ["--ranks-per-node", str(rpn)]
-        return [Step(mitigation_dir(rpn, seed), tuple(argv), "mitigate.json")]
+        harness, jobs = mitigation_command(rpn, TRAINED_CA[rpn], REPEAT, first)
+        argv = ("contend", *harness, "-q", "-o", "mitigate.json", "--", *jobs)
+        return [Step(mitigation_dir(rpn, seed), argv, "mitigate.json")]
 
     return steps
 
