@@ -5,6 +5,8 @@ per-seed values, `contend report`/`html` listing every registered claim, a
 
 import json
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -343,3 +345,40 @@ def test_record_overhead_json_is_for_replay_into_an_existing_directory(tmp_path)
         r = run_bounded([sys.executable, tool, *args], timeout=60, env=env)
         assert r.returncode == 2 and "--json" in r.stderr, r.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupt_writes_no_document_and_keeps_the_finished_runs(tmp_path):
+    """Ctrl-C (SIGINT to the group) after the first command: exit 130, one
+    line, no document; the finished command's output stays for a rerun."""
+    work, out = tmp_path / "work", tmp_path / "f.json"
+    env = dict(os.environ, CONTEND_BUILD=str(BUILD))
+    cmd = [sys.executable, BENCH, "--quick", "--seeds", "2", "--only", "netscope_latency_model",
+           "--workdir", work, "-o", out]  # fmt: skip
+    proc = subprocess.Popen(
+        [str(c) for c in cmd], stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
+    try:
+        for line in proc.stderr:
+            if "step 1/2 ran in" in line:
+                os.killpg(proc.pid, signal.SIGINT)
+                break
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=120) == 130
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert "interrupted: no document written" in rest and "Traceback" not in rest
+    assert not out.exists()
+    assert (work / "netscope-latency-quick" / "seed1" / "train.json").is_file()
+
+
+def test_claims_that_share_runs_name_the_same_steps():
+    """The order claim runs nothing of its own (the three systems' load tests),
+    and the sensitivity claim uses the latency claim's model of its seed."""
+    from contend.fidelity.runner import commands_of
+
+    systems = [c for c in gpcnet.SYSTEM_CLAIMS if c.id.split("_")[1] in gpcnet.ORDER]
+    shared = {cmd for c in systems for cmd in commands_of(c, [1, 2], False)}
+    assert set(commands_of(gpcnet.ORDER_CLAIM, [1, 2], False)) == shared
+    latency = set(commands_of(netscope.LATENCY, [3], True))
+    assert latency <= set(commands_of(netscope.SENSITIVITY, [3], True))

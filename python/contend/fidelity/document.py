@@ -10,7 +10,7 @@ import datetime as _dt
 from .. import __version__
 from ..jsonfinite import check_finite
 from ..results import ResultsError, check_versioned, load_document
-from .claim import NOT_MEASURED, PAPERS, Claim, spread
+from .claim import PAPERS, Claim, spread
 
 SCHEMA_NAME = "contend-fidelity"
 SCHEMA_FILE = "contend-fidelity.schema.json"
@@ -55,7 +55,7 @@ def claim_entry(claim: Claim, values: list, errors: dict, verdict: str, reason: 
         "rule": claim.rule,
         "verdict": verdict,
         "verdict_reason": reason,
-        "seeds": seeds if verdict != NOT_MEASURED or values or errors else [],
+        "seeds": seeds,
         "seeds_measured": sum(v.value is not None for v in values),
         **spread(v.value for v in values),
         "commands": commands,

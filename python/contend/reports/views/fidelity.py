@@ -21,9 +21,9 @@ from ..view import View, schema_is
 VIEW_COLUMNS = [
     fmt.Column("paper_title", "Paper", "str"),
     fmt.Column("id", "Claim", "str"),
-    fmt.Column("paper", "Paper's value", "str"),
+    fmt.Column("paper_shown", "Paper's value", "str"),
     fmt.Column("ours", "Ours: median [range]", "str"),
-    fmt.Column("seeds", "Seeds", "str"),
+    fmt.Column("seeds_shown", "Seeds", "str"),
     fmt.Column("verdict", "Verdict", "str"),
     fmt.Column("rule", "Rule", "str"),
 ]
@@ -46,26 +46,26 @@ def _ours(c: dict) -> str:
     return f"{n(c['median'])} [{n(c['min'])}, {n(c['max'])}]"
 
 
+def _seeds(c: dict) -> str:
+    """Seeds with a value / seeds run ('-': none run)."""
+    return f"{c['seeds_measured']}/{len(c['seeds'])}" if c["seeds"] else "-"
+
+
 def claim_frame(doc: dict) -> pd.DataFrame:
-    rows = []
-    for c in doc["claims"]:
-        rows.append(
-            {
-                **c,
-                "paper": c["paper"],
-                "paper_title": c["paper_title"],
-                "ours": _ours(c),
-                "seeds_run": len(c["seeds"]),
-                "seeds": f"{c['seeds_measured']}/{len(c['seeds'])}" if c["seeds"] else "-",
-            }
-        )
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return pd.DataFrame(columns=[c.key for c in VIEW_COLUMNS] + MACHINE_KEYS)
-    frame["paper_key"] = [c["paper"] for c in doc["claims"]]
-    frame["paper"] = [fmt.format_number(c["paper_value"]) for c in doc["claims"]]
-    frame["paper_value"] = [c["paper_value"] for c in doc["claims"]]
-    return frame
+    """One row per claim: the document's fields and the shown cells."""
+    rows = [
+        {
+            **{k: c[k] for k in MACHINE_KEYS if k != "seeds_run"},
+            "paper_title": c["paper_title"],
+            "seeds_run": len(c["seeds"]),
+            "paper_shown": fmt.format_number(c["paper_value"]),
+            "ours": _ours(c),
+            "seeds_shown": _seeds(c),
+        }
+        for c in doc["claims"]
+    ]
+    keys = MACHINE_KEYS + ["paper_title", "paper_shown", "ours", "seeds_shown"]
+    return pd.DataFrame(rows, columns=keys)
 
 
 def summary_line(doc: dict) -> str:
@@ -94,13 +94,11 @@ def _unmeasured_notes(doc: dict) -> list:
 
 def render_fidelity(doc: dict, form: str = "text", source=None) -> str:
     frame = claim_frame(doc)
-    if form in ("csv", "json"):
-        out = frame.copy()
-        out["paper"] = out["paper_key"] if "paper_key" in out else out["paper"]
-        if form == "csv":
-            return fmt.csv_table(out, MACHINE_KEYS)
+    if form == "csv":
+        return fmt.csv_table(frame, MACHINE_KEYS)
+    if form == "json":
         body = {"source": None if source is None else str(source), "summary": summary_line(doc),
-                "claims": fmt.records(out, MACHINE_KEYS)}  # fmt: skip
+                "claims": fmt.records(frame, MACHINE_KEYS)}  # fmt: skip
         return json.dumps(body, indent=1, allow_nan=False)
     title = "Reproduction report" + (f": {source}" if source else "")
     reasons = [f"{c['id']}: {c['verdict_reason']}" for c in doc["claims"]
@@ -133,7 +131,6 @@ def _paper_table(claims: list) -> str:
     )
     rows = []
     for c in claims:
-        seeds = f"{c['seeds_measured']}/{len(c['seeds'])}" if c["seeds"] else "-"
         cells = [
             f'<td class="s">{escape(c["id"])}</td>',
             (
@@ -142,7 +139,7 @@ def _paper_table(claims: list) -> str:
             ),
             f'<td class="n">{escape(fmt.format_number(c["paper_value"]))}</td>',
             f'<td class="n">{escape(_ours(c))}</td>',
-            f'<td class="n">{seeds}</td>',
+            f'<td class="n">{_seeds(c)}</td>',
             _verdict_cell(c["verdict"]),
             f'<td class="s" style="white-space:normal;min-width:16em">{escape(c["rule"])}</td>',
         ]
