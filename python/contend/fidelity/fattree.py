@@ -37,7 +37,7 @@ def study_text(seed: int) -> str:
 
 
 def steps(seed: int, quick: bool) -> list:
-    argv = ("contend", "study", "quartz-sim.toml", "--dir", "runs", "--parallel", "2", "-q",
+    argv = ("contend", "study", "quartz-sim.toml", "--dir", "runs", "--parallel", "2",
             "-o", "study.json")  # fmt: skip
     return [
         Step(run_dir(seed), argv, "study.json", writes=(("quartz-sim.toml", study_text(seed)),))

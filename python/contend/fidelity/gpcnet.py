@@ -49,7 +49,7 @@ def load_steps(name: str, nodes: int, rpn: int, preset: str, extra: tuple):
         short = [a for m in CONGESTORS for a in (f"--{m}.iters", str(QUICK_ITERS))] if quick else []
         argv = ("contend", "load", "--engine", "sim", "--network", preset, *extra,
                 "--nodes", size[0], "--ranks-per-node", size[1], "--timeout", "0.0002",
-                "--seed", str(seed), "--quiet", *short, "-o", "load.json")  # fmt: skip
+                "--seed", str(seed), *short, "-o", "load.json")  # fmt: skip
         return [Step(run_dir(name, seed, quick), argv, "load.json")]
 
     return steps

@@ -35,8 +35,9 @@ def commands_of(claim: Claim, seeds: list, quick: bool) -> list:
     return list(seen)
 
 
-def run_step(step, workdir: Path, contend: str) -> float | None:
-    """Run one step unless its output exists; its wall time in s (None: reused)."""
+def run_step(step, workdir: Path, contend: str, label: str = "") -> float | None:
+    """Run one step unless its output exists; its wall time in s (None: reused).
+    Says ``label`` and where the command's own progress goes before it runs."""
     where = workdir / step.where
     if (where / step.output).exists():
         return None
@@ -46,6 +47,7 @@ def run_step(step, workdir: Path, contend: str) -> float | None:
             outfile.write_text(where / name, text)
     argv = [contend if step.argv[0] == "contend" else step.argv[0], *step.argv[1:]]
     log = where / f"{step.output}.log"
+    say(f"{label}running (its progress: {log})")
     t0 = time.monotonic()
     with open(log, "w", encoding="utf-8") as fh:
         rc = subprocess.run(argv, cwd=where, stdout=fh, stderr=subprocess.STDOUT, check=False)
@@ -78,9 +80,10 @@ def measure(claim: Claim, seeds: list, quick: bool, workdir: Path, contend: str)
         try:
             steps = claim.steps(seed, quick)
             for k, step in enumerate(steps, 1):
-                wall = run_step(step, workdir, contend)
+                label = f"{claim.id} seed {seed}: step {k}/{len(steps)} "
+                wall = run_step(step, workdir, contend, label)
                 done = "reused" if wall is None else f"ran in {wall:.0f} s"
-                say(f"{claim.id} seed {seed}: step {k}/{len(steps)} {done}: {step.text()}")
+                say(f"{label}{done}: {step.text()}")
             values.append(claim.extract(path, seed, quick))
         except (StepFailed, ResultsError, OSError, KeyError, ValueError) as exc:
             errors[seed] = " ".join(str(exc).split())
