@@ -253,7 +253,8 @@ def mitigation_steps(rpn: int):
     def steps(seed: int, quick: bool) -> list:
         first = 1 + (seed - 1) * REPEAT  # seed set k: placements REPEAT*(k-1)+1 ..
         harness, jobs = mitigation_command(rpn, TRAINED_CA[rpn], REPEAT, first)
-        argv = ("contend", *harness, "-o", "mitigate.json", "--", *jobs)
+        # --keep-runs: an interrupted seed set goes on from its finished simulations
+        argv = ("contend", *harness, "--keep-runs", "runs", "-o", "mitigate.json", "--", *jobs)
         return [Step(mitigation_dir(rpn, seed), argv, "mitigate.json")]
 
     return steps
