@@ -21,7 +21,7 @@ FAILS = "does not hold"
 NOT_MEASURED = "not measured"
 VERDICTS = (HOLDS, QUALITATIVE, FAILS, NOT_MEASURED)
 
-# the papers, by key: their name and the file of the text in the project's seeds
+# the papers, by key (a claim's ``paper``): how the report names them
 PAPERS = {
     "gpcnet": "GPCNeT (Chunduri et al., SC'19)",
     "stressbench": "StressBench (Chester et al., HPEC'21)",
