@@ -14,9 +14,11 @@ from __future__ import annotations
 from .. import infile
 from .html import Page, render_page
 from .view import Plot, View
-from .views import jobs, mitigate, model, pairs, results, study
+from .views import fidelity, jobs, mitigate, model, pairs, results, study
 
-VIEWS = (results.VIEW, jobs.VIEW, mitigate.VIEW, study.VIEW, pairs.VIEW, model.VIEW)
+VIEWS = (
+    results.VIEW, jobs.VIEW, mitigate.VIEW, study.VIEW, pairs.VIEW, model.VIEW, fidelity.VIEW,
+)  # fmt: skip
 
 
 def schema_of(path) -> str | None:
