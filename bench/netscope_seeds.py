@@ -20,7 +20,7 @@ CONTEND = ROOT / "build" / "bin" / "contend"
 sys.path.insert(0, str(ROOT / "python"))
 # the README's counts, with the default 16 pairs: the reproduction report's too
 # (bench/fidelity's netscope_latency_model claim runs the same commands)
-from contend.fidelity.netscope import LATENCY_FULL  # noqa: E402
+from contend.fidelity.netscope import LATENCY_FULL
 
 README_PINGPONG = list(LATENCY_FULL)
 MAX_SEEDS = 1000
