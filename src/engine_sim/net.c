@@ -405,7 +405,7 @@ static void on_arrive(sim_net *n, uint32_t c) {
  * results do not depend on it.  On a large fabric each event's state is
  * a cache miss; fetching it while earlier events run keeps the cost per
  * event flat in the fabric's size. */
-enum { AHEAD_FAR = 8, AHEAD_NEAR = 4, AHEAD_MSG = 2, AHEAD_NOW = 2 };
+enum { AHEAD_FAR = 8, AHEAD_NEAR = 4, AHEAD_MSG = 2 };
 
 static inline void prefetch_far(const sim_net *n, const sim_event *e) {
   if (e->kind > EV_ARB)
@@ -461,10 +461,6 @@ int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg) {
       prefetch_near(n, a);
     if ((a = sim_des_ahead(&n->des, AHEAD_MSG)) && a->kind == EV_ARRIVE)
       prefetch_msg(n, a->id);
-    if ((a = sim_des_ahead_now(&n->des, AHEAD_NOW))) {
-      prefetch_far(n, a);
-      prefetch_near(n, a);
-    }
     sim_des_pop(&n->des, &e);
     n->stats.events++;
     switch (e.kind) {
