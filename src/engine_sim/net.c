@@ -223,7 +223,7 @@ void sim_route_packet(sim_net *n, uint32_t c, uint32_t p) {
   sim_pkt *pk = &n->pkt[p];
   int op, ovc;
   sim_route(n->cfg.routing, ch->dst_router, ch->dst_port, pk->vc, (int)pk->src, (int)pk->dst,
-            &pk->rs, n->cfg.router->occupancy, n, &n->rng, &op, &ovc);
+            &pk->rs, n->cfg.router->occupancy, n, &n->rng[ch->dst_router], &op, &ovc);
   pk->out_port = (uint16_t)op;
   pk->out_vc = (uint8_t)ovc;
 }
@@ -621,6 +621,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   }
   n->free_pkt = n->free_msg = n->free_cred = SIM_NIL;
   sim_des_init(&n->des);
+  n->rng = sim_xcalloc((size_t)t->nrouters, sizeof *n->rng, "routing streams");
   sim_net_seed(n, cfg->seed);
   if (n->cfg.router->init)
     n->cfg.router->init(n);
@@ -631,7 +632,10 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   return n;
 }
 
-void sim_net_seed(sim_net *n, uint64_t seed) { contend_rng_init(&n->rng, seed, 0x5111, 0, 0, 0); }
+void sim_net_seed(sim_net *n, uint64_t seed) {
+  for (int r = 0; r < n->t->nrouters; r++) /* one stream per router: a router's choices */
+    contend_rng_init(&n->rng[r], seed, 0x5111, (uint64_t)r, 0, 0); /* do not depend on others */
+}
 
 void sim_net_free(sim_net *n) {
   if (!n)
@@ -641,6 +645,7 @@ void sim_net_free(sim_net *n) {
   if (n->cfg.router->free)
     n->cfg.router->free(n);
   sim_des_free(&n->des);
+  free(n->rng);
   free(n->chan);
   free(n->cvc);
   free(n->ibuf);

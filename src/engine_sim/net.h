@@ -112,7 +112,7 @@ int sim_net_config_check(const sim_net_config *cfg, char *err, size_t errlen);
 sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char *err,
                      size_t errlen);
 void sim_net_free(sim_net *n);
-/* Restarts the random stream of the routing choices from seed, as
+/* Restarts the random streams of the routing choices (one per router) from seed, as
  * sim_net_new does from cfg->seed (before any packet moves: the run's
  * seed, once the run envelope has resolved it). */
 void sim_net_seed(sim_net *n, uint64_t seed);

@@ -109,7 +109,7 @@ struct sim_net {
   sim_cred *cred;
   uint32_t ncred, capcred, free_cred;
   sim_des des;
-  contend_rng rng;
+  contend_rng *rng; /* nrouters: each router's stream of routing choices */
   sim_net_stats stats;
   void *rm; /* the router model's state (cfg.router) */
   void *cc; /* cc.c's global state */

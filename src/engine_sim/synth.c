@@ -69,7 +69,7 @@ typedef struct synth {
   int nc;
   int *slot_comp, *slot_node; /* generator timers: (component, source) by timer id */
   int nslots;
-  contend_rng rng;
+  contend_rng *rng; /* nslots: each source's own stream (its draws do not depend on others) */
   uint32_t mtu, wire; /* payload and wire bytes per packet */
   sim_time ser;       /* of a packet on a node link */
   sim_time t_measure, t_end;
@@ -344,15 +344,15 @@ void synth_free(synth_spec *s) {
 
 /* ---- running ---- */
 
-static int pick_dst(synth *s, component *c, int src) {
+static int pick_dst(synth *s, contend_rng *rng, component *c, int src) {
   const int N = s->t->nnodes;
   switch (c->pat) {
   case P_UNIFORM: {
     if (c->self)
-      return (int)contend_rng_below(&s->rng, (uint64_t)N);
+      return (int)contend_rng_below(rng, (uint64_t)N);
     if (N < 2)
       return -1;
-    int d = (int)contend_rng_below(&s->rng, (uint64_t)N - 1);
+    int d = (int)contend_rng_below(rng, (uint64_t)N - 1);
     return d >= src ? d + 1 : d;
   }
   case P_SHIFT:
@@ -365,10 +365,10 @@ static int pick_dst(synth *s, component *c, int src) {
   case P_FLOW:
     return c->dst;
   case P_HOTSPOT:
-    if (contend_rng_uniform(&s->rng) < c->frac)
+    if (contend_rng_uniform(rng) < c->frac)
       return c->dst;
     {
-      int d = (int)contend_rng_below(&s->rng, (uint64_t)N - 1);
+      int d = (int)contend_rng_below(rng, (uint64_t)N - 1);
       return d >= src ? d + 1 : d;
     }
   }
@@ -378,10 +378,10 @@ static int pick_dst(synth *s, component *c, int src) {
 /* Slots (one packet's serialization on the node link) until the next
  * packet: a Bernoulli trial per slot with probability load (geometric);
  * at load 1 every slot (a saturated source). */
-static sim_time gap(synth *s, double load) {
+static sim_time gap(const synth *s, contend_rng *rng, double load) {
   if (load >= 1.0)
     return s->ser;
-  const double u = contend_rng_uniform(&s->rng);
+  const double u = contend_rng_uniform(rng);
   const double k = floor(log1p(-u) / log1p(-load));
   return (sim_time)(k + 1.0) * s->ser;
 }
@@ -396,7 +396,7 @@ static void on_timer(void *arg, uint32_t kind, uint32_t slot) {
   component *c = &s->c[s->slot_comp[slot]];
   const int src = s->slot_node[slot];
   const sim_time now = sim_net_now(s->net);
-  const int dst = pick_dst(s, c, src);
+  const int dst = pick_dst(s, &s->rng[slot], c, src);
   const int counted = now >= s->t_measure;
   if (dst >= 0 && (dst != src || c->self)) {
     if (counted)
@@ -409,7 +409,7 @@ static void on_timer(void *arg, uint32_t kind, uint32_t slot) {
       c->generated++;
     }
   }
-  const sim_time next = now + gap(s, c->load);
+  const sim_time next = now + gap(s, &s->rng[slot], c->load);
   if (next < s->t_end)
     sim_net_timer(s->net, next, T_GEN, slot);
 }
@@ -477,7 +477,11 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
     free(s.slot_node);
     return -1;
   }
-  contend_rng_init(&s.rng, su->net.seed, 0x7a11, 2, 0, 0);
+  s.rng = malloc(sizeof *s.rng * (size_t)(s.nslots ? s.nslots : 1));
+  if (!s.rng)
+    contend_fail("out of memory");
+  for (int k = 0; k < s.nslots; k++)
+    contend_rng_init(&s.rng[k], su->net.seed, 0x7a11, 2, (uint64_t)k, 0);
   s.mtu = su->net.mtu;
   s.wire = su->net.mtu + su->net.header;
   s.ser = sim_net_ser(s.net, SIM_LINK_NODE, s.wire);
@@ -488,6 +492,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
   if (su->counters && sim_counters_open(&ctr, s.net, su->counters, su->counter_interval,
                                         su->counters_max_bytes, err, errlen)) {
     sim_net_free(s.net);
+    free(s.rng);
     free(s.slot_comp);
     free(s.slot_node);
     return -1;
@@ -496,7 +501,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
   clock_gettime(CLOCK_MONOTONIC, &w0);
   for (int k = 0; k < s.nslots; k++)
     if (s.c[s.slot_comp[k]].load > 0)
-      sim_net_timer(s.net, gap(&s, s.c[s.slot_comp[k]].load), T_GEN, (uint32_t)k);
+      sim_net_timer(s.net, gap(&s, &s.rng[k], s.c[s.slot_comp[k]].load), T_GEN, (uint32_t)k);
   sim_net_run(s.net, s.t_end, NULL, NULL);
   s.generating = 0;
   uint64_t undelivered = 0;
@@ -584,6 +589,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
     rc = -1;
   contend_hist_free(&s.total_lat);
   sim_net_free(s.net);
+  free(s.rng);
   free(s.slot_comp);
   free(s.slot_node);
   return rc;
