@@ -127,6 +127,27 @@ static uint64_t wheel_next(const sim_des *d, uint32_t from) {
   return 0;
 }
 
+/* Sorts a run a[0..n) of equal times by key: LSD radix on the key's
+ * bytes that differ within the run (8 passes at most; ids and kinds are
+ * small, so usually 3 or 4); scratch t. */
+static void sort_run_by_key(sim_event *a, sim_event *t, size_t n) {
+  uint64_t diff = 0;
+  for (size_t i = 1; i < n; i++)
+    diff |= a[i].key ^ a[0].key;
+  for (int sh = 0; sh < 64 && diff >> sh; sh += 8) {
+    if (!((diff >> sh) & 0xff))
+      continue;
+    size_t cnt[257] = {0};
+    for (size_t i = 0; i < n; i++)
+      cnt[((a[i].key >> sh) & 0xff) + 1]++;
+    for (int k = 0; k < 256; k++)
+      cnt[k + 1] += cnt[k];
+    for (size_t i = 0; i < n; i++)
+      t[cnt[(a[i].key >> sh) & 0xff]++] = a[i];
+    memcpy(a, t, n * sizeof *a);
+  }
+}
+
 /* Sorts a[0..n) by (time, key) within one bucket (the low
  * SIM_DES_BUCKET_SHIFT bits of time); scratch t.  A stable radix sort by
  * time, then each run of equal times by key (runs are short). */
@@ -155,16 +176,22 @@ static void sort_bucket(sim_event *a, sim_event *t, size_t n) {
       t[cnt[(a[i].t >> sh) & 31]++] = a[i];
     memcpy(a, t, n * sizeof *a);
   }
-  for (size_t i = 1; i < n; i++) { /* insertion sort of the equal-time runs by key */
-    if (a[i].t != a[i - 1].t || a[i].key >= a[i - 1].key)
+  for (size_t i = 0, j; i < n; i = j) { /* each run of equal times by key */
+    for (j = i + 1; j < n && a[j].t == a[i].t; j++)
+      ;
+    if (j - i > 16) {
+      sort_run_by_key(a + i, t, j - i);
       continue;
-    const sim_event e = a[i];
-    size_t j = i;
-    while (j && a[j - 1].t == e.t && a[j - 1].key > e.key) {
-      a[j] = a[j - 1];
-      j--;
     }
-    a[j] = e;
+    for (size_t k = i + 1; k < j; k++) {
+      const sim_event e = a[k];
+      size_t m = k;
+      while (m > i && a[m - 1].key > e.key) {
+        a[m] = a[m - 1];
+        m--;
+      }
+      a[m] = e;
+    }
   }
 }
 

@@ -69,7 +69,7 @@ typedef struct synth {
   int nc;
   int *slot_comp, *slot_node; /* generator timers: (component, source) by timer id */
   int nslots;
-  contend_rng *rng; /* nslots: each source's own stream (its draws do not depend on others) */
+  contend_rng *rng;   /* nslots: each source's own stream (its draws do not depend on others) */
   uint32_t mtu, wire; /* payload and wire bytes per packet */
   sim_time ser;       /* of a packet on a node link */
   sim_time t_measure, t_end;

@@ -45,8 +45,8 @@ static sim_time later(sim_time now) {
 static size_t ref_min(const ref_event *r, size_t n) {
   size_t m = 0;
   for (size_t i = 1; i < n; i++)
-    if (r[i].t < r[m].t ||
-        (r[i].t == r[m].t && (r[i].kind < r[m].kind || (r[i].kind == r[m].kind && r[i].id < r[m].id))))
+    if (r[i].t < r[m].t || (r[i].t == r[m].t && (r[i].kind < r[m].kind ||
+                                                 (r[i].kind == r[m].kind && r[i].id < r[m].id))))
       m = i;
   return m;
 }
