@@ -26,7 +26,7 @@ void *sim_xcalloc(size_t n, size_t size, const char *what) {
 
 /* ---- pools ---- */
 
-static uint32_t pkt_new(sim_net *n) {
+uint32_t sim_pkt_take(sim_net *n) {
   if (n->free_pkt != SIM_NIL) {
     const uint32_t i = n->free_pkt;
     n->free_pkt = n->pkt[i].next;
@@ -40,7 +40,7 @@ static uint32_t pkt_new(sim_net *n) {
   return n->npkt++;
 }
 
-static void pkt_free(sim_net *n, uint32_t i) {
+void sim_pkt_release(sim_net *n, uint32_t i) {
   n->pkt[i].next = n->free_pkt;
   n->free_pkt = i;
 }
@@ -90,7 +90,7 @@ uint32_t sim_msg_new(sim_net *n, int src, int dst, uint64_t bytes, uint32_t kind
 
 sim_msg *sim_msg_at(sim_net *n, uint32_t i) { return &n->msg[i]; }
 
-static void msg_free(sim_net *n, uint32_t i) {
+void sim_msg_release(sim_net *n, uint32_t i) {
   n->msg[i].next = n->free_msg;
   n->free_msg = i;
 }
@@ -162,7 +162,7 @@ void sim_drain_credits(sim_net *n, uint32_t c) {
   }
 }
 
-void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t) {
+void sim_credit_land(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t) {
   const uint32_t i = cred_new(n);
   sim_chan *ch = &n->chan[c];
   if (ch->cred_tail != SIM_NIL && n->cred[ch->cred_tail].t > t)
@@ -175,6 +175,12 @@ void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_ti
   ch->cred_tail = i;
   if (ch->stalled)
     sim_chan_request(n, c, t);
+}
+
+void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t) {
+  if (n->ps && sim_part_ship_credit(n, c, vc, bytes, t))
+    return;
+  sim_credit_land(n, c, vc, bytes, t);
 }
 
 /* ---- moving packets ---- */
@@ -207,6 +213,14 @@ void sim_transmit_reserved(sim_net *n, uint32_t c, uint32_t p) {
   ch->busy += s;
   ch->busy_until = now + s;
   n->stats.packet_hops++;
+  if (n->ps && sim_part_ship_packet(n, c, p))
+    return;
+  sim_wire_append(n, c, p);
+}
+
+void sim_wire_append(sim_net *n, uint32_t c, uint32_t p) {
+  sim_chan *ch = &n->chan[c];
+  sim_pkt *pk = &n->pkt[p];
   pk->next = SIM_NIL;
   if (ch->wire_tail == SIM_NIL) {
     ch->wire_head = p;
@@ -292,7 +306,7 @@ static void arbitrate_nic(sim_net *n, uint32_t c) {
     m->t_first = now;
   m->left -= part;
   const int last = m->left == 0;
-  const uint32_t p = pkt_new(n);
+  const uint32_t p = sim_pkt_take(n);
   m = &n->msg[mi];
   n->pkt[p] = (sim_pkt){.next = SIM_NIL,
                         .msg = mi,
@@ -368,18 +382,20 @@ size_t sim_net_pending(const sim_net *n) { return sim_des_pending(&n->des); }
 
 static void deliver(sim_net *n, uint32_t p) {
   const sim_pkt *pk = &n->pkt[p];
-  const uint32_t mi = pk->msg;
+  const uint32_t mi = n->ps ? sim_part_assemble(n, pk->msg) : pk->msg;
   sim_msg *m = &n->msg[mi];
   const uint32_t payload = pk->bytes > n->cfg.header ? pk->bytes - n->cfg.header : 0;
   n->stats.packets++;
   n->stats.bytes_delivered += payload;
   if (n->cfg.cc != SIM_CC_NONE)
     sim_cc_delivered(n, pk);
-  pkt_free(n, p);
+  sim_pkt_release(n, p);
   if (++m->got == m->npkts) {
     if (n->hooks.delivered)
       n->hooks.delivered(n->hooks.arg, mi);
-    msg_free(n, mi);
+    if (n->ps)
+      sim_part_delivered(n, mi);
+    sim_msg_release(n, mi);
   }
 }
 
@@ -645,6 +661,7 @@ void sim_net_free(sim_net *n) {
   if (n->cfg.router->free)
     n->cfg.router->free(n);
   sim_des_free(&n->des);
+  sim_net_partition_free(n);
   free(n->rng);
   free(n->chan);
   free(n->cvc);
