@@ -99,6 +99,8 @@ void sim_msg_release(sim_net *n, uint32_t i) {
 
 sim_time sim_net_now(const sim_net *n) { return n->des.now; }
 
+sim_time sim_net_next_time(sim_net *n) { return sim_des_next_time(&n->des); }
+
 static uint64_t ppb_of(double gbps) { return (uint64_t)llround(8000.0 / gbps * 65536.0); }
 
 sim_time sim_net_ser(const sim_net *n, int cls, uint64_t bytes) {

@@ -138,6 +138,8 @@ void sim_net_outbox_clear(sim_net *n);
 void sim_net_inbox(sim_net *n, const void *buf, size_t len);
 
 sim_time sim_net_now(const sim_net *n);
+/* The time of the next pending event (SIM_NEVER: none). */
+sim_time sim_net_next_time(sim_net *n);
 /* A new message (not yet sent): payload bytes from node src to node dst. */
 uint32_t sim_msg_new(sim_net *n, int src, int dst, uint64_t bytes, uint32_t kind, uint64_t cookie);
 sim_msg *sim_msg_at(sim_net *n, uint32_t msg);
