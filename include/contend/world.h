@@ -90,6 +90,12 @@ typedef struct contend_world_ops {
    * counts != NULL, each rank's byte count (size entries); other ranks
    * get NULL */
   void *(*gatherv)(contend_group *g, const void *mine, size_t bytes, size_t *counts);
+  /* variable sizes, every rank to every rank: send holds counts[q] bytes
+   * for each rank q, in rank order; returns a malloc'd concatenation of
+   * what every rank sent this one, in rank order (the caller frees it;
+   * never NULL), each sender's byte count in rcounts (size entries).
+   * NULL on the in-process engines (they are one process). */
+  void *(*alltoallv)(contend_group *g, const void *send, const size_t *counts, size_t *rcounts);
   /* Non-blocking barrier: post is collective (every rank posts once);
    * test returns 1 once every rank has posted, without blocking (on
    * in-process engines it lets other ranks run); wait blocks until then

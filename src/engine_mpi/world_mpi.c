@@ -139,6 +139,35 @@ static void *w_gatherv(contend_group *g, const void *mine, size_t bytes, size_t 
   return all;
 }
 
+static void *w_alltoallv(contend_group *g, const void *send, const size_t *counts,
+                         size_t *rcounts) {
+  const int P = g->size;
+  int *sc = calloc(4 * (size_t)P, sizeof(int));
+  if (!sc)
+    contend_fail("out of memory");
+  int *sd = sc + P, *rc = sc + 2 * P, *rd = sc + 3 * P;
+  size_t off = 0;
+  for (int q = 0; q < P; q++) {
+    sc[q] = as_int(counts[q]);
+    sd[q] = as_int(off);
+    off += counts[q];
+  }
+  CONTEND_MPI_CHECK(MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, ctl_of(g)));
+  size_t total = 0;
+  for (int q = 0; q < P; q++) {
+    rd[q] = as_int(total);
+    total += (size_t)rc[q];
+    rcounts[q] = (size_t)rc[q];
+  }
+  as_int(total);
+  char *all = malloc(total ? total : 1);
+  if (!all)
+    contend_fail("out of memory");
+  CONTEND_MPI_CHECK(MPI_Alltoallv(send, sc, sd, MPI_BYTE, all, rc, rd, MPI_BYTE, ctl_of(g)));
+  free(sc);
+  return all;
+}
+
 static contend_signal *w_signal_post(contend_group *g) {
   contend_signal *s = calloc(1, sizeof *s);
   if (!s)
@@ -345,6 +374,7 @@ static const contend_world_ops world_ops = {
     .gather = w_gather,
     .allgather = w_allgather,
     .gatherv = w_gatherv,
+    .alltoallv = w_alltoallv,
     .signal_post = w_signal_post,
     .signal_test = w_signal_test,
     .signal_wait = w_signal_wait,

@@ -24,7 +24,6 @@ void sim_des_free(sim_des *d) {
   contend_vgrow_free(d->tmp, d->capcur, sizeof *d->tmp);
   contend_vgrow_free(d->side.h, d->side.cap, sizeof *d->side.h);
   contend_vgrow_free(d->far.h, d->far.cap, sizeof *d->far.h);
-  free(d->q);
   sim_des_init(d);
 }
 
@@ -35,10 +34,10 @@ static void *grow(void *p, size_t *cap, size_t min, size_t elem) {
 }
 
 static inline int before(const sim_event *a, const sim_event *b) {
-  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+  return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
 
-/* ---- 4-ary heaps on (time, sequence) ---- */
+/* ---- 4-ary heaps on (time, key) ---- */
 
 static void heap_push(sim_des_heap *hp, sim_event e) {
   if (hp->n == hp->cap)
@@ -128,14 +127,36 @@ static uint64_t wheel_next(const sim_des *d, uint32_t from) {
   return 0;
 }
 
-/* Stable sort of a[0..n) by time within one bucket (the low
- * SIM_DES_BUCKET_SHIFT bits), a already in sequence order; scratch t. */
+/* Sorts a run a[0..n) of equal times by key: LSD radix on the key's
+ * bytes that differ within the run (8 passes at most; ids and kinds are
+ * small, so usually 3 or 4); scratch t. */
+static void sort_run_by_key(sim_event *a, sim_event *t, size_t n) {
+  uint64_t diff = 0;
+  for (size_t i = 1; i < n; i++)
+    diff |= a[i].key ^ a[0].key;
+  for (int sh = 0; sh < 64 && diff >> sh; sh += 8) {
+    if (!((diff >> sh) & 0xff))
+      continue;
+    size_t cnt[257] = {0};
+    for (size_t i = 0; i < n; i++)
+      cnt[((a[i].key >> sh) & 0xff) + 1]++;
+    for (int k = 0; k < 256; k++)
+      cnt[k + 1] += cnt[k];
+    for (size_t i = 0; i < n; i++)
+      t[cnt[(a[i].key >> sh) & 0xff]++] = a[i];
+    memcpy(a, t, n * sizeof *a);
+  }
+}
+
+/* Sorts a[0..n) by (time, key) within one bucket (the low
+ * SIM_DES_BUCKET_SHIFT bits of time); scratch t.  A stable radix sort by
+ * time, then each run of equal times by key (runs are short). */
 static void sort_bucket(sim_event *a, sim_event *t, size_t n) {
   if (n <= 32) {
     for (size_t i = 1; i < n; i++) {
       const sim_event e = a[i];
       size_t j = i;
-      while (j && a[j - 1].t > e.t) {
+      while (j && before(&e, &a[j - 1])) {
         a[j] = a[j - 1];
         j--;
       }
@@ -154,6 +175,23 @@ static void sort_bucket(sim_event *a, sim_event *t, size_t n) {
     for (size_t i = 0; i < n; i++)
       t[cnt[(a[i].t >> sh) & 31]++] = a[i];
     memcpy(a, t, n * sizeof *a);
+  }
+  for (size_t i = 0, j; i < n; i = j) { /* each run of equal times by key */
+    for (j = i + 1; j < n && a[j].t == a[i].t; j++)
+      ;
+    if (j - i > 16) {
+      sort_run_by_key(a + i, t, j - i);
+      continue;
+    }
+    for (size_t k = i + 1; k < j; k++) {
+      const sim_event e = a[k];
+      size_t m = k;
+      while (m > i && a[m - 1].key > e.key) {
+        a[m] = a[m - 1];
+        m--;
+      }
+      a[m] = e;
+    }
   }
 }
 
@@ -218,23 +256,7 @@ void sim_des_push(sim_des *d, sim_time t, uint32_t kind, uint32_t id) {
   if (t < d->now)
     contend_fail("internal error: simulator event in the past (%llu < %llu ps)",
                  (unsigned long long)t, (unsigned long long)d->now);
-  const sim_event e = {t, d->seq++, id, kind};
-  if (t == d->now) { /* at once: the FIFO */
-    if (d->qn == d->qcap) {
-      const size_t cap = d->qcap ? 2 * d->qcap : 1024;
-      sim_event *q = malloc(sizeof *q * cap);
-      if (!q)
-        contend_fail("out of memory (simulator event queue, %zu events)", cap);
-      for (size_t i = 0; i < d->qn; i++)
-        q[i] = d->q[(d->qh + i) & (d->qcap - 1)];
-      free(d->q);
-      d->q = q;
-      d->qh = 0;
-      d->qcap = cap;
-    }
-    d->q[(d->qh + d->qn++) & (d->qcap - 1)] = e;
-    return;
-  }
+  const sim_event e = {t, (uint64_t)kind << 32 | id, id, kind};
   const uint64_t abs = t >> SIM_DES_BUCKET_SHIFT;
   if (abs <= d->cur_abs)
     heap_push(&d->side, e);
@@ -253,8 +275,6 @@ static inline const sim_event *near_min(const sim_des *d) {
 }
 
 sim_time sim_des_next_time(sim_des *d) {
-  if (d->qn)
-    return d->now;
   const sim_event *m = near_min(d);
   if (!m && refill(d))
     m = near_min(d);
@@ -263,13 +283,6 @@ sim_time sim_des_next_time(sim_des *d) {
 
 int sim_des_pop(sim_des *d, sim_event *out) {
   const sim_event *m = near_min(d);
-  if (d->qn && !(m && m->t == d->now)) {
-    *out = d->q[d->qh];
-    d->qh = (d->qh + 1) & (d->qcap - 1);
-    d->qn--;
-    d->processed++;
-    return 1;
-  }
   if (!m) {
     if (!refill(d))
       return 0;

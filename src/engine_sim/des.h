@@ -1,23 +1,23 @@
 /* The simulator's event queue: integer time in picoseconds, events popped
- * in (time, insertion sequence) order, so events at equal times run in the
- * order they were scheduled and a run is deterministic.  An event is three
- * integers (kind, id) interpreted by whoever runs the loop (net.c); no
- * allocation per event (storage is pooled and reused).
+ * in (time, kind, id) order.  An event is (time, kind, id), interpreted by
+ * whoever runs the loop (net.c); no allocation per event (storage is
+ * pooled and reused).  The order of events at equal times is fixed by
+ * what they are, not by when they were scheduled: a part of the fabric
+ * simulated alone (the events of its channels, routers and nodes) pops
+ * its events in the same order as the whole fabric does, which is what a
+ * simulation spread over processes needs to give the same results.
+ * Equal (time, kind, id) events are indistinguishable to the loop.
  *
  * Structure (a calendar queue; its cost per event does not grow with the
  * number pending, and the events about to run are contiguous in memory):
  * - a wheel of SIM_DES_BUCKETS buckets of 2^SIM_DES_BUCKET_SHIFT ps each
  *   holds the events of the next SIM_DES_BUCKETS buckets' time, appended
- *   in scheduling order into chunks of a shared pool;
+ *   into chunks of a shared pool;
  * - events beyond the wheel's horizon wait in a 4-ary heap (`far`);
  * - the current bucket is taken out whole (wheel chunks and the far
- *   events that fall in it), sorted by (time, sequence) into `cur` and
- *   popped in order; events scheduled into it meanwhile go to a small
- *   heap (`side`) merged on pop;
- * - events at the current time skip all that: a FIFO that runs after the
- *   other events of that time (any other event of time `now` was
- *   scheduled before time reached `now`, so before every FIFO entry).
- * The order is exactly that of one heap on (time, sequence).
+ *   events that fall in it), sorted by (time, kind, id) into `cur` and
+ *   popped in order; events scheduled into it meanwhile (those at the
+ *   current time included) go to a small heap (`side`) merged on pop.
  * sim_des_ahead() lets the loop look at the next events of the current
  * bucket to prefetch their state. */
 #ifndef CONTEND_SIM_DES_H
@@ -36,7 +36,7 @@ typedef uint64_t sim_time; /* picoseconds */
 
 typedef struct sim_event {
   sim_time t;
-  uint64_t seq;
+  uint64_t key; /* kind << 32 | id: the order at equal times */
   uint32_t id;
   uint32_t kind;
 } sim_event;
@@ -63,9 +63,6 @@ typedef struct sim_des {
   size_t pos, ncur, capcur;
   sim_event *tmp; /* sort scratch, capcur */
   sim_des_heap side, far;
-  sim_event *q;        /* FIFO of events at `now`: a ring */
-  size_t qh, qn, qcap; /* its head, entries, capacity (a power of 2) */
-  uint64_t seq;
   uint64_t processed; /* events popped */
   sim_time now;
 } sim_des;
@@ -82,16 +79,12 @@ int sim_des_pop(sim_des *d, sim_event *e);
 sim_time sim_des_next_time(sim_des *d);
 /* Events pending. */
 static inline size_t sim_des_pending(const sim_des *d) {
-  return (d->ncur - d->pos) + d->side.n + d->far.n + d->nwheel + d->qn;
+  return (d->ncur - d->pos) + d->side.n + d->far.n + d->nwheel;
 }
 /* The k-th next event of the current bucket's sorted run, or NULL: a
  * hint for prefetching (side events are not seen). */
 static inline const sim_event *sim_des_ahead(const sim_des *d, size_t k) {
   return d->pos + k < d->ncur ? &d->cur[d->pos + k] : NULL;
-}
-/* The same for the FIFO of events at the current time. */
-static inline const sim_event *sim_des_ahead_now(const sim_des *d, size_t k) {
-  return k < d->qn ? &d->q[(d->qh + k) & (d->qcap - 1)] : NULL;
 }
 
 #endif

@@ -26,7 +26,7 @@ void *sim_xcalloc(size_t n, size_t size, const char *what) {
 
 /* ---- pools ---- */
 
-static uint32_t pkt_new(sim_net *n) {
+uint32_t sim_pkt_take(sim_net *n) {
   if (n->free_pkt != SIM_NIL) {
     const uint32_t i = n->free_pkt;
     n->free_pkt = n->pkt[i].next;
@@ -40,7 +40,7 @@ static uint32_t pkt_new(sim_net *n) {
   return n->npkt++;
 }
 
-static void pkt_free(sim_net *n, uint32_t i) {
+void sim_pkt_release(sim_net *n, uint32_t i) {
   n->pkt[i].next = n->free_pkt;
   n->free_pkt = i;
 }
@@ -90,7 +90,7 @@ uint32_t sim_msg_new(sim_net *n, int src, int dst, uint64_t bytes, uint32_t kind
 
 sim_msg *sim_msg_at(sim_net *n, uint32_t i) { return &n->msg[i]; }
 
-static void msg_free(sim_net *n, uint32_t i) {
+void sim_msg_release(sim_net *n, uint32_t i) {
   n->msg[i].next = n->free_msg;
   n->free_msg = i;
 }
@@ -98,6 +98,8 @@ static void msg_free(sim_net *n, uint32_t i) {
 /* ---- time helpers ---- */
 
 sim_time sim_net_now(const sim_net *n) { return n->des.now; }
+
+sim_time sim_net_next_time(sim_net *n) { return sim_des_next_time(&n->des); }
 
 static uint64_t ppb_of(double gbps) { return (uint64_t)llround(8000.0 / gbps * 65536.0); }
 
@@ -162,7 +164,7 @@ void sim_drain_credits(sim_net *n, uint32_t c) {
   }
 }
 
-void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t) {
+void sim_credit_land(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t) {
   const uint32_t i = cred_new(n);
   sim_chan *ch = &n->chan[c];
   if (ch->cred_tail != SIM_NIL && n->cred[ch->cred_tail].t > t)
@@ -175,6 +177,12 @@ void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_ti
   ch->cred_tail = i;
   if (ch->stalled)
     sim_chan_request(n, c, t);
+}
+
+void sim_credit_back(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t) {
+  if (n->ps && sim_part_ship_credit(n, c, vc, bytes, t))
+    return;
+  sim_credit_land(n, c, vc, bytes, t);
 }
 
 /* ---- moving packets ---- */
@@ -207,6 +215,14 @@ void sim_transmit_reserved(sim_net *n, uint32_t c, uint32_t p) {
   ch->busy += s;
   ch->busy_until = now + s;
   n->stats.packet_hops++;
+  if (n->ps && sim_part_ship_packet(n, c, p))
+    return;
+  sim_wire_append(n, c, p);
+}
+
+void sim_wire_append(sim_net *n, uint32_t c, uint32_t p) {
+  sim_chan *ch = &n->chan[c];
+  sim_pkt *pk = &n->pkt[p];
   pk->next = SIM_NIL;
   if (ch->wire_tail == SIM_NIL) {
     ch->wire_head = p;
@@ -223,7 +239,7 @@ void sim_route_packet(sim_net *n, uint32_t c, uint32_t p) {
   sim_pkt *pk = &n->pkt[p];
   int op, ovc;
   sim_route(n->cfg.routing, ch->dst_router, ch->dst_port, pk->vc, (int)pk->src, (int)pk->dst,
-            &pk->rs, n->cfg.router->occupancy, n, &n->rng, &op, &ovc);
+            &pk->rs, n->cfg.router->occupancy, n, &n->rng[ch->dst_router], &op, &ovc);
   pk->out_port = (uint16_t)op;
   pk->out_vc = (uint8_t)ovc;
 }
@@ -292,7 +308,7 @@ static void arbitrate_nic(sim_net *n, uint32_t c) {
     m->t_first = now;
   m->left -= part;
   const int last = m->left == 0;
-  const uint32_t p = pkt_new(n);
+  const uint32_t p = sim_pkt_take(n);
   m = &n->msg[mi];
   n->pkt[p] = (sim_pkt){.next = SIM_NIL,
                         .msg = mi,
@@ -368,18 +384,20 @@ size_t sim_net_pending(const sim_net *n) { return sim_des_pending(&n->des); }
 
 static void deliver(sim_net *n, uint32_t p) {
   const sim_pkt *pk = &n->pkt[p];
-  const uint32_t mi = pk->msg;
+  const uint32_t mi = n->ps ? sim_part_assemble(n, pk->msg) : pk->msg;
   sim_msg *m = &n->msg[mi];
   const uint32_t payload = pk->bytes > n->cfg.header ? pk->bytes - n->cfg.header : 0;
   n->stats.packets++;
   n->stats.bytes_delivered += payload;
   if (n->cfg.cc != SIM_CC_NONE)
     sim_cc_delivered(n, pk);
-  pkt_free(n, p);
+  sim_pkt_release(n, p);
   if (++m->got == m->npkts) {
     if (n->hooks.delivered)
       n->hooks.delivered(n->hooks.arg, mi);
-    msg_free(n, mi);
+    if (n->ps)
+      sim_part_delivered(n, mi);
+    sim_msg_release(n, mi);
   }
 }
 
@@ -405,7 +423,7 @@ static void on_arrive(sim_net *n, uint32_t c) {
  * results do not depend on it.  On a large fabric each event's state is
  * a cache miss; fetching it while earlier events run keeps the cost per
  * event flat in the fabric's size. */
-enum { AHEAD_FAR = 8, AHEAD_NEAR = 4, AHEAD_MSG = 2, AHEAD_NOW = 2 };
+enum { AHEAD_FAR = 8, AHEAD_NEAR = 4, AHEAD_MSG = 2 };
 
 static inline void prefetch_far(const sim_net *n, const sim_event *e) {
   if (e->kind > EV_ARB)
@@ -461,10 +479,6 @@ int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg) {
       prefetch_near(n, a);
     if ((a = sim_des_ahead(&n->des, AHEAD_MSG)) && a->kind == EV_ARRIVE)
       prefetch_msg(n, a->id);
-    if ((a = sim_des_ahead_now(&n->des, AHEAD_NOW))) {
-      prefetch_far(n, a);
-      prefetch_near(n, a);
-    }
     sim_des_pop(&n->des, &e);
     n->stats.events++;
     switch (e.kind) {
@@ -625,6 +639,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   }
   n->free_pkt = n->free_msg = n->free_cred = SIM_NIL;
   sim_des_init(&n->des);
+  n->rng = sim_xcalloc((size_t)t->nrouters, sizeof *n->rng, "routing streams");
   sim_net_seed(n, cfg->seed);
   if (n->cfg.router->init)
     n->cfg.router->init(n);
@@ -635,7 +650,10 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   return n;
 }
 
-void sim_net_seed(sim_net *n, uint64_t seed) { contend_rng_init(&n->rng, seed, 0x5111, 0, 0, 0); }
+void sim_net_seed(sim_net *n, uint64_t seed) {
+  for (int r = 0; r < n->t->nrouters; r++) /* one stream per router: a router's choices */
+    contend_rng_init(&n->rng[r], seed, 0x5111, (uint64_t)r, 0, 0); /* do not depend on others */
+}
 
 void sim_net_free(sim_net *n) {
   if (!n)
@@ -645,6 +663,8 @@ void sim_net_free(sim_net *n) {
   if (n->cfg.router->free)
     n->cfg.router->free(n);
   sim_des_free(&n->des);
+  sim_net_partition_free(n);
+  free(n->rng);
   free(n->chan);
   free(n->cvc);
   free(n->ibuf);

@@ -112,12 +112,34 @@ int sim_net_config_check(const sim_net_config *cfg, char *err, size_t errlen);
 sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char *err,
                      size_t errlen);
 void sim_net_free(sim_net *n);
-/* Restarts the random stream of the routing choices from seed, as
+/* Restarts the random streams of the routing choices (one per router) from seed, as
  * sim_net_new does from cfg->seed (before any packet moves: the run's
  * seed, once the run envelope has resolved it). */
 void sim_net_seed(sim_net *n, uint64_t seed);
 
+/* ---- a part of the fabric (net_part.c) ----
+ * sim_net_partition makes n simulate one part (me) of the routers split
+ * into `parts` (part_of_router: borrowed, valid while n lives), with the
+ * NICs of their nodes: call it before anything moves.  The upper layer
+ * then makes messages only at nodes the part owns (sim_net_owns_node) and
+ * sets its timers only for them; a packet or credit that crosses to
+ * another part goes to that part's outbox instead; the driver runs every
+ * part in windows no longer than the smallest latency of a link between
+ * parts, hands each part's outbox for q to q with sim_net_inbox (the
+ * parts in order), then clears the outboxes.  Not with congestion control
+ * (its notes go back to the source). */
+void sim_net_partition(sim_net *n, const int *part_of_router, int parts, int me);
+int sim_net_owns_node(const sim_net *n, int node);
+/* The records for part q since the last clear (len bytes; valid until the
+ * next event or clear). */
+const void *sim_net_outbox(const sim_net *n, int q, size_t *len);
+void sim_net_outbox_clear(sim_net *n);
+/* Applies the records another part sent for this one. */
+void sim_net_inbox(sim_net *n, const void *buf, size_t len);
+
 sim_time sim_net_now(const sim_net *n);
+/* The time of the next pending event (SIM_NEVER: none). */
+sim_time sim_net_next_time(sim_net *n);
 /* A new message (not yet sent): payload bytes from node src to node dst. */
 uint32_t sim_msg_new(sim_net *n, int src, int dst, uint64_t bytes, uint32_t kind, uint64_t cookie);
 sim_msg *sim_msg_at(sim_net *n, uint32_t msg);

@@ -109,16 +109,42 @@ struct sim_net {
   sim_cred *cred;
   uint32_t ncred, capcred, free_cred;
   sim_des des;
-  contend_rng rng;
+  contend_rng *rng; /* nrouters: each router's stream of routing choices */
   sim_net_stats stats;
   void *rm; /* the router model's state (cfg.router) */
   void *cc; /* cc.c's global state */
+  /* a part of the fabric (net_part.c): part_of_router NULL (ps NULL) for
+   * the whole fabric */
+  const int *part_of_router;
+  int parts, me;
+  struct sim_part_state *ps;
   /* counters.c's sampler: called at EV_SAMPLE events */
   void (*sample)(void *arg);
   void *sample_arg;
 };
 
 /* ---- shared by net.c and the router models ---- */
+
+/* Pools (net.c): a packet or message record taken / given back. */
+uint32_t sim_pkt_take(sim_net *n);
+void sim_pkt_release(sim_net *n, uint32_t p);
+void sim_msg_release(sim_net *n, uint32_t m);
+/* Puts packet p (t_arr set) on channel c's wire, its arrival scheduled. */
+void sim_wire_append(sim_net *n, uint32_t c, uint32_t p);
+/* Credits for `bytes` on VC vc of channel c land at t (the local half of
+ * sim_credit_back). */
+void sim_credit_land(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t);
+/* net_part.c, with a part set (n->ps): packet p about to cross channel c
+ * / the credits of channel c: 1 when they went to another part's outbox
+ * (p released), 0 when they stay in this part. */
+int sim_part_ship_packet(sim_net *n, uint32_t c, uint32_t p);
+int sim_part_ship_credit(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t);
+/* At delivery: the message a packet's message counts into (its assembly
+ * at the destination when it came from another part); then, when every
+ * packet is in, forgets the assembly. */
+uint32_t sim_part_assemble(sim_net *n, uint32_t m);
+void sim_part_delivered(sim_net *n, uint32_t m);
+void sim_net_partition_free(sim_net *n);
 
 /* calloc of n x size (n = 0: one) that ends the run on out-of-memory,
  * naming what; the caller frees. */

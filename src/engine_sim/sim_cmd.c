@@ -11,10 +11,12 @@
 
 #include "../core/error.h"
 #include "../core/proc.h"
+#include "../fabric/partition.h"
 #include "contend/files.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
 #include "router.h"
+#include "sim_par.h"
 #include "synth.h"
 
 static const contend_param_def synth_defs[] = {
@@ -37,6 +39,10 @@ static const contend_param_def synth_defs[] = {
      0},
     {"output", CONTEND_P_FILE_OUT, "", "path", "write the JSON results here (-o)", 1, 0},
     {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
+    {"partition", CONTEND_P_STRING, "auto", "",
+     "under mpirun with P > 1 processes: how the fabric splits over them: auto, groups "
+     "(dragonfly groups, tree pods) or graph (METIS); contend topology partition shows it",
+     1, 0},
     CONTEND_PARAM_END};
 
 static void help(const contend_params *p) {
@@ -160,7 +166,11 @@ void sim_cmd_args_free(sim_cmd_args *a) {
   memset(a, 0, sizeof *a);
 }
 
-int contend_sim_main(int argc, char **argv) {
+/* One process of `contend sim` (world NULL: not under MPI; else one of
+ * world->size processes, each simulating a part of the fabric).  Only
+ * rank 0 prints and writes; every rank returns the same status. */
+static int sim_run(int argc, char **argv, contend_group *world) {
+  const int P = world ? world->size : 1, lead = !world || world->rank == 0;
   char err[1024];
   sim_cmd_args a;
   int rc = CONTEND_EXIT_USAGE;
@@ -171,12 +181,13 @@ int contend_sim_main(int argc, char **argv) {
     return CONTEND_EXIT_FAIL;
   }
   if (parsed == 1) {
-    help(&a.p);
+    if (lead)
+      help(&a.p);
     rc = 0;
     goto out;
   }
   if (parsed < 0) {
-    rc = usage_error(err);
+    rc = lead ? usage_error(err) : CONTEND_EXIT_USAGE;
     goto out;
   }
   contend_params *p = &a.p;
@@ -185,11 +196,49 @@ int contend_sim_main(int argc, char **argv) {
   const int nloads = a.nloads;
   const uint64_t seed = (uint64_t)contend_param_int(p, "seed");
   const char *output = contend_param_str(p, "output");
-  contend_files files; /* every output created once, before the simulation */
+  contend_files files; /* every output created once, before the simulation (rank 0) */
   contend_files_init(&files);
   sim_params_files(p, &files);
-  if (contend_files_check_params(p, &files, CONTEND_FILES_CREATE, err, sizeof err)) {
-    rc = usage_error(err);
+  *err = 0;
+  if (P > 1 && contend_param_str(p, "counters")[0])
+    snprintf(err, sizeof err, "--counters over %d processes is not built yet: run one process", P);
+  else if (P > 1 && su->net.cc != SIM_CC_NONE)
+    snprintf(err, sizeof err,
+             "--cc %s over %d processes is not built yet (its notes go back to the source): "
+             "run one process",
+             contend_param_str(p, "cc"), P);
+  sim_partition pt = {0};
+  sim_par par = {0};
+  if (!*err && P > 1 &&
+      sim_partition_make(&su->topo, P, contend_param_str(p, "partition"), seed, &pt, err,
+                         sizeof err) == 0) {
+    sim_time look = SIM_NEVER;
+    for (int c = 0; c < SIM_LINK_NCLASS; c++)
+      if (pt.cut_by_class[c] && su->net.latency[c] < look)
+        look = su->net.latency[c];
+    if (look == 0)
+      snprintf(err, sizeof err,
+               "the partition over %d processes cuts links of latency 0 ns: no lookahead (give "
+               "the links a latency, or fewer processes)",
+               P);
+    par = (sim_par){.world = world,
+                    .part_of_router = pt.part_of_router,
+                    .parts = P,
+                    .me = world->rank,
+                    .lookahead = look};
+  }
+  if (!*err && lead &&
+      contend_files_check_params(p, &files, CONTEND_FILES_CREATE, err, sizeof err) == 0)
+    *err = 0;
+  if (world) { /* the same verdict on every rank */
+    int64_t bad = *err != 0;
+    contend_gallreduce(world, &bad, 1, CONTEND_DT_INT64, CONTEND_OP_MAX);
+    if (bad && !*err)
+      snprintf(err, sizeof err, "(refused on rank 0)");
+  }
+  if (*err) {
+    rc = lead ? usage_error(err) : CONTEND_EXIT_USAGE;
+    sim_partition_free(&pt);
     goto out;
   }
   const int quiet = contend_param_bool(p, "quiet");
@@ -198,7 +247,11 @@ int contend_sim_main(int argc, char **argv) {
       .measure = (sim_time)(contend_param_double(p, "measure_us") * 1e6 + 0.5),
       .drain = contend_param_bool(p, "drain"),
       .source_queue = (uint32_t)contend_param_int(p, "source_queue"),
+      .par = P > 1 ? &par : NULL,
   };
+  FILE *tty = lead ? stdout : fopen("/dev/null", "w");
+  if (!tty)
+    contend_fail("cannot open /dev/null");
   contend_strbuf js = {0};
   contend_json j;
   contend_json_init(&j, &js);
@@ -215,14 +268,15 @@ int contend_sim_main(int argc, char **argv) {
   contend_json_str(&j, "traffic", contend_param_str(p, "traffic"));
   contend_json_uint(&j, "seed", seed);
   contend_params_json(&j, "config", p, seed);
-  printf("contend sim: %s (%d nodes, %d routers), router %s, routing %s, %d VC%s, cc %s, seed "
-         "%llu\n",
-         su->topo.spec, su->topo.nnodes, su->topo.nrouters, su->net.router->name,
-         sim_routing_name(su->routing), sim_routing_vcs(su->routing),
-         sim_routing_vcs(su->routing) == 1 ? "" : "s", contend_param_str(p, "cc"),
-         (unsigned long long)seed);
-  printf("%8s %10s %10s %12s %12s %12s %14s %9s\n", "load", "offered", "accepted", "lat mean ns",
-         "lat p99 ns", "packet hops", "hops/s (wall)", "wall s");
+  fprintf(tty,
+          "contend sim: %s (%d nodes, %d routers), router %s, routing %s, %d VC%s, cc %s, seed "
+          "%llu\n",
+          su->topo.spec, su->topo.nnodes, su->topo.nrouters, su->net.router->name,
+          sim_routing_name(su->routing), sim_routing_vcs(su->routing),
+          sim_routing_vcs(su->routing) == 1 ? "" : "s", contend_param_str(p, "cc"),
+          (unsigned long long)seed);
+  fprintf(tty, "%8s %10s %10s %12s %12s %12s %14s %9s\n", "load", "offered", "accepted",
+          "lat mean ns", "lat p99 ns", "packet hops", "hops/s (wall)", "wall s");
   contend_json_arr_begin(&j, "points");
   double wall = 0;
   uint64_t hops = 0, events = 0;
@@ -233,7 +287,7 @@ int contend_sim_main(int argc, char **argv) {
     synth_point pt;
     if (synth_run(su, &a.spec, loads[i], 1, &o, &j, &pt, err, sizeof err)) {
       contend_sb_free(&js);
-      rc = usage_error(err);
+      rc = lead ? usage_error(err) : CONTEND_EXIT_USAGE;
       goto out;
     }
     char mean[32] = "-", p99[32] = "-"; /* "-": no measured packet arrived (note below) */
@@ -242,24 +296,41 @@ int contend_sim_main(int argc, char **argv) {
       snprintf(p99, sizeof p99, "%.1f", pt.lat_p99_ns);
     }
     no_latency += !pt.lat_count;
-    printf("%8.3f %10.4f %10.4f %12s %12s %12llu %14.3g %9.2f%s\n", loads[i], pt.offered,
-           pt.accepted, mean, p99, (unsigned long long)pt.hops,
-           pt.wall_s > 0 ? (double)pt.hops / pt.wall_s : 0.0, pt.wall_s,
-           pt.drained == 0 ? "  NOT DRAINED" : "");
-    fflush(stdout);
+    fprintf(tty, "%8.3f %10.4f %10.4f %12s %12s %12llu %14.3g %9.2f%s\n", loads[i], pt.offered,
+            pt.accepted, mean, p99, (unsigned long long)pt.hops,
+            pt.wall_s > 0 ? (double)pt.hops / pt.wall_s : 0.0, pt.wall_s,
+            pt.drained == 0 ? "  NOT DRAINED" : "");
+    fflush(tty);
     wall += pt.wall_s;
     hops += pt.hops;
     events += pt.events;
   }
   contend_json_arr_end(&j);
   if (no_latency)
-    printf("  -: %s (saturated, or the\n"
-           "     window is shorter than a packet's trip): a longer --measure-us or --drain gives\n"
-           "     latencies; the JSON has null latencies and a null_reason\n",
-           SYNTH_NO_LATENCY);
+    fprintf(tty,
+            "  -: %s (saturated, or the\n"
+            "     window is shorter than a packet's trip): a longer --measure-us or --drain gives\n"
+            "     latencies; the JSON has null latencies and a null_reason\n",
+            SYNTH_NO_LATENCY);
   contend_json_uint(&j, "packet_hops", hops);
   contend_json_uint(&j, "events", events);
   contend_json_double(&j, "wall_s", wall);
+  /* how the run was spread (these and the wall-clock figures are what
+   * differs with the number of processes) */
+  contend_json_obj_begin(&j, "processes");
+  contend_json_int(&j, "count", P);
+  if (P > 1) {
+    contend_json_str(&j, "partition", pt.method);
+    contend_json_int(&j, "cut_links", pt.cut_links);
+    contend_json_double(&j, "lookahead_ns", (double)par.lookahead / 1e3);
+    contend_json_uint(&j, "windows", par.windows);
+    double w[2] = {par.wait_s, par.wait_s};
+    contend_gallreduce(world, &w[0], 1, CONTEND_DT_DOUBLE, CONTEND_OP_MAX);
+    contend_gallreduce(world, &w[1], 1, CONTEND_DT_DOUBLE, CONTEND_OP_MIN);
+    contend_json_double(&j, "sync_wait_s_max", w[0]);
+    contend_json_double(&j, "sync_wait_s_min", w[1]);
+  }
+  contend_json_obj_end(&j);
   /* memory at machine scale: the whole process over the fabric's size */
   const double rss = contend_peak_rss_mib();
   const int nports = su->topo.nports ? su->topo.nports : 1;
@@ -267,7 +338,8 @@ int contend_sim_main(int argc, char **argv) {
   contend_json_double(&j, "peak_rss_kib_per_node", rss * 1024.0 / su->topo.nnodes);
   contend_json_double(&j, "peak_rss_bytes_per_router_port", rss * 1048576.0 / nports);
   contend_json_obj_end(&j);
-  printf(
+  fprintf(
+      tty,
       "  peak memory %.1f MiB: %.1f KiB per node, %.0f B per router port (%d ports); wall %.2f s, "
       "%.3g packet hops/s\n",
       rss, rss * 1024.0 / su->topo.nnodes, rss * 1048576.0 / nports, su->topo.nports, wall,
@@ -286,4 +358,36 @@ int contend_sim_main(int argc, char **argv) {
 out:
   sim_cmd_args_free(&a);
   return rc;
+}
+
+/* A launch of `contend sim` under MPI (mpirun, srun) with more than one
+ * process: the environment the launchers set. */
+static int under_mpi(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                     "MPI_LOCALNRANKS", NULL};
+  for (int i = 0; vars[i]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && atoi(v) > 1)
+      return 1;
+  }
+  return 0;
+}
+
+typedef struct sim_launch {
+  int argc;
+  char **argv;
+} sim_launch;
+
+static int sim_body(contend_group *world, void *arg) {
+  sim_launch *l = arg;
+  return sim_run(l->argc, l->argv, world);
+}
+
+int contend_sim_main(int argc, char **argv) {
+  if (!under_mpi())
+    return sim_run(argc, argv, NULL);
+  const contend_engine *mpi = contend_engine_find("mpi");
+  sim_launch sl = {argc, argv};
+  contend_launch l = {.argc = &sl.argc, .argv = &sl.argv};
+  return mpi->launch(&l, sim_body, &sl);
 }

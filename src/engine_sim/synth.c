@@ -22,6 +22,8 @@
  * component, over the node link bandwidth. */
 #include "synth.h"
 
+#include "sim_par.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -57,6 +59,7 @@ typedef struct component {
   /* per run */
   uint64_t offered_bytes, refused, generated;
   uint64_t accepted_bytes, delivered;
+  uint64_t lat_ps;     /* sum of the latencies in lat_ns, exact (the mean: any order of adding) */
   uint64_t *src_bytes; /* accepted per source (index in nodes) */
   int *src_index;      /* node -> index in nodes, or -1 */
   contend_hist lat_ns;
@@ -69,13 +72,14 @@ typedef struct synth {
   int nc;
   int *slot_comp, *slot_node; /* generator timers: (component, source) by timer id */
   int nslots;
-  contend_rng rng;
+  contend_rng *rng;   /* nslots: each source's own stream (its draws do not depend on others) */
   uint32_t mtu, wire; /* payload and wire bytes per packet */
   sim_time ser;       /* of a packet on a node link */
   sim_time t_measure, t_end;
   int generating;
   uint32_t source_queue;
   contend_hist total_lat;
+  uint64_t total_lat_ps;
 } synth;
 
 /* group_shift's step: the nodes of a dragonfly group, of an XGFT's top
@@ -344,15 +348,15 @@ void synth_free(synth_spec *s) {
 
 /* ---- running ---- */
 
-static int pick_dst(synth *s, component *c, int src) {
+static int pick_dst(synth *s, contend_rng *rng, component *c, int src) {
   const int N = s->t->nnodes;
   switch (c->pat) {
   case P_UNIFORM: {
     if (c->self)
-      return (int)contend_rng_below(&s->rng, (uint64_t)N);
+      return (int)contend_rng_below(rng, (uint64_t)N);
     if (N < 2)
       return -1;
-    int d = (int)contend_rng_below(&s->rng, (uint64_t)N - 1);
+    int d = (int)contend_rng_below(rng, (uint64_t)N - 1);
     return d >= src ? d + 1 : d;
   }
   case P_SHIFT:
@@ -365,10 +369,10 @@ static int pick_dst(synth *s, component *c, int src) {
   case P_FLOW:
     return c->dst;
   case P_HOTSPOT:
-    if (contend_rng_uniform(&s->rng) < c->frac)
+    if (contend_rng_uniform(rng) < c->frac)
       return c->dst;
     {
-      int d = (int)contend_rng_below(&s->rng, (uint64_t)N - 1);
+      int d = (int)contend_rng_below(rng, (uint64_t)N - 1);
       return d >= src ? d + 1 : d;
     }
   }
@@ -378,10 +382,10 @@ static int pick_dst(synth *s, component *c, int src) {
 /* Slots (one packet's serialization on the node link) until the next
  * packet: a Bernoulli trial per slot with probability load (geometric);
  * at load 1 every slot (a saturated source). */
-static sim_time gap(synth *s, double load) {
+static sim_time gap(const synth *s, contend_rng *rng, double load) {
   if (load >= 1.0)
     return s->ser;
-  const double u = contend_rng_uniform(&s->rng);
+  const double u = contend_rng_uniform(rng);
   const double k = floor(log1p(-u) / log1p(-load));
   return (sim_time)(k + 1.0) * s->ser;
 }
@@ -396,7 +400,7 @@ static void on_timer(void *arg, uint32_t kind, uint32_t slot) {
   component *c = &s->c[s->slot_comp[slot]];
   const int src = s->slot_node[slot];
   const sim_time now = sim_net_now(s->net);
-  const int dst = pick_dst(s, c, src);
+  const int dst = pick_dst(s, &s->rng[slot], c, src);
   const int counted = now >= s->t_measure;
   if (dst >= 0 && (dst != src || c->self)) {
     if (counted)
@@ -409,7 +413,7 @@ static void on_timer(void *arg, uint32_t kind, uint32_t slot) {
       c->generated++;
     }
   }
-  const sim_time next = now + gap(s, c->load);
+  const sim_time next = now + gap(s, &s->rng[slot], c->load);
   if (next < s->t_end)
     sim_net_timer(s->net, next, T_GEN, slot);
 }
@@ -428,6 +432,8 @@ static void on_delivered(void *arg, uint32_t mi) {
     const double ns = (double)(now - m->cookie) / 1000.0;
     contend_hist_add(&c->lat_ns, ns);
     contend_hist_add(&s->total_lat, ns);
+    c->lat_ps += now - m->cookie;
+    s->total_lat_ps += now - m->cookie;
   }
 }
 
@@ -443,6 +449,80 @@ static void lat_json(contend_json *j, const contend_hist *h) {
   contend_json_obj_end(j);
 }
 
+/* The whole fabric's figures on every process (collective): the sums of
+ * the parts' counts, histograms and stats, their latency extremes and
+ * last event time. */
+static void reduce(synth *s, sim_par *par, sim_net_stats *st, sim_time *last) {
+  contend_hist *h[64];
+  uint64_t *sum_ps[64];
+  int nh = 0;
+  for (int i = 0; i < s->nc && nh < 63; i++)
+    h[nh] = &s->c[i].lat_ns, sum_ps[nh++] = &s->c[i].lat_ps;
+  h[nh] = &s->total_lat, sum_ps[nh++] = &s->total_lat_ps;
+  size_t n = 7 + (size_t)nh * (2 + CONTEND_HIST_NBUCKETS);
+  for (int i = 0; i < s->nc; i++)
+    n += 5 + (size_t)s->c[i].nnodes;
+  int64_t *v = calloc(n, sizeof *v), *at = v;
+  double *ext = malloc(sizeof *ext * 2 * (size_t)nh);
+  if (!v || !ext)
+    contend_fail("out of memory");
+  for (int i = 0; i < s->nc; i++) {
+    component *c = &s->c[i];
+    const uint64_t f[5] = {c->offered_bytes, c->refused, c->generated, c->accepted_bytes,
+                           c->delivered};
+    for (int k = 0; k < 5; k++)
+      *at++ = (int64_t)f[k];
+    for (int q = 0; q < c->nnodes; q++)
+      *at++ = (int64_t)c->src_bytes[q];
+  }
+  for (int k = 0; k < nh; k++) {
+    *at++ = (int64_t)h[k]->count;
+    *at++ = (int64_t)*sum_ps[k];
+    for (int b = 0; b < CONTEND_HIST_NBUCKETS; b++)
+      *at++ = (int64_t)contend_hist_at(h[k], b);
+    ext[2 * k] = h[k]->count ? -h[k]->min : -INFINITY; /* max of -min: one MAX reduction */
+    ext[2 * k + 1] = h[k]->count ? h[k]->max : -INFINITY;
+  }
+  const uint64_t stv[6] = {st->packet_hops,     st->packets,   st->events,
+                           st->bytes_delivered, st->ecn_marks, st->cc_notifications};
+  for (int k = 0; k < 6; k++)
+    *at++ = (int64_t)stv[k];
+  *at++ = (int64_t)*last;
+  int64_t t_last = (int64_t)*last;
+  contend_gallreduce(par->world, v, (int)n, CONTEND_DT_INT64, CONTEND_OP_SUM);
+  contend_gallreduce(par->world, ext, 2 * nh, CONTEND_DT_DOUBLE, CONTEND_OP_MAX);
+  contend_gallreduce(par->world, &t_last, 1, CONTEND_DT_INT64, CONTEND_OP_MAX);
+  at = v;
+  for (int i = 0; i < s->nc; i++) {
+    component *c = &s->c[i];
+    c->offered_bytes = (uint64_t)*at++;
+    c->refused = (uint64_t)*at++;
+    c->generated = (uint64_t)*at++;
+    c->accepted_bytes = (uint64_t)*at++;
+    c->delivered = (uint64_t)*at++;
+    for (int q = 0; q < c->nnodes; q++)
+      c->src_bytes[q] = (uint64_t)*at++;
+  }
+  for (int k = 0; k < nh; k++) {
+    h[k]->count = (uint64_t)*at++;
+    *sum_ps[k] = (uint64_t)*at++;
+    uint64_t *b = contend_hist_buckets(h[k]);
+    for (int x = 0; x < CONTEND_HIST_NBUCKETS; x++)
+      b[x] = (uint64_t)*at++;
+    h[k]->min = h[k]->count ? -ext[2 * k] : INFINITY;
+    h[k]->max = h[k]->count ? ext[2 * k + 1] : -INFINITY;
+  }
+  st->packet_hops = (uint64_t)*at++;
+  st->packets = (uint64_t)*at++;
+  st->events = (uint64_t)*at++;
+  st->bytes_delivered = (uint64_t)*at++;
+  st->ecn_marks = (uint64_t)*at++;
+  st->cc_notifications = (uint64_t)*at++;
+  *last = (sim_time)t_last;
+  free(v);
+  free(ext);
+}
+
 int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load_given,
               const synth_run_opts *o, contend_json *j, synth_point *pt, char *err, size_t errlen) {
   synth s = {0};
@@ -455,6 +535,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
     if (load_given && !c->load_set)
       c->load = load;
     c->offered_bytes = c->refused = c->generated = c->accepted_bytes = c->delivered = 0;
+    c->lat_ps = 0;
     memset(c->src_bytes, 0, sizeof *c->src_bytes * (size_t)c->nnodes);
     contend_hist_free(&c->lat_ns);
     contend_hist_reset(&c->lat_ns);
@@ -477,7 +558,14 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
     free(s.slot_node);
     return -1;
   }
-  contend_rng_init(&s.rng, su->net.seed, 0x7a11, 2, 0, 0);
+  sim_par *par = o->par;
+  if (par)
+    sim_net_partition(s.net, par->part_of_router, par->parts, par->me);
+  s.rng = malloc(sizeof *s.rng * (size_t)(s.nslots ? s.nslots : 1));
+  if (!s.rng)
+    contend_fail("out of memory");
+  for (int k = 0; k < s.nslots; k++)
+    contend_rng_init(&s.rng[k], su->net.seed, 0x7a11, 2, (uint64_t)k, 0);
   s.mtu = su->net.mtu;
   s.wire = su->net.mtu + su->net.header;
   s.ser = sim_net_ser(s.net, SIM_LINK_NODE, s.wire);
@@ -488,6 +576,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
   if (su->counters && sim_counters_open(&ctr, s.net, su->counters, su->counter_interval,
                                         su->counters_max_bytes, err, errlen)) {
     sim_net_free(s.net);
+    free(s.rng);
     free(s.slot_comp);
     free(s.slot_node);
     return -1;
@@ -495,24 +584,38 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
   struct timespec w0, w1;
   clock_gettime(CLOCK_MONOTONIC, &w0);
   for (int k = 0; k < s.nslots; k++)
-    if (s.c[s.slot_comp[k]].load > 0)
-      sim_net_timer(s.net, gap(&s, s.c[s.slot_comp[k]].load), T_GEN, (uint32_t)k);
-  sim_net_run(s.net, s.t_end, NULL, NULL);
+    if (s.c[s.slot_comp[k]].load > 0 && sim_net_owns_node(s.net, s.slot_node[k]))
+      sim_net_timer(s.net, gap(&s, &s.rng[k], s.c[s.slot_comp[k]].load), T_GEN, (uint32_t)k);
+  if (par)
+    sim_par_run(s.net, par, s.t_end);
+  else
+    sim_net_run(s.net, s.t_end, NULL, NULL);
   s.generating = 0;
   uint64_t undelivered = 0;
   int drained = -1;
   if (o->drain) { /* injection stopped: everything in flight must arrive */
-    sim_net_run(s.net, SIM_NEVER, NULL, NULL);
-    const sim_net_stats *st = sim_net_stats_get(s.net);
+    if (par)
+      sim_par_run(s.net, par, SIM_NEVER);
+    else
+      sim_net_run(s.net, SIM_NEVER, NULL, NULL);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &w1);
+  const double wall = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
+  sim_net_stats stv = *sim_net_stats_get(s.net);
+  const sim_net_stats *st = &stv;
+  sim_time last = sim_net_now(s.net);
+  if (par)
+    reduce(&s, par, &stv, &last);
+  for (int i = 0; i < s.nc; i++) /* the means from exact sums: the same in any order */
+    s.c[i].lat_ns.sum = (double)s.c[i].lat_ps / 1000.0;
+  s.total_lat.sum = (double)s.total_lat_ps / 1000.0;
+  if (o->drain) {
     uint64_t gen = 0;
     for (int i = 0; i < s.nc; i++)
       gen += s.c[i].generated;
     undelivered = gen - st->packets;
     drained = undelivered == 0;
   }
-  clock_gettime(CLOCK_MONOTONIC, &w1);
-  const double wall = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
-  const sim_net_stats *st = sim_net_stats_get(s.net);
   const double window_s = (double)o->measure / SIM_PS_PER_S;
   const double node_Bps = su->net.gbps[SIM_LINK_NODE] * 1e9 / 8.0;
   double off_all = 0, acc_all = 0;
@@ -564,7 +667,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
   contend_json_uint(j, "events", st->events);
   contend_json_uint(j, "ecn_marks", st->ecn_marks);
   contend_json_uint(j, "cc_notifications", st->cc_notifications);
-  contend_json_double(j, "sim_time_us", (double)sim_net_now(s.net) / 1e6);
+  contend_json_double(j, "sim_time_us", (double)last / 1e6);
   if (ctr)
     sim_counters_summary_json(ctr, j, 10);
   contend_json_double(j, "wall_s", wall);
@@ -584,6 +687,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
     rc = -1;
   contend_hist_free(&s.total_lat);
   sim_net_free(s.net);
+  free(s.rng);
   free(s.slot_comp);
   free(s.slot_node);
   return rc;

@@ -15,6 +15,9 @@ typedef struct synth_run_opts {
   sim_time warmup, measure; /* simulated: generation runs warmup + measure */
   int drain;                /* then run until every packet has arrived */
   uint32_t source_queue;    /* packets a source may hold before refusing */
+  struct sim_par *par;      /* NULL: the whole fabric here; else this process's part
+                             * (collective over par->world: every figure is the
+                             * whole fabric's, on every process) */
 } synth_run_opts;
 
 /* Why a point's latencies are null: no packet generated in the measured

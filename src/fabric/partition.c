@@ -111,8 +111,9 @@ int sim_partition_make(const sim_topo *t, int parts, const char *method, uint64_
                        sim_partition *p, char *err, size_t errlen) {
   memset(p, 0, sizeof *p);
   if (parts < 1 || parts > t->nrouters) {
-    snprintf(err, errlen, "--parts %d: %s has %d routers: give 1 to %d", parts, t->spec,
-             t->nrouters, t->nrouters);
+    snprintf(err, errlen,
+             "%d parts (processes): %s has %d router%s, and a part needs one: at most %d parts",
+             parts, t->spec, t->nrouters, t->nrouters == 1 ? "" : "s", t->nrouters);
     return -1;
   }
   if (strcmp(method, "auto") && strcmp(method, "groups") && strcmp(method, "graph")) {

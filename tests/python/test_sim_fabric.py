@@ -123,7 +123,7 @@ NEAR = "near=flow:src=15,dst=4,load=0.01"
 FAR = "far=flow:src=26,dst=5,load=0.01"
 
 
-def victims(tmp_path, with_incast, cc="none"):
+def victims(tmp_path, with_incast, cc="none", seed=7):
     traffic = ";".join(([INCAST] if with_incast else []) + [NEAR, FAR])
     doc = sim(
         tmp_path,
@@ -139,7 +139,8 @@ def victims(tmp_path, with_incast, cc="none"):
         "50",
         "--measure-us",
         "1000",
-        name=f"v{with_incast}{cc}.json",
+        name=f"v{with_incast}{cc}{seed}.json",
+        seed=seed,
     )
     p = point(doc)
     return comp(p, "near")["latency_ns"]["mean"], comp(p, "far")["latency_ns"]["mean"]
@@ -153,9 +154,20 @@ def test_victims_of_a_congestion_tree(tmp_path):
 
 
 def test_perflow_keeps_the_victim_near_its_alone_latency(tmp_path):
-    near0, _ = victims(tmp_path, False)
-    near_cc, _ = victims(tmp_path, True, cc="perflow")
-    assert near_cc <= 2 * near0, (near_cc, near0)
+    """Over seeds 1-5 (the sources' draws): with per-flow control the near
+    victim's mean latency stays within 5x its latency alone at every seed
+    (2.2-4.6x measured; 12x without control), at most 3.5x at the median,
+    and at most a third of the uncontrolled one.  An earlier version checked
+    2x at seed 7 alone, which held at that seed only (1.6x; 2.2-4.6x at
+    seeds 1-5, before and after the event-order change)."""
+    ratios = []
+    for seed in range(1, 6):
+        near0, _ = victims(tmp_path, False, seed=seed)
+        near_cc, _ = victims(tmp_path, True, cc="perflow", seed=seed)
+        near, _ = victims(tmp_path, True, seed=seed)
+        ratios.append(near_cc / near0)
+        assert near_cc <= 5 * near0 and near_cc <= near / 3, (seed, near_cc, near0, near)
+    assert sorted(ratios)[2] <= 3.5, ratios
 
 
 # ---- rung 4: fat trees ----

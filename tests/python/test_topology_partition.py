@@ -83,7 +83,10 @@ def test_one_part_needs_no_lookahead(tmp_path, schema):
 @pytest.mark.parametrize(
     "args,words",
     [
-        (["--topology", DRAGONFLY, "--parts", "37"], "has 36 routers: give 1 to 36"),
+        (
+            ["--topology", DRAGONFLY, "--parts", "37"],
+            "has 36 routers, and a part needs one: at most 36",
+        ),
         (["--topology", DRAGONFLY, "--parts", "10", "--partition", "groups"], "has 9 groups"),
         (["--topology", TREE, "--parts", "2", "--partition", "groups"], "no groups or pods"),
         (["--topology", DRAGONFLY, "--partition", "metis"], "expected one of auto, groups, graph"),

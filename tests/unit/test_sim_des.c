@@ -1,8 +1,9 @@
 /* The simulator's event queue (src/engine_sim/des.c) against the order it
- * promises: events pop in (time, scheduling sequence) order, whatever mix
- * of pushes at the current time, within the current bucket, across the
- * wheel and beyond its horizon, peeks of the next time and pops.  The
- * reference is a plain array searched for its minimum. */
+ * promises: events pop in (time, kind, id) order, whatever mix of pushes
+ * at the current time, within the current bucket, across the wheel and
+ * beyond its horizon, peeks of the next time and pops (the reference is a
+ * plain array searched for its minimum); and the same events pushed in
+ * another order pop in the same order. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -11,8 +12,7 @@
 
 typedef struct {
   sim_time t;
-  uint64_t seq;
-  uint32_t id;
+  uint32_t kind, id;
 } ref_event;
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -28,7 +28,7 @@ static sim_time later(sim_time now) {
   const uint64_t bucket = 1ull << SIM_DES_BUCKET_SHIFT;
   switch (rnd() % 6) {
   case 0:
-    return now; /* the FIFO of the current time */
+    return now; /* the current time */
   case 1:
     return now + rnd() % 4; /* ties and the current bucket */
   case 2:
@@ -45,7 +45,8 @@ static sim_time later(sim_time now) {
 static size_t ref_min(const ref_event *r, size_t n) {
   size_t m = 0;
   for (size_t i = 1; i < n; i++)
-    if (r[i].t < r[m].t || (r[i].t == r[m].t && r[i].seq < r[m].seq))
+    if (r[i].t < r[m].t || (r[i].t == r[m].t && (r[i].kind < r[m].kind ||
+                                                 (r[i].kind == r[m].kind && r[i].id < r[m].id))))
       m = i;
   return m;
 }
@@ -55,15 +56,15 @@ static void run(int ops, int push_bias) {
   sim_des_init(&d);
   ref_event *ref = malloc(sizeof *ref * (size_t)ops);
   size_t nref = 0;
-  uint64_t seq = 0;
-  uint32_t id = 0;
+  uint32_t id = 0; /* distinct ids: every event is told apart */
   int mismatches = 0;
   for (int op = 0; op < ops; op++) {
     const uint64_t r = rnd() % 100;
     if (r < (uint64_t)push_bias || !nref) {
       const sim_time t = later(d.now);
-      sim_des_push(&d, t, 1, id);
-      ref[nref++] = (ref_event){t, seq++, id++};
+      const uint32_t kind = (uint32_t)(rnd() % 20), eid = id++ ^ 0x5555; /* not push order */
+      sim_des_push(&d, t, kind, eid);
+      ref[nref++] = (ref_event){t, kind, eid};
     } else if (r < (uint64_t)push_bias + 5) {
       const size_t m = ref_min(ref, nref);
       mismatches += sim_des_next_time(&d) != ref[m].t;
@@ -71,7 +72,8 @@ static void run(int ops, int push_bias) {
       const size_t m = ref_min(ref, nref);
       sim_event e;
       const int got = sim_des_pop(&d, &e);
-      mismatches += !got || e.id != ref[m].id || e.t != ref[m].t || d.now != ref[m].t;
+      mismatches += !got || e.id != ref[m].id || e.kind != ref[m].kind || e.t != ref[m].t ||
+                    d.now != ref[m].t;
       ref[m] = ref[--nref];
     }
     mismatches += sim_des_pending(&d) != nref;
@@ -92,7 +94,37 @@ static void run(int ops, int push_bias) {
   sim_des_free(&d);
 }
 
+/* The same events pushed in two orders (as a part of the fabric simulated
+ * alone receives a neighbour's events later than the whole fabric would
+ * schedule them) pop in the same order. */
+static void order_free_of_pushes(int n) {
+  ref_event *ev = malloc(sizeof *ev * (size_t)n);
+  for (int i = 0; i < n; i++)
+    ev[i] = (ref_event){later(0) % 50000, (uint32_t)(rnd() % 4), (uint32_t)i};
+  sim_des a, b;
+  sim_des_init(&a);
+  sim_des_init(&b);
+  for (int i = 0; i < n; i++)
+    sim_des_push(&a, ev[i].t, ev[i].kind, ev[i].id);
+  for (int i = n - 1; i >= 0; i--)
+    sim_des_push(&b, ev[i].t, ev[i].kind, ev[i].id);
+  int same = 1;
+  sim_event x, y;
+  while (sim_des_pop(&a, &x)) {
+    same &= sim_des_pop(&b, &y) && x.t == y.t && x.kind == y.kind && x.id == y.id;
+    if ((x.id & 7) == 0 && x.kind < 3) { /* an event that schedules another at once */
+      sim_des_push(&a, x.t, 3, x.id + (uint32_t)n);
+      sim_des_push(&b, y.t, 3, y.id + (uint32_t)n);
+    }
+  }
+  CHECK(same && !sim_des_pop(&b, &y));
+  free(ev);
+  sim_des_free(&a);
+  sim_des_free(&b);
+}
+
 int main(void) {
+  order_free_of_pushes(5000);
   run(20000, 50); /* about as many pushes as pops: a small queue */
   run(20000, 70); /* a growing queue: many events per bucket, chunks chained */
   run(5000, 95);  /* mostly pushes, then drained in order */
