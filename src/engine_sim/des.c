@@ -127,30 +127,26 @@ static uint64_t wheel_next(const sim_des *d, uint32_t from) {
   return 0;
 }
 
-/* Sorts a run a[0..n) of equal times by key: LSD radix on the key's
- * bytes that differ within the run (8 passes at most; ids and kinds are
- * small, so usually 3 or 4); scratch t. */
-static void sort_run_by_key(sim_event *a, sim_event *t, size_t n) {
-  uint64_t diff = 0;
-  for (size_t i = 1; i < n; i++)
-    diff |= a[i].key ^ a[0].key;
-  for (int sh = 0; sh < 64 && diff >> sh; sh += 8) {
-    if (!((diff >> sh) & 0xff))
-      continue;
-    size_t cnt[257] = {0};
-    for (size_t i = 0; i < n; i++)
-      cnt[((a[i].key >> sh) & 0xff) + 1]++;
-    for (int k = 0; k < 256; k++)
-      cnt[k + 1] += cnt[k];
-    for (size_t i = 0; i < n; i++)
-      t[cnt[(a[i].key >> sh) & 0xff]++] = a[i];
-    memcpy(a, t, n * sizeof *a);
-  }
+/* One stable counting pass over a[0..n) by the `bits`-bit digit at `sh`
+ * of the events' time (by_key 0) or key (1); scratch t. */
+static inline void counting_pass(sim_event *a, sim_event *t, size_t n, int by_key, int sh,
+                                 int bits) {
+  const uint64_t mask = (1ull << bits) - 1;
+  size_t cnt[257] = {0};
+  for (size_t i = 0; i < n; i++)
+    cnt[(((by_key ? a[i].key : a[i].t) >> sh) & mask) + 1]++;
+  for (uint64_t k = 0; k < mask + 1; k++)
+    cnt[k + 1] += cnt[k];
+  for (size_t i = 0; i < n; i++)
+    t[cnt[((by_key ? a[i].key : a[i].t) >> sh) & mask]++] = a[i];
+  memcpy(a, t, n * sizeof *a);
 }
 
 /* Sorts a[0..n) by (time, key) within one bucket (the low
- * SIM_DES_BUCKET_SHIFT bits of time); scratch t.  A stable radix sort by
- * time, then each run of equal times by key (runs are short). */
+ * SIM_DES_BUCKET_SHIFT bits of time); scratch t: a stable radix sort by
+ * time, then each run of equal times by key (LSD radix on the key bytes
+ * that differ within the run: ids and kinds are small, so few passes;
+ * synchronised sources make runs of thousands). */
 static void sort_bucket(sim_event *a, sim_event *t, size_t n) {
   if (n <= 32) {
     for (size_t i = 1; i < n; i++) {
@@ -164,23 +160,18 @@ static void sort_bucket(sim_event *a, sim_event *t, size_t n) {
     }
     return;
   }
-  /* LSD radix, two passes of 5 bits */
-  for (int pass = 0; pass < 2; pass++) {
-    const int sh = pass * 5;
-    size_t cnt[33] = {0};
-    for (size_t i = 0; i < n; i++)
-      cnt[((a[i].t >> sh) & 31) + 1]++;
-    for (int k = 0; k < 32; k++)
-      cnt[k + 1] += cnt[k];
-    for (size_t i = 0; i < n; i++)
-      t[cnt[(a[i].t >> sh) & 31]++] = a[i];
-    memcpy(a, t, n * sizeof *a);
-  }
+  counting_pass(a, t, n, 0, 0, 5);
+  counting_pass(a, t, n, 0, 5, 5);
   for (size_t i = 0, j; i < n; i = j) { /* each run of equal times by key */
     for (j = i + 1; j < n && a[j].t == a[i].t; j++)
       ;
     if (j - i > 16) {
-      sort_run_by_key(a + i, t, j - i);
+      uint64_t diff = 0;
+      for (size_t k = i + 1; k < j; k++)
+        diff |= a[k].key ^ a[i].key;
+      for (int sh = 0; sh < 64 && diff >> sh; sh += 8)
+        if ((diff >> sh) & 0xff)
+          counting_pass(a + i, t, j - i, 1, sh, 8);
       continue;
     }
     for (size_t k = i + 1; k < j; k++) {
