@@ -26,7 +26,7 @@ int pairs_bully_parse(pairs_bully *b, const contend_params *opts, char *err, siz
     return -1;
   }
   b->random = !strcmp(place, "random");
-  b->share = (int)contend_param_int(opts, "bully_share");
+  b->share = contend_param_bool(opts, "bully_share");
   if (!spec || !*spec) {
     if (b->nodes > 0 || b->share || contend_param_is_set(opts, "bully_place")) {
       snprintf(err, errlen, "--bully-nodes, --bully-place and --bully-share need --bully MOTIF");

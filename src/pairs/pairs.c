@@ -55,7 +55,7 @@ static const contend_param_def pairs_defs[] = {
      0, 1e7},
     {"bully_place", CONTEND_P_STRING, "last", "",
      "the --bully's nodes: last (the run's last nodes) or random (drawn with the seed)", 0, 0},
-    {"bully_share", CONTEND_P_BOOL, "false", "",
+    {"bully_share", CONTEND_P_BOOL, "0", "",
      "the pairs on every node, the --bully on the other ranks of its nodes (needs "
      "--ranks-per-node 2 or more; ranks of other nodes beyond the first wait): the links the "
      "bully stalls at its own NICs are then measured too",
