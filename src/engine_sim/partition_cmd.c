@@ -57,16 +57,6 @@ static void help(const contend_params *p) {
   contend_sb_free(&o);
 }
 
-/* The lookahead (ps): the smallest latency of a cut link's class; -1
- * when nothing is cut. */
-static long long lookahead_of(const sim_partition *pt, const sim_net_config *net, int *cls) {
-  long long best = -1;
-  for (int c = 0; c < SIM_LINK_NCLASS; c++)
-    if (pt->cut_by_class[c] && (best < 0 || (long long)net->latency[c] < best))
-      best = (long long)net->latency[c], *cls = c;
-  return best;
-}
-
 static void table(const sim_setup *su, const sim_partition *pt, long long look, int cls,
                   contend_strbuf *o) {
   const sim_topo *t = &su->topo;
@@ -162,7 +152,8 @@ int contend_topology_partition_main(int argc, char **argv) {
     goto out;
   }
   int cls = 0;
-  const long long look = lookahead_of(&pt, &su->net, &cls);
+  const uint64_t ps = sim_partition_lookahead(&pt, su->net.latency, &cls);
+  const long long look = ps == UINT64_MAX ? -1 : (long long)ps; /* -1: one part */
   if (look == 0) {
     snprintf(err, sizeof err,
              "the partition cuts %s links, whose latency is 0 ns: no lookahead for a parallel "

@@ -212,10 +212,8 @@ static int sim_run(int argc, char **argv, contend_group *world) {
   if (!*err && P > 1 &&
       sim_partition_make(&su->topo, P, contend_param_str(p, "partition"), seed, &pt, err,
                          sizeof err) == 0) {
-    sim_time look = SIM_NEVER;
-    for (int c = 0; c < SIM_LINK_NCLASS; c++)
-      if (pt.cut_by_class[c] && su->net.latency[c] < look)
-        look = su->net.latency[c];
+    int cls;
+    const sim_time look = sim_partition_lookahead(&pt, su->net.latency, &cls);
     if (look == 0)
       snprintf(err, sizeof err,
                "the partition over %d processes cuts links of latency 0 ns: no lookahead (give "

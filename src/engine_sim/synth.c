@@ -453,10 +453,10 @@ static void lat_json(contend_json *j, const contend_hist *h) {
  * the parts' counts, histograms and stats, their latency extremes and
  * last event time. */
 static void reduce(synth *s, sim_par *par, sim_net_stats *st, sim_time *last) {
-  contend_hist *h[64];
-  uint64_t *sum_ps[64];
+  contend_hist *h[MAX_COMPONENTS + 1]; /* the components', then the total's */
+  uint64_t *sum_ps[MAX_COMPONENTS + 1];
   int nh = 0;
-  for (int i = 0; i < s->nc && nh < 63; i++)
+  for (int i = 0; i < s->nc; i++)
     h[nh] = &s->c[i].lat_ns, sum_ps[nh++] = &s->c[i].lat_ps;
   h[nh] = &s->total_lat, sum_ps[nh++] = &s->total_lat_ps;
   size_t n = 7 + (size_t)nh * (2 + CONTEND_HIST_NBUCKETS);

@@ -180,3 +180,12 @@ void sim_partition_free(sim_partition *p) {
   free(p->cut_ports);
   memset(p, 0, sizeof *p);
 }
+
+uint64_t sim_partition_lookahead(const sim_partition *p, const uint64_t latency[SIM_LINK_NCLASS],
+                                 int *cls) {
+  uint64_t best = UINT64_MAX;
+  for (int c = 0; c < SIM_LINK_NCLASS; c++)
+    if (p->cut_by_class[c] && latency[c] < best)
+      best = latency[c], *cls = c;
+  return best;
+}

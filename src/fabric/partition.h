@@ -43,4 +43,10 @@ int sim_partition_make(const sim_topo *t, int parts, const char *method, uint64_
                        sim_partition *p, char *err, size_t errlen);
 void sim_partition_free(sim_partition *p);
 
+/* The lookahead of a simulation over the parts: the smallest of latency[]
+ * (per link class, any time unit) over the classes the partition cuts,
+ * its class in *cls; UINT64_MAX when nothing is cut (one part). */
+uint64_t sim_partition_lookahead(const sim_partition *p, const uint64_t latency[SIM_LINK_NCLASS],
+                                 int *cls);
+
 #endif

@@ -90,10 +90,8 @@ static outcome run(const sim_setup *su, const sim_partition *pt, int parts) {
   const sim_topo *t = &su->topo;
   traffic *tr = calloc((size_t)parts, sizeof *tr);
   delivery *all = calloc((size_t)t->nnodes * MSGS, sizeof *all);
-  sim_time look = SIM_NEVER;
-  for (int c = 0; c < SIM_LINK_NCLASS; c++)
-    if (pt && pt->cut_by_class[c] && su->net.latency[c] < look)
-      look = su->net.latency[c];
+  int cls;
+  const sim_time look = pt ? sim_partition_lookahead(pt, su->net.latency, &cls) : SIM_NEVER;
   for (int k = 0; k < parts; k++) {
     traffic *x = &tr[k];
     sim_net_hooks h = {.arg = x, .delivered = on_delivered, .timer = on_timer};
