@@ -200,9 +200,7 @@ static int sim_run(int argc, char **argv, contend_group *world) {
   contend_files_init(&files);
   sim_params_files(p, &files);
   *err = 0;
-  if (P > 1 && contend_param_str(p, "counters")[0])
-    snprintf(err, sizeof err, "--counters over %d processes is not built yet: run one process", P);
-  else if (P > 1 && su->net.cc != SIM_CC_NONE)
+  if (P > 1 && su->net.cc != SIM_CC_NONE)
     snprintf(err, sizeof err,
              "--cc %s over %d processes is not built yet (its notes go back to the source): "
              "run one process",
