@@ -23,25 +23,39 @@
 #include <stddef.h>
 
 #include "contend/json.h"
+#include "contend/world.h"
 #include "net.h"
 
 typedef struct sim_counters sim_counters;
 
 /* Starts sampling net every `interval` ps (0: once, at close) into the
- * CSV at path (NULL: summary only).  The CSV stays within max_bytes: a
- * sample that takes it past that is cut off again (the file keeps whole
+ * CSV at path (NULL: summary only), while the fabric has work: events
+ * pending or credits on their way back.  The CSV stays within max_bytes:
+ * a sample that takes it past that is cut off again (the file keeps whole
  * samples) and no later one is written; the summary then records
- * "csv_stopped_at_us" and one line on stderr says so.  The file is written under a
- * temporary name (contend/files.h) and renamed at close; a run that
- * fails abandons it.  Returns 0, or -1 with err. */
-int sim_counters_open(sim_counters **out, sim_net *n, const char *path, sim_time interval,
-                      uint64_t max_bytes, char *err, size_t errlen);
-/* "counters": {"interval_us", "top_stalled": [...], "by_tier": [...]} */
+ * "csv_stopped_at_us" and one line on stderr says so.  The file is
+ * written under a temporary name (contend/files.h) and renamed at close;
+ * a run that fails abandons it.
+ *
+ * world: the processes net's parts run on (sim_net_partition; NULL: net
+ * is the whole fabric).  Then open, every sample, the summary and close
+ * are collective over world: each part counts the ports whose source it
+ * holds, the sample timer runs in every part at the same times, and rank
+ * 0 writes the CSV and the summary, the same bytes as one process (its
+ * port order), receiving the parts' rows a run of ports at a time.  Other
+ * processes create no file.  Returns 0, or -1 with err (in every
+ * process). */
+int sim_counters_open(sim_counters **out, sim_net *n, contend_group *world, const char *path,
+                      sim_time interval, uint64_t max_bytes, char *err, size_t errlen);
+/* "counters": {"sim_time_us", ["csv_stopped_at_us",] "top_stalled": [...],
+ * "by_tier": [...]}
+ * (over processes: whole at rank 0 only). */
 void sim_counters_summary_json(sim_counters *c, contend_json *j, int top);
-/* Last sample, file renamed into place; frees c.  Returns 0 or -1 (err). */
+/* Last sample, file renamed into place; frees c.  Returns 0 or -1 (err;
+ * over processes, in every process). */
 int sim_counters_close(sim_counters *c, char *err, size_t errlen);
 /* Removes the temporary file and frees c (a run that failed or was
- * refused: no header-only file).  NULL: nothing. */
+ * refused: no header-only file).  NULL: nothing.  Not collective. */
 void sim_counters_abandon(sim_counters *c);
 
 #endif

@@ -261,7 +261,7 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
     fprintf(stderr, "contend: error: %s\n", err);
     return CONTEND_EXIT_USAGE;
   }
-  if (sim_counters_open(&E.ctr, E.net, E.su.counters, E.su.counter_interval,
+  if (sim_counters_open(&E.ctr, E.net, NULL, E.su.counters, E.su.counter_interval,
                         E.su.counters_max_bytes, err, sizeof err)) {
     fprintf(stderr, "contend: error: %s\n", err);
     sim_net_free(E.net);

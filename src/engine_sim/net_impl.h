@@ -144,6 +144,9 @@ int sim_part_ship_credit(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, si
  * packet is in, forgets the assembly. */
 uint32_t sim_part_assemble(sim_net *n, uint32_t m);
 void sim_part_delivered(sim_net *n, uint32_t m);
+/* The part that owns channel c, the part of its source (0 without parts):
+ * its counters (bytes, stalls, credits) are kept there. */
+int sim_part_of_channel(const sim_net *n, uint32_t c);
 void sim_net_partition_free(sim_net *n);
 
 /* calloc of n x size (n = 0: one) that ends the run on out-of-memory,

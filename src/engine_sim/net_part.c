@@ -106,6 +106,8 @@ int sim_net_owns_node(const sim_net *n, int node) {
   return !n->ps || n->part_of_router[n->t->node_router[node]] == n->me;
 }
 
+int sim_part_of_channel(const sim_net *n, uint32_t c) { return n->ps ? n->ps->src_part[c] : 0; }
+
 const void *sim_net_outbox(const sim_net *n, int q, size_t *len) {
   *len = n->ps ? n->ps->out[q].n : 0;
   return n->ps ? n->ps->out[q].b : NULL;

@@ -200,9 +200,7 @@ static int sim_run(int argc, char **argv, contend_group *world) {
   contend_files_init(&files);
   sim_params_files(p, &files);
   *err = 0;
-  if (P > 1 && contend_param_str(p, "counters")[0])
-    snprintf(err, sizeof err, "--counters over %d processes is not built yet: run one process", P);
-  else if (P > 1 && su->net.cc != SIM_CC_NONE)
+  if (P > 1 && su->net.cc != SIM_CC_NONE)
     snprintf(err, sizeof err,
              "--cc %s over %d processes is not built yet (its notes go back to the source): "
              "run one process",
@@ -344,13 +342,18 @@ static int sim_run(int argc, char **argv, contend_group *world) {
       wall > 0 ? (double)hops / wall : 0.0);
   contend_sb_printf(&js, "\n");
   rc = 0;
-  if (output && output[0]) {
+  if (lead && output && output[0]) { /* rank 0's JSON is the whole one (the counters summary) */
     if (contend_write_file_atomic(output, js.s, js.len, err, sizeof err)) {
       fprintf(stderr, "contend sim: %s\n", err);
       rc = CONTEND_EXIT_FAIL;
     } else if (!quiet) {
       fprintf(stderr, "contend sim: results in %s\n", output);
     }
+  }
+  if (world) { /* the same status on every rank */
+    int64_t failed = rc != 0;
+    contend_gallreduce(world, &failed, 1, CONTEND_DT_INT64, CONTEND_OP_MAX);
+    rc = failed ? CONTEND_EXIT_FAIL : 0;
   }
   contend_sb_free(&js);
 out:

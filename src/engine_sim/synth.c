@@ -573,8 +573,9 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
   s.t_end = o->warmup + o->measure;
   s.generating = 1;
   sim_counters *ctr = NULL;
-  if (su->counters && sim_counters_open(&ctr, s.net, su->counters, su->counter_interval,
-                                        su->counters_max_bytes, err, errlen)) {
+  if (su->counters &&
+      sim_counters_open(&ctr, s.net, par ? par->world : NULL, su->counters, su->counter_interval,
+                        su->counters_max_bytes, err, errlen)) {
     sim_net_free(s.net);
     free(s.rng);
     free(s.slot_comp);

@@ -45,8 +45,8 @@ static int by_groups(const sim_topo *t, int parts, int *part, char *err, size_t 
   }
   if (G < parts) {
     snprintf(err, errlen,
-             "--partition groups: %s has %d %s, fewer than --parts %d: give at most %d, or "
-             "--partition graph",
+             "--partition groups: %s has %d %s, fewer than %d parts (processes): give at most "
+             "%d, or --partition graph",
              t->spec, G, t->kind == SIM_TOPO_DRAGONFLY ? "groups" : "pods", parts, G);
     return -1;
   }
@@ -164,7 +164,7 @@ int sim_partition_make(const sim_topo *t, int parts, const char *method, uint64_
     if (!p->routers[k]) {
       snprintf(err, errlen,
                "--partition %s: the partition of %s into %d parts leaves part %d without a "
-               "router: give fewer --parts",
+               "router: give fewer parts (processes)",
                p->method, t->spec, parts, k);
       sim_partition_free(p);
       return -1;

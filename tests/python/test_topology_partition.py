@@ -89,6 +89,10 @@ def test_one_part_needs_no_lookahead(tmp_path, schema):
         ),
         (["--topology", DRAGONFLY, "--parts", "10", "--partition", "groups"], "has 9 groups"),
         (["--topology", TREE, "--parts", "2", "--partition", "groups"], "no groups or pods"),
+        (
+            ["--topology", "fattree:leaves=2,nodes=2,uplinks=1", "--parts", "2"],
+            "leaves part 1 without a router: give fewer parts",
+        ),
         (["--topology", DRAGONFLY, "--partition", "metis"], "expected one of auto, groups, graph"),
         (["--topology", DRAGONFLY, "--parts", "0"], "--parts"),
         (["--topology", DRAGONFLY, "--global-latency-ns", "0"], "no lookahead"),
