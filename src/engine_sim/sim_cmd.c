@@ -283,6 +283,8 @@ static int sim_run(int argc, char **argv, contend_group *world) {
     synth_point pt;
     if (synth_run(su, &a.spec, loads[i], 1, &o, &j, &pt, err, sizeof err)) {
       contend_sb_free(&js);
+      if (tty != stdout)
+        fclose(tty);
       rc = lead ? usage_error(err) : CONTEND_EXIT_USAGE;
       goto out;
     }
@@ -355,6 +357,8 @@ static int sim_run(int argc, char **argv, contend_group *world) {
     contend_gallreduce(world, &failed, 1, CONTEND_DT_INT64, CONTEND_OP_MAX);
     rc = failed ? CONTEND_EXIT_FAIL : 0;
   }
+  if (tty != stdout)
+    fclose(tty);
   contend_sb_free(&js);
 out:
   sim_cmd_args_free(&a);
