@@ -63,17 +63,66 @@ typedef struct nic_cc {
   double util; /* of the last complete window (fraction) */
 } nic_cc;
 
-typedef struct note {
-  int32_t src, dst;
-  double rate; /* perflow: the rate to take; ecn: < 0 */
-} note;
+typedef sim_cc_note note;
 
+/* Notifications in flight: a binary heap on (t, c, i), the order in which
+ * one process makes notes of equal delay (deliveries of one time in
+ * channel order, a delivery's notes in turn), so that notes made in other
+ * parts of the fabric (sim_cc_note_land) take effect in the same order. */
 typedef struct cc_state {
   nic_cc *nic;
-  note *q; /* notifications in flight, FIFO (equal delays) */
-  uint32_t qhead, qlen, qcap;
+  note *q;
+  uint32_t qlen, qcap;
   sim_time delay; /* notification delay */
 } cc_state;
+
+static int note_before(const note *x, const note *y) {
+  if (x->t != y->t)
+    return x->t < y->t;
+  return x->c != y->c ? x->c < y->c : x->i < y->i;
+}
+
+static void note_push(cc_state *s, const note *x) {
+  if (s->qlen == s->qcap) {
+    s->qcap = s->qcap ? 2 * s->qcap : 256;
+    s->q = realloc(s->q, sizeof *s->q * s->qcap);
+    if (!s->q)
+      contend_fail("out of memory (congestion notifications)");
+  }
+  uint32_t i = s->qlen++;
+  while (i && note_before(x, &s->q[(i - 1) / 2])) {
+    s->q[i] = s->q[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  s->q[i] = *x;
+}
+
+static note note_pop(cc_state *s) {
+  const note top = s->q[0];
+  const note last = s->q[--s->qlen];
+  uint32_t i = 0;
+  for (;;) {
+    uint32_t k = 2 * i + 1;
+    if (k >= s->qlen)
+      break;
+    if (k + 1 < s->qlen && note_before(&s->q[k + 1], &s->q[k]))
+      k++;
+    if (!note_before(&s->q[k], &last))
+      break;
+    s->q[i] = s->q[k];
+    i = k;
+  }
+  if (s->qlen)
+    s->q[i] = last;
+  return top;
+}
+
+sim_time sim_cc_delay(const sim_net_config *c) {
+  /* one-way delay of a notification: across a tree of two levels of
+   * routers (node, local, global, local, node links) */
+  return 2 * c->latency[SIM_LINK_NODE] + 2 * c->latency[SIM_LINK_LOCAL] +
+         c->latency[SIM_LINK_GLOBAL] + 4 * c->router_latency;
+}
 
 static cc_state *CC(sim_net *n) { return n->cc; }
 
@@ -85,11 +134,7 @@ int sim_cc_init(sim_net *n, char *err, size_t errlen) {
   s->nic = calloc((size_t)n->t->nnodes, sizeof *s->nic);
   if (!s->nic)
     contend_fail("out of memory (congestion control)");
-  /* one-way delay of a notification: across a tree of two levels of
-   * routers (node, local, global, local, node links) */
-  const sim_net_config *c = &n->cfg;
-  s->delay = 2 * c->latency[SIM_LINK_NODE] + 2 * c->latency[SIM_LINK_LOCAL] +
-             c->latency[SIM_LINK_GLOBAL] + 4 * c->router_latency;
+  s->delay = sim_cc_delay(&n->cfg);
   n->cc = s;
   return 0;
 }
@@ -184,23 +229,20 @@ void sim_cc_departure(sim_net *n, sim_pkt *p, uint32_t occupied, uint32_t capaci
   }
 }
 
-static void notify(sim_net *n, int src, int dst, double rate) {
+/* A note for source src, made by the delivery over channel c (its i-th):
+ * it takes effect one notification delay from now, in src's part. */
+static void notify(sim_net *n, uint32_t c, uint32_t i, int src, int dst, double rate) {
   cc_state *s = CC(n);
-  if (s->qlen == s->qcap) {
-    const uint32_t cap = s->qcap ? 2 * s->qcap : 256;
-    note *q = malloc(sizeof *q * cap);
-    if (!q)
-      contend_fail("out of memory (congestion notifications)");
-    for (uint32_t i = 0; i < s->qlen; i++)
-      q[i] = s->q[(s->qhead + i) % s->qcap];
-    free(s->q);
-    s->q = q;
-    s->qcap = cap;
-    s->qhead = 0;
-  }
-  s->q[(s->qhead + s->qlen++) % s->qcap] = (note){src, dst, rate};
+  const note x = {.t = n->des.now + s->delay, .c = c, .i = i, .src = src, .dst = dst, .rate = rate};
   n->stats.cc_notifications++;
-  sim_des_push(&n->des, n->des.now + s->delay, EV_CC, 0);
+  if (n->ps && sim_part_ship_note(n, &x))
+    return;
+  sim_cc_note_land(n, &x);
+}
+
+void sim_cc_note_land(sim_net *n, const sim_cc_note *x) {
+  note_push(CC(n), x);
+  sim_des_push(&n->des, x->t, EV_CC, 0);
 }
 
 /* Remembers that src sent to this destination now; drops stale sources. */
@@ -229,7 +271,7 @@ static void saw_source(nic_cc *x, int src, sim_time now, sim_time window) {
   x->seen[x->nsrc++] = now;
 }
 
-void sim_cc_delivered(sim_net *n, const sim_pkt *p) {
+void sim_cc_delivered(sim_net *n, const sim_pkt *p, uint32_t c) {
   cc_state *s = CC(n);
   const sim_time now = n->des.now, T = n->cfg.cc_period;
   nic_cc *d = &s->nic[p->dst];
@@ -251,9 +293,9 @@ void sim_cc_delivered(sim_net *n, const sim_pkt *p) {
       active += d->seen[i] + W >= now;
     if (active < 2)
       return; /* one sender cannot congest its own destination */
-    for (uint32_t i = 0; i < d->nsrc; i++)
+    for (uint32_t i = 0, k = 0; i < d->nsrc; i++)
       if (d->seen[i] + W >= now)
-        notify(n, d->src[i], (int)p->dst, PERFLOW_SHARE / active);
+        notify(n, c, k++, d->src[i], (int)p->dst, PERFLOW_SHARE / active);
     return;
   }
   if (!(p->flags & PKT_ECN))
@@ -262,15 +304,13 @@ void sim_cc_delivered(sim_net *n, const sim_pkt *p) {
   if (f->last_cnp && now < f->last_cnp + T / 8)
     return;
   f->last_cnp = now;
-  notify(n, (int)p->src, (int)p->dst, -1);
+  notify(n, c, 0, (int)p->src, (int)p->dst, -1);
 }
 
 void sim_cc_event(sim_net *n, uint32_t id) {
   (void)id;
   cc_state *s = CC(n);
-  const note x = s->q[s->qhead];
-  s->qhead = (s->qhead + 1) % s->qcap;
-  s->qlen--;
+  const note x = note_pop(s); /* the earliest: its time is now */
   const sim_time now = n->des.now;
   flow *f = flow_of(&s->nic[x.src], x.dst, now);
   if (x.rate >= 0) { /* perflow */

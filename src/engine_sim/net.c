@@ -382,7 +382,9 @@ double sim_net_buffer_bytes(const sim_net *n) { return n->cfg.buffer_bytes; }
 
 size_t sim_net_pending(const sim_net *n) { return sim_des_pending(&n->des); }
 
-static void deliver(sim_net *n, uint32_t p) {
+/* Packet p reached its NIC over ejection channel c (the key of the
+ * notifications it may cause). */
+static void deliver(sim_net *n, uint32_t p, uint32_t c) {
   const sim_pkt *pk = &n->pkt[p];
   const uint32_t mi = n->ps ? sim_part_assemble(n, pk->msg) : pk->msg;
   sim_msg *m = &n->msg[mi];
@@ -390,7 +392,7 @@ static void deliver(sim_net *n, uint32_t p) {
   n->stats.packets++;
   n->stats.bytes_delivered += payload;
   if (n->cfg.cc != SIM_CC_NONE)
-    sim_cc_delivered(n, pk);
+    sim_cc_delivered(n, pk, c);
   sim_pkt_release(n, p);
   if (++m->got == m->npkts) {
     if (n->hooks.delivered)
@@ -411,7 +413,7 @@ static void on_arrive(sim_net *n, uint32_t c) {
   else
     sim_des_push(&n->des, pk->next_t_arr, EV_ARRIVE, c);
   if (ch->dst_router < 0) {
-    deliver(n, p);
+    deliver(n, p, c);
     return;
   }
   n->cfg.router->arrive(n, c, p);

@@ -126,9 +126,12 @@ void sim_net_seed(sim_net *n, uint64_t seed);
  * another part goes to that part's outbox instead; the driver runs every
  * part in windows no longer than the smallest latency of a link between
  * parts, hands each part's outbox for q to q with sim_net_inbox (the
- * parts in order), then clears the outboxes.  Not with congestion control
- * (its notes go back to the source). */
+ * parts in order), then clears the outboxes.  Congestion control's notes
+ * go to their source NIC's part the same way (sim_cc_delay). */
 void sim_net_partition(sim_net *n, const int *part_of_router, int parts, int me);
+/* --cc's notification delay under cfg (ps): a notification crosses parts
+ * in the swap of a window, so a partition's lookahead must not exceed it. */
+sim_time sim_cc_delay(const sim_net_config *cfg);
 int sim_net_owns_node(const sim_net *n, int node);
 /* The records for part q since the last clear (len bytes; valid until the
  * next event or clear). */

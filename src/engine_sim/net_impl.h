@@ -275,8 +275,23 @@ sim_time sim_cc_allowed(sim_net *n, int node, sim_msg *m);
 void sim_cc_departure(sim_net *n, sim_pkt *p, uint32_t occupied, uint32_t capacity, int to_nic);
 /* a packet of m of `wire` bytes left node's NIC, serialized in s */
 void sim_cc_sent(sim_net *n, int node, sim_msg *m, sim_time s);
-/* a packet reached its destination NIC */
-void sim_cc_delivered(sim_net *n, const sim_pkt *p);
+/* a packet reached its destination NIC over ejection channel c */
+void sim_cc_delivered(sim_net *n, const sim_pkt *p, uint32_t c);
+/* A congestion notification for source NIC src about its flow to dst,
+ * taking effect at t; (c, i) orders notes of equal t as one process
+ * makes them (c: the ejection channel whose delivery made it, i: its
+ * number among that delivery's notes).  rate: perflow's, ecn: < 0. */
+typedef struct sim_cc_note {
+  sim_time t;
+  uint32_t c, i;
+  int32_t src, dst;
+  double rate;
+} sim_cc_note;
+/* A note made in another part of the fabric, for a source NIC of this
+ * one (net_part.c's inbox). */
+void sim_cc_note_land(sim_net *n, const sim_cc_note *x);
+/* Ships note x to the part of its source NIC; 0: that is this part. */
+int sim_part_ship_note(sim_net *n, const sim_cc_note *x);
 /* an EV_CC event fired */
 void sim_cc_event(sim_net *n, uint32_t id);
 /* the NIC of node may have become allowed to send: rearm its arbiter */

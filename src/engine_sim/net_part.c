@@ -21,7 +21,7 @@
 #define GHOST_PACKET 0xfffffffeu
 #define GHOST_ASSEMBLY 0xfffffffdu
 
-enum { REC_PACKET = 1, REC_CREDIT = 2 };
+enum { REC_PACKET = 1, REC_CREDIT = 2, REC_NOTE = 3 };
 
 typedef struct rec_packet {
   uint32_t type, c;
@@ -36,6 +36,11 @@ typedef struct rec_credit {
   uint32_t type, c, vc, bytes;
   sim_time t;
 } rec_credit;
+
+typedef struct rec_note {
+  uint32_t type, pad;
+  sim_cc_note x;
+} rec_note;
 
 typedef struct outbox {
   char *b;
@@ -160,6 +165,15 @@ int sim_part_ship_credit(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, si
   return 1;
 }
 
+int sim_part_ship_note(sim_net *n, const sim_cc_note *x) {
+  const int q = n->part_of_router[n->t->node_router[x->src]];
+  if (q == n->me)
+    return 0;
+  const rec_note r = {.type = REC_NOTE, .x = *x};
+  put(&n->ps->out[q], &r, sizeof r);
+  return 1;
+}
+
 static size_t hash(uint64_t a, uint64_t b, size_t cap) {
   uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
   return (size_t)(h ^ (h >> 29)) & (cap - 1);
@@ -246,6 +260,13 @@ void sim_net_inbox(sim_net *n, const void *buf, size_t len) {
       memcpy(&r, at, sizeof r);
       at += sizeof r;
       sim_credit_land(n, r.c, r.vc, r.bytes, r.t);
+      continue;
+    }
+    if (type == REC_NOTE) {
+      rec_note r;
+      memcpy(&r, at, sizeof r);
+      at += sizeof r;
+      sim_cc_note_land(n, &r.x);
       continue;
     }
     rec_packet r;

@@ -6,8 +6,8 @@ adaptive routing and an incast, drained); the partition and its lookahead
 are recorded; port counters (--counters) over processes give the CSV and
 summary of one process, their size cap included; refusals (more processes
 than routers, a partition that leaves a process without a router, a cut
-link without latency, what is not built over processes yet) exit 2 on every
-rank and leave no file."""
+link without latency) exit 2 on every rank and leave no file; congestion
+control's notifications (ecn, perflow) cross parts too."""
 
 import json
 
@@ -29,6 +29,17 @@ CASES = {
         "--routing", "adaptive", "--traffic", "incast:senders=0-31,dst=40,load=0.5;uniform:load=0.4",
         "--warmup-us", "5", "--measure-us", "30", "--drain", "--partition", "graph",
     ],
+    # congestion control: notifications go back to the source's part
+    "dragonfly_ecn_incast": [
+        "--topology", "dragonfly:a=4,p=4,h=2", "--cc", "ecn",
+        "--traffic", "incast:senders=0-39,dst=100,load=0.6;uniform:load=0.3",
+        "--warmup-us", "5", "--measure-us", "30", "--drain",
+    ],
+    "tree3_perflow_incast": [
+        "--topology", "fattree:pods=4,leaves=4,nodes=4,uplinks=2,pod_uplinks=2", "--cc", "perflow",
+        "--traffic", "incast:senders=0-31,dst=40,load=0.5;uniform:load=0.4",
+        "--warmup-us", "5", "--measure-us", "30", "--drain",
+    ],
 }  # fmt: skip
 
 
@@ -48,6 +59,8 @@ def test_any_process_count_gives_the_same_results(mpirun, tmp_path, case):
     base = json.loads(one.read_text())
     assert base["processes"] == {"count": 1}
     assert base["points"][0]["drained"] is True and base["points"][0]["packet_hops"] > 10000
+    if "--cc" in CASES[case]:  # the notes are what this case is about
+        assert base["points"][0]["cc_notifications"] > 100
     for p in (2, 3):
         out = tmp_path / f"p{p}.json"
         r = mpirun(p, "sim", *CASES[case], "--seed", "4", "-q", "-o", out, timeout=600)
@@ -119,7 +132,6 @@ def test_the_counters_cap_cuts_at_the_same_sample_over_processes(mpirun, tmp_pat
         # 2 leaves and a spine: METIS puts all 3 routers in one part
         (["--topology", "fattree:leaves=2,nodes=2,uplinks=1"], "leaves part 1 without a router"),
         (["--topology", "dragonfly:a=4,p=2,h=2", "--global-latency-ns", "0"], "no lookahead"),
-        (["--topology", "dragonfly:a=4,p=2,h=2", "--cc", "ecn"], "not built yet"),
         (
             ["--topology", "dragonfly:a=4,p=2,h=2", "--counter-interval-us", "-1"],
             "--counter-interval",
