@@ -26,3 +26,15 @@ double contend_peak_rss_mib(void) {
   getrusage(RUSAGE_SELF, &ru);
   return (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
 }
+
+int contend_launcher_size(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                     "MPI_LOCALNRANKS", NULL};
+  for (int i = 0; vars[i]; i++) {
+    const char *v = getenv(vars[i]);
+    const int n = v ? atoi(v) : 0;
+    if (n > 1)
+      return n;
+  }
+  return 1;
+}

@@ -6,4 +6,9 @@
  * where /proc is missing). */
 double contend_peak_rss_mib(void);
 
+/* The number of processes an MPI launcher (mpirun, mpiexec, srun) started
+ * together with this one, read from the environment it sets (Open MPI,
+ * MPICH/Hydra, PMIx, Slurm's PMI); 1 when none did.  Needs no MPI. */
+int contend_launcher_size(void);
+
 #endif

@@ -366,19 +366,6 @@ out:
   return rc;
 }
 
-/* A launch of `contend sim` under MPI (mpirun, srun) with more than one
- * process: the environment the launchers set. */
-static int under_mpi(void) {
-  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
-                                     "MPI_LOCALNRANKS", NULL};
-  for (int i = 0; vars[i]; i++) {
-    const char *v = getenv(vars[i]);
-    if (v && atoi(v) > 1)
-      return 1;
-  }
-  return 0;
-}
-
 typedef struct sim_launch {
   int argc;
   char **argv;
@@ -390,7 +377,7 @@ static int sim_body(contend_group *world, void *arg) {
 }
 
 int contend_sim_main(int argc, char **argv) {
-  if (!under_mpi())
+  if (contend_launcher_size() == 1) /* not under mpirun/srun with P > 1 */
     return sim_run(argc, argv, NULL);
   const contend_engine *mpi = contend_engine_find("mpi");
   sim_launch sl = {argc, argv};

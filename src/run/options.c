@@ -8,6 +8,7 @@
 
 #include "../coop/fiber.h"
 #include "../core/error.h"
+#include "../core/proc.h"
 #include "envelope.h"
 
 static const contend_param_def contend_run_option_defs[] = {
@@ -162,6 +163,22 @@ const contend_engine *contend_run_engine(const contend_params *opts, const conte
   const contend_engine *e = selected_engine(opts, err, errlen);
   if (!e)
     return NULL;
+  const int launched = contend_launcher_size();
+  if (e->in_process && launched > 1) {
+    if (e->dry_run)
+      snprintf(err, errlen,
+               "--dry-run plays every rank in one process, and the launcher started %d: each "
+               "would plan the whole run and write the same outputs. Run it without mpirun/srun",
+               launched);
+    else
+      snprintf(err, errlen,
+               "--engine %s plays every rank in one process, and the launcher started %d: each "
+               "would run the whole simulation and write the same outputs. Run it without "
+               "mpirun/srun (one simulation over processes: mpirun -n P contend sim; independent "
+               "runs side by side: contend sweep, or a job array)",
+               e->name, launched);
+    return NULL;
+  }
   if (!e->in_process && contend_param_is_set(opts, "nodes")) {
     snprintf(err, errlen,
              "--nodes only applies with --dry-run (a real run takes its nodes from MPI)");
