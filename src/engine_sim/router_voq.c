@@ -33,11 +33,15 @@ typedef struct voq_state {
   uint32_t maxradix;   /* of any router */
   uint32_t *coff;      /* nchan: the input's first (input, output) slot; SIM_NIL: feeds no router */
   sim_ibuf *q;         /* VOQs: slot x V + VC ... see qidx */
-  uint32_t *head;      /* per VOQ: its head's sim_head_info, 0 when empty (the
-                        * allocation reads this, not the packet) */
+  uint32_t *ooff;      /* nports: the output's first (output, input) slot */
+  uint32_t *head;      /* per (output, input) slot, output-major, `ps` words: per VC its VOQ's
+                        * head's sim_head_info, 0 when empty (the allocation reads
+                        * this, not the packet); then the heads' summary (pair_sum) */
+  uint32_t ps;         /* words per slot of head: V + 2 */
   uint32_t *npk;       /* per (input, output) slot: packets in its VOQs (all VCs) */
-  uint64_t *omask;     /* nchan x W: outputs with a non-empty VOQ at the input */
-  uint8_t *vptr;       /* nchan: the VC an input tries first */
+  uint64_t *imask;     /* nports x W: inputs with a non-empty VOQ for the output */
+  uint64_t *oact;      /* nrouters x W: outputs some input has packets for */
+  uint8_t *vptr;       /* nports: the VC an input port tries first */
   uint32_t *aptr;      /* nchan: the input's accept pointer */
   sim_ibuf *ofifo;     /* nports: the output buffers */
   uint8_t *ofull;      /* nports: a request found the output buffer full */
@@ -53,7 +57,7 @@ typedef struct voq_state {
   /* scratch of one allocation: masks of W words over ports, arrays over ports */
   uint64_t *reqT;   /* output x W: inputs requesting it (valid for touched outputs) */
   uint64_t *grants; /* input x W: outputs granting it (kept zero between uses) */
-  uint64_t *in_free, *cand, *oreq, *otouch, *ook, *omatched, *ginp;
+  uint64_t *in_free, *cand, *oreq, *otouch, *ook, *omatched, *ginp, *in_ok;
   uint8_t *reqv;                  /* input x maxradix: the VC of the request */
   unsigned *blocked;              /* output: VCs whose heads lacked credits */
   uint32_t *match_in, *match_out; /* the matches of the round */
@@ -75,6 +79,31 @@ static inline int bit_get(const uint64_t *m, uint32_t i) {
 
 static inline size_t qidx(const sim_net *n, const voq_state *s, uint32_t c, int v, uint32_t o) {
   return ((size_t)s->coff[c] + o) * (size_t)n->V + (size_t)v;
+}
+
+/* The head word of VOQ (input port i, VC v) of output channel oc: the heads
+ * of one output are together, so an allocation reads an output's requests
+ * from adjacent words rather than one line per input. */
+static inline size_t hidx(const voq_state *s, uint32_t oc, uint32_t i, int v) {
+  return ((size_t)s->ooff[oc] + i) * s->ps + (size_t)v;
+}
+
+/* Refreshes the summary of the heads of (output oc, input port i), the
+ * two words after them, after one of them changed: their output VCs (bits
+ * 0-7) and least bytes (from bit 8), then their most bytes.  What lets an
+ * allocation see at once that none of them can cross. */
+static void pair_sum(const sim_net *n, voq_state *s, uint32_t oc, uint32_t i) {
+  uint32_t *h = &s->head[hidx(s, oc, i, 0)];
+  uint32_t vcs = 0, lo = 0xffffff, hi = 0;
+  for (int v = 0; v < n->V; v++)
+    if (h[v]) {
+      const uint32_t bytes = h[v] >> 3;
+      vcs |= 1u << (h[v] & 7);
+      lo = bytes < lo ? bytes : lo;
+      hi = bytes > hi ? bytes : hi;
+    }
+  h[n->V] = vcs ? vcs | lo << 8 : 0;
+  h[n->V + 1] = hi;
 }
 
 static void request_alloc(sim_net *n, int r, sim_time t) {
@@ -147,10 +176,16 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   s->qbytes[n->t->port_base[r] + (int)o] += pk->bytes;
   const size_t qi = qidx(n, s, c, v, o);
   sim_fifo_push(n, &s->q[qi], p);
-  if (!s->head[qi])
-    s->head[qi] = sim_head_info(pk);
-  if (s->npk[s->coff[c] + o]++ == 0)
-    bit_set(&s->omask[(size_t)c * s->W], o);
+  const uint32_t oc = (uint32_t)(n->t->port_base[r] + (int)o), i = (uint32_t)n->chan[c].dst_port;
+  const size_t hi = hidx(s, oc, i, v);
+  if (!s->head[hi]) {
+    s->head[hi] = sim_head_info(pk);
+    pair_sum(n, s, oc, i);
+  }
+  if (s->npk[s->coff[c] + o]++ == 0) {
+    bit_set(&s->imask[(size_t)oc * s->W], i);
+    bit_set(&s->oact[(size_t)r * s->W], o);
+  }
   if (s->nin[c]++ == 0)
     bit_set(&s->iact[(size_t)r * s->W], (uint32_t)n->chan[c].dst_port);
   const sim_time in_free = n->in_busy[n->chan[c].dst_gp];
@@ -168,10 +203,17 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   sim_chan *och = &n->chan[oc];
   const size_t qi = qidx(n, s, ic, v, o);
   const uint32_t p = sim_fifo_pop(n, &s->q[qi]);
-  s->head[qi] = s->q[qi].head == SIM_NIL ? 0 : sim_head_info(&n->pkt[s->q[qi].head]);
+  s->head[hidx(s, oc, i, v)] = s->q[qi].head == SIM_NIL ? 0 : sim_head_info(&n->pkt[s->q[qi].head]);
+  pair_sum(n, s, oc, i);
   sim_pkt *pk = &n->pkt[p];
-  if (--s->npk[s->coff[ic] + o] == 0)
-    bit_clear(&s->omask[(size_t)ic * s->W], o);
+  if (--s->npk[s->coff[ic] + o] == 0) {
+    uint64_t *im = &s->imask[(size_t)oc * s->W], left = 0;
+    bit_clear(im, i);
+    for (uint32_t w = 0; w < s->W; w++)
+      left |= im[w];
+    if (!left)
+      bit_clear(&s->oact[(size_t)r * s->W], o);
+  }
   if (--s->nin[ic] == 0)
     bit_clear(&s->iact[(size_t)r * s->W], i);
   sim_ibuf *ib = &n->ibuf[(size_t)gp * n->V + v];
@@ -183,7 +225,7 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   const sim_time x = sim_chan_ser(och, pk->bytes) / n->cfg.speedup;
   n->in_busy[gp] = now + x;
   s->xbar_busy[oc] = now + x;
-  s->vptr[ic] = (uint8_t)((v + 1) % n->V);
+  s->vptr[gp] = (uint8_t)((v + 1) % n->V);
   sim_credit_back(n, ic, (uint32_t)v, pk->bytes, now + x + sim_chan_credit_lat(n, ic));
   if (n->cfg.cc != SIM_CC_NONE)
     sim_cc_departure(n, pk, occupied, n->cfg.buffer_bytes, och->dst_router < 0);
@@ -208,40 +250,67 @@ static void voq_alloc(sim_net *n, int r) {
   for (uint32_t w = 0; w < W; w++)
     ifree[w] = oreq[w] = otouch[w] = ook[w] = omatched[w] = 0;
   /* requests: each free input, for each output it has packets for, the
-   * first VC (round-robin) whose head may cross now */
+   * first VC (round-robin) whose head may cross now; taken output by
+   * output (the outcome of an (input, output) pair depends on neither
+   * order), so an output's VOQ heads are read together */
+  uint64_t *in_ok = s->in_ok, *cand = s->cand;
+  for (uint32_t w = 0; w < W; w++)
+    in_ok[w] = 0;
   FOR_BITS(i, &s->iact[(size_t)r * W], W) {
-    const uint32_t ic = n->in_chan[base + (int)i];
-    if (n->in_busy[base + (int)i] > now) {
-      if (n->in_busy[base + (int)i] < next)
-        next = n->in_busy[base + (int)i];
+    const sim_time ibusy = n->in_busy[base + (int)i];
+    if (ibusy > now) {
+      if (ibusy < next)
+        next = ibusy;
       continue;
     }
-    FOR_BITS(o, &s->omask[(size_t)ic * W], W) {
-      const uint32_t oc = (uint32_t)base + o;
-      const sim_chan *och = &n->chan[oc];
-      if (s->xbar_busy[oc] > now) {
-        if (s->xbar_busy[oc] < next)
-          next = s->xbar_busy[oc];
-        continue;
+    bit_set(in_ok, i);
+  }
+  const uint32_t obuf = n->cfg.output_buffer_bytes;
+  FOR_BITS(o, &s->oact[(size_t)r * W], W) {
+    const uint32_t oc = (uint32_t)base + o;
+    uint64_t any = 0;
+    for (uint32_t w = 0; w < W; w++)
+      any |= cand[w] = s->imask[(size_t)oc * W + w] & in_ok[w];
+    if (!any)
+      continue;
+    const sim_time xbusy = s->xbar_busy[oc];
+    if (xbusy > now) {
+      if (xbusy < next)
+        next = xbusy;
+      continue;
+    }
+    const int to_router = n->chan[oc].dst_router >= 0;
+    bit_set(otouch, o);
+    s->blocked[o] = 0;
+    memset(&s->reqT[(size_t)o * W], 0, sizeof *s->reqT * W);
+    if (to_router)
+      sim_drain_credits(n, oc);
+    const uint32_t ofifo_bytes = s->ofifo[oc].bytes;
+    const sim_cvc *const ocvc = &n->cvc[(size_t)oc * (size_t)V];
+    const uint32_t *const oheads = &s->head[hidx(s, oc, 0, 0)];
+    FOR_BITS(i, cand, W) {
+      const uint32_t *const heads = &oheads[(size_t)i * s->ps];
+      if (to_router) { /* every head short of its VC's credits: blocked, as the loop below finds */
+        const uint32_t vcs = heads[V] & 0xff, lo = heads[V] >> 8, hi = heads[V + 1];
+        int short_all = ofifo_bytes + hi <= obuf;
+        for (uint32_t b = vcs; short_all && b; b &= b - 1)
+          short_all = ocvc[__builtin_ctz(b)].credit < lo;
+        if (short_all) {
+          s->blocked[o] |= vcs;
+          continue;
+        }
       }
-      if (!bit_get(otouch, o)) {
-        bit_set(otouch, o);
-        s->blocked[o] = 0;
-        memset(&s->reqT[(size_t)o * W], 0, sizeof *s->reqT * W);
-        if (och->dst_router >= 0)
-          sim_drain_credits(n, oc);
-      }
-      for (int k = 0; k < V; k++) {
-        const int v = (s->vptr[ic] + k) % V;
-        const uint32_t h = s->head[qidx(n, s, ic, v, o)];
+      const int v0 = s->vptr[base + (int)i];
+      for (int k = 0, v = v0; k < V; k++, v = v + 1 == V ? 0 : v + 1) {
+        const uint32_t h = heads[v];
         if (!h)
           continue;
         const uint32_t bytes = h >> 3, ovc = h & 7;
-        if (s->ofifo[oc].bytes + bytes > n->cfg.output_buffer_bytes) {
+        if (ofifo_bytes + bytes > obuf) {
           s->ofull[oc] = 1;
           continue;
         }
-        if (och->dst_router >= 0 && n->cvc[(size_t)oc * V + ovc].credit < bytes) {
+        if (to_router && ocvc[ovc].credit < bytes) {
           s->blocked[o] |= 1u << ovc;
           continue;
         }
@@ -377,10 +446,19 @@ static void voq_init(sim_net *n) {
   s->q = sim_xcalloc(slots * (size_t)n->V, sizeof *s->q, "voq router model");
   for (size_t i = 0; i < slots * (size_t)n->V; i++)
     s->q[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
-  s->head = sim_xcalloc(slots * (size_t)n->V, sizeof *s->head, "voq router model");
+  s->ooff = sim_xcalloc((size_t)t->nports, sizeof *s->ooff, "voq router model");
+  size_t oslots = 0;
+  for (int r = 0; r < t->nrouters; r++)
+    for (uint32_t o = 0; o < sim_radix(n, r); o++) {
+      s->ooff[t->port_base[r] + (int)o] = (uint32_t)oslots;
+      oslots += sim_radix(n, r);
+    }
+  s->ps = (uint32_t)n->V + 2;
+  s->head = sim_xcalloc(oslots * s->ps, sizeof *s->head, "voq router model");
   s->npk = sim_xcalloc(slots, sizeof *s->npk, "voq router model");
-  s->omask = sim_xcalloc((size_t)n->nchan * s->W, sizeof *s->omask, "voq router model");
-  s->vptr = sim_xcalloc(n->nchan, sizeof *s->vptr, "voq router model");
+  s->imask = sim_xcalloc((size_t)t->nports * s->W, sizeof *s->imask, "voq router model");
+  s->oact = sim_xcalloc((size_t)t->nrouters * s->W, sizeof *s->oact, "voq router model");
+  s->vptr = sim_xcalloc((size_t)t->nports, sizeof *s->vptr, "voq router model");
   s->aptr = sim_xcalloc(n->nchan, sizeof *s->aptr, "voq router model");
   const size_t np = (size_t)t->nports;
   s->ofifo = sim_xcalloc(np, sizeof *s->ofifo, "voq router model");
@@ -404,6 +482,7 @@ static void voq_init(sim_net *n) {
   s->ook = sim_xcalloc(s->W, sizeof *s->ook, "voq router model");
   s->omatched = sim_xcalloc(s->W, sizeof *s->omatched, "voq router model");
   s->ginp = sim_xcalloc(s->W, sizeof *s->ginp, "voq router model");
+  s->in_ok = sim_xcalloc(s->W, sizeof *s->in_ok, "voq router model");
   s->reqv = sim_xcalloc(R * R, sizeof *s->reqv, "voq router model");
   s->blocked = sim_xcalloc(R, sizeof *s->blocked, "voq router model");
   s->match_in = sim_xcalloc(R, sizeof *s->match_in, "voq router model");
@@ -421,7 +500,10 @@ static void voq_free(sim_net *n) {
   free(s->q);
   free(s->head);
   free(s->npk);
-  free(s->omask);
+  free(s->ooff);
+  free(s->imask);
+  free(s->oact);
+  free(s->in_ok);
   free(s->vptr);
   free(s->aptr);
   free(s->ofifo);
