@@ -154,7 +154,12 @@ typedef struct contend_motif {
   /* added for `contend jobs` (all optional) */
   void (*cleanup)(contend_ctx *c);
   int (*validate)(const contend_params *p, int nranks, char *err, size_t errlen);
-  unsigned flags;         /* CONTEND_MOTIF_* */
+  unsigned flags; /* CONTEND_MOTIF_* */
+  /* congestors: when its iters is neither given nor set by --iters and its
+   * group has more ranks than this, each measurement runs iters x this /
+   * ranks iterations (at least 1), as GPCNeT's code scales its all-to-all
+   * and incasts (network_load_test.c: 512 x 32 / ranks); 0: never */
+  int iters_base_ranks;
   const char *series_key; /* what the values of c->series_value are, e.g. "message_bytes" */
   /* the series of iteration c->iter (0 .. nseries-1), or -1 for an untimed
    * warm-up iteration, and in *same how many iterations from c->iter on

@@ -31,6 +31,7 @@ typedef struct contend_result {
   double timed_out;    /* 1 if the timeout ended the test */
   double msg_bytes;
   double elapsed_s;
+  double iters; /* iterations per measurement (nI) the test ran */
   /* reduced with SUM */
   double ranks; /* ranks that took samples */
   double verify_errors, verify_checked;

@@ -23,6 +23,7 @@ const contend_motif contend_motif_p2p_incast = {
     .help =
         "congestor: every rank Isends to rank 0 of its sub-communicator; MiB/s received at rank 0",
     .role = CONTEND_ROLE_CONGESTOR,
+    .iters_base_ranks = 32,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .flags = CONTEND_MOTIF_ROUND_TIMING,
     .params = params,

@@ -34,6 +34,7 @@ const contend_motif contend_motif_pairwise_a2a = {
     .label = "Alltoall (pairwise)",
     .help = "congestor: all-to-all by pairwise exchange; MiB/s sent per rank",
     .role = CONTEND_ROLE_CONGESTOR,
+    .iters_base_ranks = 32,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,
     .state_size = sizeof(msgbuf_state),

@@ -36,6 +36,7 @@ const contend_motif contend_motif_rma_put_incast = {
     .label = "RMA Incast",
     .help = "congestor: every rank MPI_Puts into rank 0's window, then flushes",
     .role = CONTEND_ROLE_CONGESTOR,
+    .iters_base_ranks = 32,
     .metric = CONTEND_METRIC_BW_MIB_S,
     .params = params,
     .state_size = sizeof(msgbuf_state),

@@ -157,6 +157,12 @@ void contend_config_help(const contend_config *cfg, contend_strbuf *out) {
     contend_sb_printf(out, "\n %s %s: %s\n",
                       m->role == CONTEND_ROLE_CANARY ? "canary" : "congestor", m->name, m->help);
     contend_params_help(&cfg->tests[i], "", out);
+    if (m->iters_base_ranks > 0)
+      contend_sb_printf(out,
+                        "  (iters left at its default: each measurement runs iters x %d / N "
+                        "iterations in a group of N > %d ranks, as GPCNeT's code does; the "
+                        "results give iters_per_measurement)\n",
+                        m->iters_base_ranks, m->iters_base_ranks);
   }
   contend_sb_printf(
       out,

@@ -62,16 +62,24 @@ static void on_ring(void *arg, long measurement, long round, const int *order, i
 /* done: the measurements this rank sampled.  A rank that takes no samples
  * (metric_scale 0: an incast's senders or root) records none, so that the
  * MAX over ranks is a count the histograms hold. */
-static void finish(contend_ctx *c, contend_result *out, long done, int timed_out, double elapsed) {
+static void finish(contend_ctx *c, contend_result *out, long done, int timed_out, double elapsed,
+                   long iters) {
   if (!out)
     return;
   out->measurements = c->metric_scale > 0 ? (double)done : 0;
+  out->iters = (double)iters;
   out->timed_out = timed_out;
   out->msg_bytes = (double)c->msg_bytes;
   out->elapsed_s = elapsed;
   out->ranks = c->metric_scale > 0 ? 1 : 0;
   out->verify_errors = (double)c->verify_errors;
   out->verify_checked = (double)c->verify_checked;
+}
+
+long contend_congestor_iters(long iters, int base_ranks, int ranks) {
+  /* GPCNeT's arithmetic, in float: (int)((float)512 * (float)32 / (float)n) */
+  const long v = (long)((float)iters * (float)base_ranks / (float)ranks);
+  return v < 1 ? 1 : v;
 }
 
 static void loop_counts(contend_drive *d, const contend_ctx *c, const contend_measure_opts *o) {
@@ -129,7 +137,7 @@ void contend_measure_canary(contend_ctx *c, const contend_motif *m, contend_grou
       contend_fail("out of memory (ring records)");
   }
   contend_drive_done done = contend_drive_run(c, m, &d);
-  finish(c, out, done.measurements, k.timed_out, contend_now(sync) - k.start);
+  finish(c, out, done.measurements, k.timed_out, contend_now(sync) - k.start, d.iters);
   if (values)
     contend_ring_log_values(o->values_group, o->rings, k.values, k.nvalues);
   free(k.values);
@@ -198,6 +206,8 @@ void contend_measure_congestor(contend_ctx *c, const contend_motif *m, contend_g
   };
   loop_counts(&d, c, o);
   d.rounds = 1; /* a congestor's measurement is one round */
+  if (o->iters_auto && !o->plan_only && m->iters_base_ranks > 0 && c->size > m->iters_base_ranks)
+    d.iters = contend_congestor_iters(d.iters, m->iters_base_ranks, c->size);
   contend_drive_done done = contend_drive_run(c, m, &d);
-  finish(c, out, done.sampled, k.timed_out, contend_now(own) - k.start);
+  finish(c, out, done.sampled, k.timed_out, contend_now(own) - k.start, d.iters);
 }

@@ -31,7 +31,14 @@ typedef struct contend_measure_opts {
    * instead of the one planned round, at most this many (< 0: all; 0:
    * none) */
   long plan_rings;
+  /* the test's iters is its default (neither its option nor --iters given):
+   * a congestor's motif may scale it with its group (iters_base_ranks) */
+  int iters_auto;
 } contend_measure_opts;
+
+/* A congestor's iterations per measurement in a group of `ranks` ranks
+ * when its default `iters` is scaled (contend_motif.iters_base_ranks). */
+long contend_congestor_iters(long iters, int base_ranks, int ranks);
 
 /* Canary loop.  Collective over sync (every rank running the test, all
  * sub-groups): the elapsed time is reduced (MAX) on sync's control

@@ -351,6 +351,7 @@ void contend_report_json(const contend_run *run, contend_strbuf *out) {
     contend_json_count(&j, "message_bytes", r->msg_bytes);
     contend_json_count(&j, "ranks_sampled", r->ranks);
     contend_json_count(&j, "measurements_done", r->measurements);
+    contend_json_count(&j, "iters_per_measurement", r->iters);
     contend_json_bool(&j, "timed_out", r->timed_out > 0);
     contend_json_double(&j, "elapsed_s", r->elapsed_s);
     json_summary(&j, metric_key(m), &r->fine, hib);

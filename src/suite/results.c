@@ -15,7 +15,7 @@ void contend_result_init(contend_result *r, const contend_motif *m, contend_phas
   r->during = during;
   contend_hist_reset(&r->fine);
   contend_hist_reset(&r->bulk);
-  r->measurements = r->timed_out = r->msg_bytes = r->elapsed_s = 0;
+  r->measurements = r->timed_out = r->msg_bytes = r->elapsed_s = r->iters = 0;
   r->ranks = r->verify_errors = r->verify_checked = 0;
 }
 
@@ -115,7 +115,7 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
   int64_t *u = malloc(sizeof(int64_t) * (cap + 1));
   double *sum = malloc(sizeof(double) * ((size_t)n * 7 + 1));
   double *mn = malloc(sizeof(double) * ((size_t)n * 2 + 1));
-  double *mx = malloc(sizeof(double) * ((size_t)n * 6 + 1));
+  double *mx = malloc(sizeof(double) * ((size_t)n * 7 + 1));
   if (!u || !sum || !mn || !mx)
     contend_fail("out of memory");
   for (int i = 0; i < n; i++) {
@@ -125,15 +125,16 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
       sum[i * 7 + 2 * k] = h[k]->sum;
       sum[i * 7 + 2 * k + 1] = h[k]->sumsq;
       mn[i * 2 + k] = h[k]->min;
-      mx[i * 6 + k] = h[k]->max;
+      mx[i * 7 + k] = h[k]->max;
     }
     sum[i * 7 + 4] = r->ranks;
     sum[i * 7 + 5] = r->verify_errors;
     sum[i * 7 + 6] = r->verify_checked;
-    mx[i * 6 + 2] = r->measurements;
-    mx[i * 6 + 3] = r->timed_out;
-    mx[i * 6 + 4] = r->msg_bytes;
-    mx[i * 6 + 5] = r->elapsed_s;
+    mx[i * 7 + 2] = r->measurements;
+    mx[i * 7 + 3] = r->timed_out;
+    mx[i * 7 + 4] = r->msg_bytes;
+    mx[i * 7 + 5] = r->elapsed_s;
+    mx[i * 7 + 6] = r->iters;
   }
   for (int j0 = 0; j0 < 2 * n;) { /* histogram j: results[j / 2], fine or bulk */
     int j1 = j0;
@@ -163,7 +164,7 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
   }
   contend_greduce(world, sum, n * 7, CONTEND_DT_DOUBLE, CONTEND_OP_SUM);
   contend_greduce(world, mn, n * 2, CONTEND_DT_DOUBLE, CONTEND_OP_MIN);
-  contend_greduce(world, mx, n * 6, CONTEND_DT_DOUBLE, CONTEND_OP_MAX);
+  contend_greduce(world, mx, n * 7, CONTEND_DT_DOUBLE, CONTEND_OP_MAX);
   if (rank == 0)
     for (int i = 0; i < n; i++) {
       contend_result *r = &run->results[i];
@@ -172,15 +173,16 @@ void contend_run_reduce(contend_run *run, contend_group *world) {
         h[k]->sum = sum[i * 7 + 2 * k];
         h[k]->sumsq = sum[i * 7 + 2 * k + 1];
         h[k]->min = mn[i * 2 + k];
-        h[k]->max = mx[i * 6 + k];
+        h[k]->max = mx[i * 7 + k];
       }
       r->ranks = sum[i * 7 + 4];
       r->verify_errors = sum[i * 7 + 5];
       r->verify_checked = sum[i * 7 + 6];
-      r->measurements = mx[i * 6 + 2];
-      r->timed_out = mx[i * 6 + 3];
-      r->msg_bytes = mx[i * 6 + 4];
-      r->elapsed_s = mx[i * 6 + 5];
+      r->measurements = mx[i * 7 + 2];
+      r->timed_out = mx[i * 7 + 3];
+      r->msg_bytes = mx[i * 7 + 4];
+      r->elapsed_s = mx[i * 7 + 5];
+      r->iters = mx[i * 7 + 6];
     }
   free(u);
   free(span);

@@ -44,6 +44,8 @@ static contend_measure_opts measure_opts(const phase_ctx *p, int test_id, const 
       .phase = phase,
       .plan_only = p->env->dry_run,
       .first = p->run->traffic ? &p->run->traffic[result] : NULL,
+      .iters_auto = !contend_param_is_set(&p->cfg->tests[test_id], "iters") &&
+                    contend_param_int(&p->cfg->common, "iters") < 0,
   };
   /* the ring records: kept by rank 0 of the sub-group of every node's
    * first rank (all canary nodes; the other sub-groups draw the same
