@@ -25,7 +25,7 @@ SYSTEMS = (
      ("--topology", "fattree:pods=8,leaves=32,nodes=18,uplinks=18,pod_uplinks=18"),
      "IBM AC922 (EDR InfiniBand fat tree)", "about 30 min per seed (18,432 ranks, 480 MiB)"),
     ("malbec", "Malbec", 485, 20, "slingshot-like", ("--topology", "dragonfly:a=16,p=16,h=16"),
-     "Cray Shasta (Slingshot dragonfly)", "about 95 min per seed"),
+     "Cray Shasta (Slingshot dragonfly)", "about 33 min per seed"),
 )  # fmt: skip
 SIM_NODES = {"summit": 4608}  # Summit: 4,608 nodes of the 8-pod tree (Table 2: 4,500 used)
 # Settings of a system's fabric beyond its preset, and why (docs/fidelity.md).
