@@ -76,7 +76,9 @@ static void finish(contend_ctx *c, contend_result *out, long done, int timed_out
   out->verify_checked = (double)c->verify_checked;
 }
 
-long contend_congestor_iters(long iters, int base_ranks, int ranks) {
+/* A congestor's iterations per measurement in a group of `ranks` ranks
+ * when its default `iters` is scaled (contend_motif.iters_base_ranks). */
+static long congestor_iters(long iters, int base_ranks, int ranks) {
   /* GPCNeT's arithmetic, in float: (int)((float)512 * (float)32 / (float)n) */
   const long v = (long)((float)iters * (float)base_ranks / (float)ranks);
   return v < 1 ? 1 : v;
@@ -207,7 +209,7 @@ void contend_measure_congestor(contend_ctx *c, const contend_motif *m, contend_g
   loop_counts(&d, c, o);
   d.rounds = 1; /* a congestor's measurement is one round */
   if (o->iters_auto && !o->plan_only && m->iters_base_ranks > 0 && c->size > m->iters_base_ranks)
-    d.iters = contend_congestor_iters(d.iters, m->iters_base_ranks, c->size);
+    d.iters = congestor_iters(d.iters, m->iters_base_ranks, c->size);
   contend_drive_done done = contend_drive_run(c, m, &d);
   finish(c, out, done.sampled, k.timed_out, contend_now(own) - k.start, d.iters);
 }

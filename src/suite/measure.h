@@ -36,10 +36,6 @@ typedef struct contend_measure_opts {
   int iters_auto;
 } contend_measure_opts;
 
-/* A congestor's iterations per measurement in a group of `ranks` ranks
- * when its default `iters` is scaled (contend_motif.iters_base_ranks). */
-long contend_congestor_iters(long iters, int base_ranks, int ranks);
-
 /* Canary loop.  Collective over sync (every rank running the test, all
  * sub-groups): the elapsed time is reduced (MAX) on sync's control
  * channel before every round, so all sub-groups time out together. */
