@@ -53,11 +53,19 @@ def test_incast_under_load_within_the_root_link(tmp_path):
     """The issue's run: `load --engine sim` (default fabric), the incast
     while the canaries measure, reported 17,000-58,000 MiB/s per rank."""
     out = tmp_path / "l.json"
-    r = run(["load", "--engine", "sim", "--timeout", "0.002", "-q", "-o", out], timeout=120)
+    # seed 17: the incast completes no measurement while rr_lat runs (about
+    # 3 % of seeds do that at this timeout); such a row has no samples
+    args = ["load", "--engine", "sim", "--timeout", "0.002", "--seed", "17", "-q", "-o", out]
+    r = run(args, timeout=120)
     assert r.returncode == 0, r.stderr
     rows = incast_rows(out)
     assert {t["phase"] for t in rows} == {"congestor_alone", "congestor_loading"}
+    sampled = [t for t in rows if t["measurements_done"] > 0]
+    assert any(t["phase"] == "congestor_loading" for t in sampled), rows
     for t in rows:
+        if t["measurements_done"] == 0:  # nothing measured: empty, not zero
+            assert t["bw_mib_s"]["count"] == 0 and t["bw_mib_s"]["max"] is None, t
+            continue
         assert t["bw_mib_s"]["max"] <= LINK_MIB_S * (1 + 1e-12), t["during"]
     table = r.stdout[r.stdout.index("while the Canaries Ran") :]
     avg = float(next(x for x in table.splitlines() if "P2P Incast" in x).split("|")[2])
