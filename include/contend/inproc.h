@@ -44,6 +44,19 @@ typedef struct contend_inproc_backend {
   /* signal_test found its signal incomplete: let the others progress
    * (trace: yield; sim: sleep a polling interval of simulated time) */
   void (*poll)(void);
+  /* The control plane's latency, for an engine with a clock (NULL: none,
+   * as the trace engine).  control_delay() is D in the backend's ticks (the
+   * simulator's picoseconds; fixed for the run): a collective completes D
+   * after its last member arrives (every member returns then, the last one
+   * too) and a signal is seen D after its last post.  D = 0: at once.  The
+   * delay lets a simulation spread over processes agree on control without
+   * rolling back: no control outcome is seen sooner than D after it is
+   * decided, so a process a window of at most D ahead has not missed it.
+   * ticks() is the current time; wake_at(wrank, t) wakes that rank's fiber
+   * at t (once; it may be parked for another reason meanwhile). */
+  unsigned long long (*control_delay)(void);
+  unsigned long long (*ticks)(void);
+  void (*wake_at)(int wrank, unsigned long long t);
   /* the scheduler's idle hook (coop_set_idle), or NULL */
   int (*idle)(void);
   /* world ops seed and results_json (NULL: none) */

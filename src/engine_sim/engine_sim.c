@@ -6,7 +6,8 @@
  * Time advances only when every rank is parked (waiting on the fabric, in
  * compute, polling a signal): the scheduler's idle hook then runs the
  * fabric's events in time order until one wakes a rank.  A rank reads
- * the current simulated time; control collectives take none.  Nodes are
+ * the current simulated time; a control collective completes the control
+ * latency after its last member arrives (control_latency).  Nodes are
  * the topology's (rank r on node r / ranks_per_node; --nodes N uses the
  * first N). */
 #include <stdio.h>
@@ -40,6 +41,7 @@ static struct {
   int verify;
   uint64_t eager;
   sim_time overhead;
+  sim_time control; /* the control plane's latency (control_latency) */
   unsigned long watchdog_gen;
   unsigned long long switches0; /* coop_switches() at launch */
   int progress;                 /* not --quiet: a wall-clock progress line */
@@ -75,6 +77,24 @@ void sim_engine_sleep(double seconds, const char *why) {
   coop_park(why);
 }
 
+/* The control plane's latency: the largest latency of a link between two
+ * routers (0 without one, as a single switch).  A property of the fabric,
+ * not of how it is split, and at least the lookahead of any split (the
+ * latency of its cut links), so control decided in one part of a
+ * simulation over processes reaches the others in the next window's swap
+ * before anyone may see it. */
+static sim_time control_latency(const sim_topo *t, const sim_time latency[SIM_LINK_NCLASS]) {
+  sim_time d = 0;
+  for (int p = 0; p < t->nports; p++)
+    if (t->peer[p] >= 0 && latency[t->cls[p]] > d)
+      d = latency[t->cls[p]];
+  return d;
+}
+
+static unsigned long long control_delay(void) { return E.control; }
+static unsigned long long ticks(void) { return E.net ? sim_net_now(E.net) : 0; }
+static void wake_at(int wrank, unsigned long long t) { sim_engine_wake_at(wrank, t); }
+
 static void poll_sleep(void) {
   sim_engine_wake_at(coop_self(), sim_net_now(E.net) + POLL_PS);
   coop_park("polling a signal (simulated time)");
@@ -94,15 +114,15 @@ static void on_delivered(void *arg, uint32_t msg) {
 
 static void on_timer(void *arg, uint32_t kind, uint32_t id) {
   (void)arg;
-  switch (kind) {
+  switch (kind & ~SIM_T_RANK_MASK) {
   case SIM_T_WAKE:
     coop_wake((int)id);
     break;
   case SIM_T_LOCAL:
-    sim_mpi_arrived(id);
+    sim_mpi_arrived(sim_mpi_timer_msg(kind, id));
     break;
   case SIM_T_POST:
-    sim_mpi_post_later(id);
+    sim_mpi_post_later(sim_mpi_timer_msg(kind, id));
     break;
   case SIM_T_THROTTLE:
     sim_throttle_window(E.throttle);
@@ -189,6 +209,7 @@ static void results_json(contend_group *g, contend_json *j) {
                    s->net.cc == SIM_CC_NONE  ? "none"
                    : s->net.cc == SIM_CC_ECN ? "ecn"
                                              : "perflow");
+  contend_json_double(j, "control_latency_ns", (double)E.control / 1e3);
   contend_json_double(j, "sim_time_s", sim_now());
   contend_json_uint(j, "packet_hops", st->packet_hops);
   contend_json_uint(j, "packets", st->packets);
@@ -210,6 +231,9 @@ static const contend_inproc_backend sim_backend = {
     .ctx_open = sim_mpi_ctx_open,
     .ctx_close = sim_mpi_ctx_close,
     .watchdog = watchdog,
+    .control_delay = control_delay,
+    .ticks = ticks,
+    .wake_at = wake_at,
     .poll = poll_sleep,
     .idle = idle,
     .seed = seed,
@@ -255,6 +279,7 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
   E.verify = l->opts ? contend_param_bool(l->opts, "verify") : 0;
   E.eager = E.su.eager_bytes;
   E.overhead = E.su.mpi_overhead;
+  E.control = control_latency(&E.su.topo, E.su.net.latency);
   sim_net_hooks hooks = {.injected = on_injected, .delivered = on_delivered, .timer = on_timer};
   E.net = sim_net_new(&E.su.net, &hooks, err, sizeof err);
   if (!E.net) {

@@ -8,8 +8,21 @@
 
 typedef struct sim_ctx sim_ctx;
 
-/* Timer kinds of the engine (sim_net_timer). */
-enum { SIM_T_WAKE, SIM_T_LOCAL, SIM_T_WATCHDOG, SIM_T_THROTTLE, SIM_T_POST };
+/* Timer kinds of the engine (sim_net_timer): the kind in the bits from
+ * SIM_T_RANK_BITS up, a world rank below them.  Timers at equal times run
+ * in (kind, id) order, so a message's timers (SIM_T_LOCAL, SIM_T_POST)
+ * carry the rank that set them and that rank's count of them (the id):
+ * an order that does not depend on which process runs the rank, as the
+ * index of the message in this process's pool would (sim_mpi.c). */
+#define SIM_T_RANK_BITS 24
+#define SIM_T_RANK_MASK ((1u << SIM_T_RANK_BITS) - 1)
+enum {
+  SIM_T_WAKE = 0u << SIM_T_RANK_BITS,
+  SIM_T_LOCAL = 1u << SIM_T_RANK_BITS,
+  SIM_T_WATCHDOG = 2u << SIM_T_RANK_BITS,
+  SIM_T_THROTTLE = 3u << SIM_T_RANK_BITS,
+  SIM_T_POST = 4u << SIM_T_RANK_BITS
+};
 
 sim_net *sim_engine_net(void);
 /* A context of job (NULL outside jobs runs) opened on node: the throttle
@@ -33,8 +46,11 @@ void sim_engine_wake_at(int wrank, sim_time t);
 int sim_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_params *p, int rank,
                      contend_inproc_comm *comm, uint64_t seed, const contend_ctx *job);
 void sim_mpi_ctx_close(contend_ctx *c);
-void sim_mpi_arrived(uint32_t msg);              /* an MPI-layer message arrived (now) */
-void sim_mpi_post_later(uint32_t msg);           /* a message held for host overhead goes now */
+void sim_mpi_arrived(uint32_t msg);    /* an MPI-layer message arrived (now) */
+void sim_mpi_post_later(uint32_t msg); /* a message held for host overhead goes now */
+/* A message's timer (SIM_T_LOCAL or SIM_T_POST | rank, count) fired: its
+ * message, which it no longer holds. */
+uint32_t sim_mpi_timer_msg(uint32_t kind, uint32_t count);
 void sim_mpi_injected(uint32_t msg, sim_time t); /* its last packet is out of the NIC at t */
 void sim_mpi_reset(void);                        /* frees the pools after a run */
 

@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../coop/fiber.h"
 #include "../coop/sched.h"
 #include "../core/arena.h"
 #include "../core/coll_expand.h"
@@ -178,6 +179,91 @@ static void sreq_free(uint32_t i) { pool_put(&PR, sizeof(sreq), i); }
 
 static sim_ctx *S(contend_ctx *c) { return c->impl; }
 
+/* ---- a message's timers, keyed independently of the process ----
+ * A timer of message i (through memory on one node, or held for host
+ * overhead) is set with the world rank that sets it and that rank's count
+ * of timers (sim_engine.h: equal-time timers run in that order); this
+ * table finds i again when it fires.  Open addressing on (rank, count),
+ * backward-shift deletion; entries live while their timer is pending. */
+_Static_assert(COOP_FIBERS_MAX <= (1L << SIM_T_RANK_BITS), "a world rank fits a timer's kind");
+
+typedef struct tslot {
+  uint64_t key; /* (rank << 32 | count) + 1; 0: empty */
+  uint32_t msg;
+} tslot;
+
+static struct {
+  tslot *s;
+  uint32_t cap, n;
+  uint32_t *count; /* per world rank: timers set */
+  size_t ncount;
+} TM;
+
+static uint32_t tm_home(uint64_t key) {
+  return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (TM.cap - 1);
+}
+
+static void tm_insert(uint64_t key, uint32_t msg) {
+  uint32_t i = tm_home(key);
+  while (TM.s[i].key)
+    i = (i + 1) & (TM.cap - 1);
+  TM.s[i] = (tslot){key, msg};
+}
+
+/* Sets message i's timer (kind SIM_T_LOCAL or SIM_T_POST) at t for wrank. */
+static void msg_timer(sim_time t, uint32_t kind, int wrank, uint32_t i) {
+  if ((size_t)wrank >= TM.ncount) {
+    size_t n = TM.ncount ? TM.ncount : 64;
+    while (n <= (size_t)wrank)
+      n *= 2;
+    uint32_t *c = realloc(TM.count, sizeof *c * n);
+    if (!c)
+      contend_fail("out of memory (simulated MPI timers)");
+    memset(c + TM.ncount, 0, sizeof *c * (n - TM.ncount));
+    TM.count = c;
+    TM.ncount = n;
+  }
+  if (2 * (TM.n + 1) > TM.cap) {
+    const uint32_t old = TM.cap;
+    tslot *o = TM.s;
+    TM.cap = old ? 2 * old : 256;
+    TM.s = calloc(TM.cap, sizeof *TM.s);
+    if (!TM.s)
+      contend_fail("out of memory (simulated MPI timers)");
+    for (uint32_t k = 0; k < old; k++)
+      if (o[k].key)
+        tm_insert(o[k].key, o[k].msg);
+    free(o);
+  }
+  const uint32_t count = TM.count[wrank]++;
+  tm_insert(((uint64_t)wrank << 32 | count) + 1, i);
+  TM.n++;
+  sim_net_timer(sim_engine_net(), t, kind | (uint32_t)wrank, count);
+}
+
+uint32_t sim_mpi_timer_msg(uint32_t kind, uint32_t count) {
+  const uint64_t key = ((uint64_t)(kind & SIM_T_RANK_MASK) << 32 | count) + 1;
+  const uint32_t mask = TM.cap - 1;
+  uint32_t i = TM.cap ? tm_home(key) : 0;
+  while (TM.cap && TM.s[i].key && TM.s[i].key != key)
+    i = (i + 1) & mask;
+  if (!TM.cap || TM.s[i].key != key)
+    contend_fail("internal error: a simulated MPI timer with no message");
+  const uint32_t msg = TM.s[i].msg;
+  for (uint32_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    if (!TM.s[j].key)
+      break;
+    const uint32_t home = tm_home(TM.s[j].key);
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      TM.s[i] = TM.s[j];
+      i = j;
+    }
+  }
+  TM.s[i].key = 0;
+  TM.n--;
+  return msg;
+}
+
 /* ---- per-peer matching queues ---- */
 
 static inline uint32_t pq_slot(const sim_ctx *x, int peer) {
@@ -293,7 +379,7 @@ static void post(uint32_t i) {
   if (from == to) {
     const sim_time t = sim_net_now(sim_engine_net()) + INTRA_LATENCY_PS +
                        (sim_time)((double)bytes * 8000.0 / INTRA_GBPS);
-    sim_net_timer(sim_engine_net(), t, SIM_T_LOCAL, i);
+    msg_timer(t, SIM_T_LOCAL, back ? dst_of(m)->wrank : m->src->wrank, i);
     if (m->kind == K_EAGER || m->kind == K_RDATA) { /* copied out at once */
       m->src->pend_send--;
       wake_if_done(m->src);
@@ -394,9 +480,10 @@ static void grant(uint32_t i) {
   m->chunk = m->paced && w && w < left ? (size_t)w : left;
   m->kind = K_CTS;
   if (m->paced && sim_engine_overhead()) { /* the receiver's host issues it */
-    const sim_time t = cpu_spend(dst_of(m));
+    sim_ctx *x = dst_of(m);
+    const sim_time t = cpu_spend(x);
     if (t > sim_net_now(sim_engine_net())) {
-      sim_net_timer(sim_engine_net(), t, SIM_T_POST, i);
+      msg_timer(t, SIM_T_POST, x->wrank, i);
       return;
     }
   }
@@ -845,4 +932,7 @@ void sim_mpi_reset(void) {
   contend_vgrow_free(PM.a, PM.cap, sizeof(smsg));
   contend_vgrow_free(PR.a, PR.cap, sizeof(sreq));
   PM = PR = (pool){.free = UINT32_MAX};
+  free(TM.s);
+  free(TM.count);
+  memset(&TM, 0, sizeof TM);
 }

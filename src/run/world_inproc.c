@@ -17,8 +17,10 @@
  *
  * Time: the backend's.  The trace engine models none (every clock stays
  * at 0.0, the watchdog does nothing, a dry run takes no timed samples);
- * the simulator's clock is simulated time, and control collectives take
- * none of it (they complete when the last member arrives).  Deadlocks (every rank parked) end the
+ * the simulator's clock is simulated time, and a control collective
+ * completes the backend's control latency after its last member arrives
+ * (every member returns then; a signal is seen that long after its last
+ * post; contend/inproc.h says why).  Deadlocks (every rank parked) end the
  * run with exit status 3 and the parked ranks' collectives named (src/coop/sched.h). */
 #include <limits.h>
 #include <stdint.h>
@@ -64,6 +66,7 @@ typedef struct member {
   size_t *counts; /* gatherv at rank 0 */
   void *result;   /* gatherv: the buffer; split: the handle; ctx_open: node_of */
   int done;
+  unsigned long long until; /* done: the member returns at this time (control latency) */
 } member;
 
 typedef struct round {
@@ -95,7 +98,8 @@ typedef struct thandle {
 struct contend_signal {
   unsigned long seq; /* the k-th post of every member on the group */
   int size, posted;
-  int refs; /* members that have not freed it */
+  unsigned long long visible; /* complete: seen from this time on (control latency) */
+  int refs;                   /* members that have not freed it */
   int *waiters, nwait, capwait;
   struct contend_signal *next;
   char why[64];
@@ -108,6 +112,12 @@ static struct {
 } W;
 
 static contend_world_ops inproc_world_ops;
+
+/* The backend's clock and control latency (contend/inproc.h); 0 without. */
+static unsigned long long ticks(void) { return W.b->ticks ? W.b->ticks() : 0; }
+static unsigned long long control_delay(void) {
+  return W.b->control_delay ? W.b->control_delay() : 0;
+}
 
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
@@ -189,6 +199,8 @@ static void why_of(char *buf, size_t len, const char *what, unsigned long gen, i
 
 static void complete(tshared *s, round *r);
 
+#define CONTROL_WAIT "a collective's completion (control latency)"
+
 /* Deposits a (kind k) and returns once the collective is complete: the
  * member's outputs (and a->result) are then filled. */
 static void rendezvous(contend_group *g, coll_kind k, member *a) {
@@ -211,18 +223,27 @@ static void rendezvous(contend_group *g, coll_kind k, member *a) {
   }
   r->m[g->rank] = a;
   if (++r->arrived < s->size) {
-    while (!a->done)
+    while (!a->done) /* a wake for another reason: park again */
       coop_park(r->why);
+    while (ticks() < a->until) /* r is freed by now */
+      coop_park(CONTROL_WAIT);
     return;
   }
   s->open = NULL;
   complete(s, r);
+  const unsigned long long d = control_delay();
+  const unsigned long long until = ticks() + d;
   for (int i = 0; i < s->size; i++) {
     r->m[i]->done = 1;
-    if (i != g->rank)
+    r->m[i]->until = until;
+    if (d) /* every member, this one too, returns D later (in time order, by world rank) */
+      W.b->wake_at(s->wrank[i], until);
+    else if (i != g->rank)
       coop_wake(s->wrank[i]);
   }
   free(r);
+  while (ticks() < until)
+    coop_park(CONTROL_WAIT);
 }
 
 #define COMBINE(T, SUM)                                                                            \
@@ -451,11 +472,16 @@ static contend_signal *w_signal_post(contend_group *g) {
     why_of(x->why, sizeof x->why, "signal", seq, s->size);
     *p = x;
   }
-  if (++x->posted == x->size) { /* complete: out of the list, waiters woken */
+  if (++x->posted == x->size) { /* complete: out of the list, waiters woken when it is seen */
     *p = x->next;
     x->next = NULL;
+    const unsigned long long d = control_delay();
+    x->visible = ticks() + d;
     for (int i = 0; i < x->nwait; i++)
-      coop_wake(x->waiters[i]);
+      if (d)
+        W.b->wake_at(x->waiters[i], x->visible);
+      else
+        coop_wake(x->waiters[i]);
     free(x->waiters);
     x->waiters = NULL;
     x->nwait = x->capwait = 0;
@@ -463,21 +489,40 @@ static contend_signal *w_signal_post(contend_group *g) {
   return x;
 }
 
-/* Not complete: lets the others progress first (the backend's poll: a
+/* Complete, and its completion seen (the control latency has passed). */
+static int seen(const struct contend_signal *x) {
+  return x->posted == x->size && ticks() >= x->visible;
+}
+
+/* Not seen: lets the others progress first (the backend's poll: a
  * yield, or simulated time passing), then answers. */
 static int w_signal_test(contend_group *g, contend_signal *x) {
   (void)g;
-  if (x->posted == x->size)
+  if (seen(x))
     return 1;
   W.b->poll();
-  return x->posted == x->size;
+  return seen(x);
 }
 
-/* Parks until the last member posts (rather than polling: no cost while
- * waiting, and a wait that can never end shows up as a deadlock). */
+/* Parks until the last member's post is seen (rather than polling: no cost
+ * while waiting, and a wait that can never end shows up as a deadlock).
+ * One wake is armed per wait: a waiter listed before completion is woken
+ * by it; one that comes after, while the completion is not seen yet, arms
+ * its own. */
 static void w_signal_wait(contend_group *g, contend_signal *x, int idle) {
   (void)g, (void)idle;
-  while (x->posted < x->size) {
+  int armed = 0;
+  while (!seen(x)) {
+    if (armed) {
+      coop_park(x->why);
+      continue;
+    }
+    armed = 1;
+    if (x->posted == x->size) {
+      W.b->wake_at(coop_self(), x->visible);
+      coop_park(x->why);
+      continue;
+    }
     if (x->nwait == x->capwait) {
       const int cap = x->capwait ? 2 * x->capwait : 8;
       int *w = realloc(x->waiters, sizeof *w * (size_t)cap);

@@ -238,3 +238,22 @@ def test_get_to_a_target_that_finished_first(tmp_path):
     assert r.returncode == 0, r.stderr
     get = next(t for t in json.loads(out.read_text())["tests"] if t["name"] == "rr_get_lat")
     assert get["lat_us"]["mean"] > 0
+
+
+@pytest.mark.parametrize(
+    "fabric, want_ns",
+    [
+        (["--topology", "switch:nodes=8"], 0.0),  # no link between routers
+        (["--topology", "dragonfly:a=4,p=2,h=2", "--global-latency-ns", "250"], 250.0),
+        (["--topology", "dragonfly:a=4,p=2,h=2", "--global-latency-ns", "20",
+          "--local-latency-ns", "30"], 30.0),
+    ],
+)  # fmt: skip
+def test_control_latency_is_the_largest_router_link_latency(tmp_path, fabric, want_ns):
+    # the NIC links (400 ns here) never count: they join a node to its router
+    out = tmp_path / "n.json"
+    r = run("network", "--engine", "sim", *fabric, "--node-latency-ns", "400", "--nodes", "8",
+            "--timeout", "0.0001", "--seed", "3", "-q", "-o", out)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    sim = json.loads(out.read_text())["environment"]["simulation"]
+    assert sim["control_latency_ns"] == want_ns
