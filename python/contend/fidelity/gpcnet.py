@@ -23,7 +23,7 @@ SYSTEMS = (
      "about 3 s per seed"),
     ("summit", "Summit", 4500, 4, "ib-like",
      ("--topology", "fattree:pods=8,leaves=32,nodes=18,uplinks=18,pod_uplinks=18"),
-     "IBM AC922 (EDR InfiniBand fat tree)", "about 30 min per seed (18,432 ranks, 480 MiB)"),
+     "IBM AC922 (EDR InfiniBand fat tree)", "30-45 min per seed (18,432 ranks, 480 MiB)"),
     ("malbec", "Malbec", 485, 20, "slingshot-like", ("--topology", "dragonfly:a=16,p=16,h=16"),
      "Cray Shasta (Slingshot dragonfly)", "about 33 min per seed"),
 )  # fmt: skip
