@@ -69,4 +69,42 @@ typedef struct contend_inproc_backend {
 int contend_inproc_launch(const contend_inproc_backend *b, int nodes, int ranks_per_node,
                           contend_body body, void *arg);
 
+/* One simulation over processes: each process runs the fibers of the ranks
+ * on its nodes and keeps a replica of every group with a member here.  A
+ * member's control call (a collective's arrival, a signal's post) is
+ * applied here at once and recorded with its time and what the others
+ * need of its data; the backend swaps the records at the end of every
+ * window of its conservative synchronisation and hands in the others'.
+ * A collective completes in every replica when its last arrival is in, at
+ * that arrival's time + control_delay(), whatever order the arrivals came
+ * in, so ranks return at the same simulated times at any process count;
+ * a window must therefore be at most control_delay() long, and its
+ * records swapped before the next window runs.  Groups are named by
+ * (parent, collective number, color), alike in every process. */
+typedef struct contend_inproc_procs {
+  int count, me;           /* the processes, this one (0 .. count-1) */
+  const int *proc_of_node; /* the process that runs each node's ranks (nodes entries) */
+  /* Called once this process's ranks have all returned: takes part in the
+   * windows until every process's ranks have (the backend's idle hook runs
+   * them while ranks here are parked).  status: rank 0's if it ran here,
+   * else -1.  Returns rank 0's status, the same in every process. */
+  int (*finish)(int status);
+} contend_inproc_procs;
+
+/* contend_inproc_launch over processes (procs NULL or count 1: this
+ * process alone, as contend_inproc_launch).  Collective over the
+ * backend's processes. */
+int contend_inproc_launch_procs(const contend_inproc_backend *b, int nodes, int ranks_per_node,
+                                const contend_inproc_procs *procs, contend_body body, void *arg);
+
+/* The swap, at a window's end (over processes; nothing in one process):
+ * the records made here for process q since the last clear (len bytes;
+ * NULL when none), their clearing once every q's are sent, and the
+ * applying of what one process sent this one (call it for each process,
+ * in process order).  Completions may wake ranks here (the backend's
+ * wake_at, at least control_delay() after the records' times). */
+const void *contend_inproc_outbox(int q, size_t *len);
+void contend_inproc_outbox_clear(void);
+void contend_inproc_inbox(const void *buf, size_t len);
+
 #endif

@@ -10,7 +10,7 @@
 #include "../core/error.h"
 #include "fiber.h"
 
-enum { NEW, READY, RUNNING, PARKED, DONE };
+enum { NEW, READY, RUNNING, PARKED, DONE, ELSEWHERE };
 
 typedef struct slot {
   coop_fiber *fiber; /* created when first scheduled, freed when done */
@@ -68,6 +68,11 @@ static void deadlock(void) {
 }
 
 int coop_run(int n, int (*body)(int rank, void *arg), void *arg, int *status) {
+  return coop_run_some(n, NULL, body, arg, status);
+}
+
+int coop_run_some(int n, const unsigned char *mine, int (*body)(int rank, void *arg), void *arg,
+                  int *status) {
   if (S.active)
     contend_fail("internal error: coop_run is not reentrant");
   if (n <= 0)
@@ -83,7 +88,10 @@ int coop_run(int n, int (*body)(int rank, void *arg), void *arg, int *status) {
   S.nparked = 0;
   S.qhead = S.qlen = 0;
   for (int r = 0; r < n; r++)
-    push(r); /* state NEW */
+    if (!mine || mine[r])
+      push(r); /* state NEW */
+    else
+      S.s[r].state = ELSEWHERE;
   for (;;) {
     if (!S.qlen && !(S.nparked && S.idle && S.idle() && S.qlen))
       break;
@@ -151,6 +159,8 @@ int coop_wake(int rank) {
   if (!S.active || rank < 0 || rank >= S.n)
     contend_fail("internal error: coop_wake(%d) outside 0..%d", rank, S.n - 1);
   slot *x = &S.s[rank];
+  if (x->state == ELSEWHERE)
+    contend_fail("internal error: coop_wake(%d): the rank is run by another process", rank);
   if (x->state != PARKED)
     return 0;
   x->state = READY;

@@ -29,6 +29,14 @@
  * rank's return value.  Returns rank 0's (0 when n <= 0). */
 int coop_run(int n, int (*body)(int rank, void *arg), void *arg, int *status);
 
+/* coop_run for the ranks r with mine[r] != 0 only (mine: n entries; NULL:
+ * every rank): the others are done from the start, as ranks played by
+ * another process of a simulation over processes.  Ranks keep their
+ * numbers (coop_self, coop_wake); waking a rank not run here is an error.
+ * Returns rank 0's status when rank 0 is run here, else 0. */
+int coop_run_some(int n, const unsigned char *mine, int (*body)(int rank, void *arg), void *arg,
+                  int *status);
+
 /* Stack size of the ranks of later coop_run calls (0: COOP_STACK_DEFAULT,
  * 256 KiB; pages are committed only when touched). */
 void coop_set_stack(size_t bytes);

@@ -67,12 +67,14 @@ typedef struct member {
   void *result;   /* gatherv: the buffer; split: the handle; ctx_open: node_of */
   int done;
   unsigned long long until; /* done: the member returns at this time (control latency) */
+  int remote; /* a copy of another process's member (heap; in: its data or NULL) */
 } member;
 
 typedef struct round {
   coll_kind kind;
   unsigned long gen;
   int arrived;
+  unsigned long long tlast; /* the latest arrival's time */
   char why[64]; /* what the parked members wait on (deadlock report) */
   member *m[];  /* by group rank */
 } round;
@@ -80,7 +82,10 @@ typedef struct round {
 /* A set of ranks; shared by the members' handles. */
 typedef struct tshared {
   int size;
-  int handles;                 /* members that have not freed their handle */
+  int local;                   /* members in this process (all of them in one process) */
+  int handles;                 /* members here that have not freed their handle */
+  uint64_t gid;                /* over processes: the group's name (group_id) */
+  int *procs, nprocs;          /* over processes: the processes with members, ascending */
   int *wrank;                  /* world rank (scheduler rank) of each member */
   unsigned long ncoll;         /* collectives started on the group */
   round *open;                 /* the collective being gathered, or NULL */
@@ -99,16 +104,28 @@ struct contend_signal {
   unsigned long seq; /* the k-th post of every member on the group */
   int size, posted;
   unsigned long long visible; /* complete: seen from this time on (control latency) */
-  int refs;                   /* members that have not freed it */
+  unsigned long long tlast;   /* the latest post's time */
+  int refs;                   /* members here that have not freed it */
   int *waiters, nwait, capwait;
   struct contend_signal *next;
   char why[64];
 };
 
+/* Over processes: the records one process sends another (control records). */
+typedef struct outbox {
+  char *b;
+  size_t n, cap;
+} outbox;
+
 static struct {
   int nodes, ppn, n;
   int *node_of_rank; /* shared by every rank's contend_nodes */
   const contend_inproc_backend *b;
+  int procs, me;      /* processes (1: this one alone), this one */
+  int *proc_of_rank;  /* over processes: the process of every world rank */
+  outbox *out;        /* over processes: records for each process */
+  tshared **groups;   /* over processes: the replicas here, by gid (open addressing) */
+  size_t groups_cap, ngroups;
 } W;
 
 static contend_world_ops inproc_world_ops;
@@ -131,9 +148,100 @@ static tshared *shared_new(int size) {
   if (!s)
     contend_fail("out of memory (trace engine group)");
   s->size = size;
-  s->handles = size;
+  s->local = s->handles = size;
   s->wrank = xmalloc(sizeof *s->wrank * (size_t)size);
   return s;
+}
+
+/* ---- over processes: groups named alike everywhere ---- */
+
+static int here(int wrank) { return !W.proc_of_rank || W.proc_of_rank[wrank] == W.me; }
+
+/* A split's group: named by its parent, the split's number on it and its
+ * color, so every process names it alike whatever order it learns of it. */
+static uint64_t group_id(uint64_t parent, unsigned long gen, int color) {
+  uint64_t x = parent * 0x9e3779b97f4a7c15ull ^ ((uint64_t)gen << 32 | (uint32_t)color);
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x ? x : 1;
+}
+
+static size_t group_slot(uint64_t gid) {
+  size_t i = (size_t)gid & (W.groups_cap - 1);
+  while (W.groups[i] && W.groups[i]->gid != gid)
+    i = (i + 1) & (W.groups_cap - 1);
+  return i;
+}
+
+static void group_put(tshared *s) {
+  if (2 * (W.ngroups + 1) > W.groups_cap) {
+    tshared **old = W.groups;
+    const size_t cap = old ? W.groups_cap : 0;
+    W.groups_cap = cap ? 2 * cap : 64;
+    W.groups = calloc(W.groups_cap, sizeof *W.groups);
+    if (!W.groups)
+      contend_fail("out of memory (control plane groups)");
+    for (size_t i = 0; i < cap; i++)
+      if (old[i])
+        W.groups[group_slot(old[i]->gid)] = old[i];
+    free(old);
+  }
+  const size_t i = group_slot(s->gid);
+  if (W.groups[i])
+    contend_fail("internal error: two groups named %#llx (control plane)",
+                 (unsigned long long)s->gid);
+  W.groups[i] = s;
+  W.ngroups++;
+}
+
+static void group_drop(tshared *s) {
+  size_t i = group_slot(s->gid);
+  if (W.groups[i] != s)
+    return;
+  W.groups[i] = NULL; /* re-seat the run after it (linear probing) */
+  W.ngroups--;
+  for (size_t j = (i + 1) & (W.groups_cap - 1); W.groups[j]; j = (j + 1) & (W.groups_cap - 1)) {
+    tshared *x = W.groups[j];
+    W.groups[j] = NULL;
+    W.groups[group_slot(x->gid)] = x;
+  }
+}
+
+/* Its members placed (wrank filled): over processes, counts those here,
+ * lists the processes with members and registers the replica when some
+ * member is here; returns the members here. */
+static int shared_placed(tshared *s, uint64_t gid) {
+  if (W.procs == 1)
+    return s->size;
+  s->gid = gid;
+  s->local = 0;
+  unsigned char *has = calloc((size_t)W.procs, 1);
+  if (!has)
+    contend_fail("out of memory (control plane group)");
+  for (int i = 0; i < s->size; i++) {
+    s->local += here(s->wrank[i]);
+    has[W.proc_of_rank[s->wrank[i]]] = 1;
+  }
+  s->handles = s->local;
+  s->procs = xmalloc(sizeof *s->procs * (size_t)W.procs);
+  for (int q = 0; q < W.procs; q++)
+    if (has[q])
+      s->procs[s->nprocs++] = q;
+  free(has);
+  if (s->local)
+    group_put(s);
+  return s->local;
+}
+
+static void shared_free(tshared *s) {
+  if (W.procs > 1 && s->local)
+    group_drop(s);
+  free(s->procs);
+  free(s->wrank);
+  free(s);
 }
 
 static thandle *handle_new(tshared *s, int rank) {
@@ -160,8 +268,7 @@ static void handle_release(thandle *h, const char *what) {
       next = x->next;
       x->next = NULL;
     }
-    free(s->wrank);
-    free(s);
+    shared_free(s);
   }
 }
 
@@ -201,48 +308,148 @@ static void complete(tshared *s, round *r);
 
 #define CONTROL_WAIT "a collective's completion (control latency)"
 
-/* Deposits a (kind k) and returns once the collective is complete: the
- * member's outputs (and a->result) are then filled. */
+/* Over processes: what each process tells the others of its members'
+ * control calls, swapped at every window's end by the backend
+ * (contend_inproc_outbox, contend_inproc_inbox).  A record names its
+ * group by gid, its collective by number (or its signal by sequence) and
+ * carries the member's time and arguments, and its data when the
+ * receiving process needs it (an allreduce's everywhere, a gather's at the
+ * root's process only). */
+enum { R_SIGNAL = C_N }; /* a record's `what`: a coll_kind, or a signal's post */
+
+typedef struct crec {
+  uint64_t gid, gen, t, bytes;
+  uint64_t data; /* bytes of data after the record (then padding to 8) */
+  int32_t what, rank, count, dt, op, color, key, pad;
+} crec;
+
+static void put(outbox *o, const void *b, size_t len) {
+  if (o->n + len > o->cap) {
+    size_t cap = o->cap ? 2 * o->cap : 4096;
+    while (cap < o->n + len)
+      cap *= 2;
+    char *nb = realloc(o->b, cap);
+    if (!nb)
+      contend_fail("out of memory (control records, %zu B)", cap);
+    o->b = nb;
+    o->cap = cap;
+  }
+  memcpy(o->b + o->n, b, len);
+  o->n += len;
+}
+
+/* To every other process with members of s; the data only to process
+ * `to` (-1: to all of them). */
+static void send_record(const tshared *s, crec h, const void *data, size_t len, int to) {
+  static const char zero[8];
+  for (int i = 0; i < s->nprocs; i++) {
+    const int q = s->procs[i];
+    if (q == W.me)
+      continue;
+    h.data = to < 0 || to == q ? len : 0;
+    put(&W.out[q], &h, sizeof h);
+    if (h.data) {
+      put(&W.out[q], data, len);
+      put(&W.out[q], zero, (8 - len % 8) % 8);
+    }
+  }
+}
+
+static void send_arrival(const tshared *s, const round *r, int grank, const member *a,
+                         unsigned long long t) {
+  const crec h = {.gid = s->gid, .gen = r->gen, .t = t, .bytes = a->bytes, .what = (int)r->kind,
+                  .rank = grank, .count = a->count, .dt = (int)a->dt, .op = (int)a->op,
+                  .color = a->color, .key = a->key};
+  const int root = W.proc_of_rank[s->wrank[0]];
+  switch (r->kind) {
+  case C_ALLREDUCE:
+  case C_REDUCE: {
+    const size_t len = a->count > 0 ? contend_dtype_bytes(a->dt) * (size_t)a->count : 0;
+    send_record(s, h, a->in, len, r->kind == C_REDUCE ? root : -1);
+    break;
+  }
+  case C_BCAST:
+    send_record(s, h, a->in, grank == 0 ? a->bytes : 0, -1);
+    break;
+  case C_GATHER:
+  case C_GATHERV:
+    send_record(s, h, a->in, a->bytes, root);
+    break;
+  case C_ALLGATHER:
+    send_record(s, h, a->in, a->bytes, -1);
+    break;
+  default:
+    send_record(s, h, NULL, 0, -1);
+    break;
+  }
+}
+
+static round *round_new(tshared *s, coll_kind k) {
+  round *r = calloc(1, sizeof *r + sizeof(member *) * (size_t)s->size);
+  if (!r)
+    contend_fail("out of memory (trace engine collective over %d ranks)", s->size);
+  r->kind = k;
+  r->gen = s->ncoll++;
+  why_of(r->why, sizeof r->why, coll_names[k], r->gen, s->size);
+  s->open = r;
+  return r;
+}
+
+/* Every member is in: the outputs of the members here are written, and
+ * they return the control latency after the last arrival. */
+static void finish(tshared *s, round *r) {
+  complete(s, r);
+  const unsigned long long d = control_delay(), until = r->tlast + d;
+  for (int i = 0; i < s->size; i++) {
+    member *m = r->m[i];
+    if (m->remote) {
+      free(m);
+      continue;
+    }
+    m->done = 1;
+    m->until = until;
+    if (d) /* every member, this one too, returns D later (in time order, by world rank) */
+      W.b->wake_at(s->wrank[i], until);
+    else if (s->wrank[i] != coop_self())
+      coop_wake(s->wrank[i]);
+  }
+  free(r);
+}
+
+/* Member `grank` (a: its part) arrived at time t; the last completes r. */
+static void arrive(tshared *s, round *r, int grank, member *a, unsigned long long t) {
+  if (grank < 0 || grank >= s->size || r->m[grank])
+    contend_fail("%s #%lu on a group of %d ranks: group rank %d arrives twice", coll_names[r->kind],
+                 r->gen, s->size, grank);
+  r->m[grank] = a;
+  if (t > r->tlast)
+    r->tlast = t;
+  if (++r->arrived == s->size) {
+    s->open = NULL;
+    finish(s, r);
+  }
+}
+
+/* Deposits a (kind k) and returns once the collective is complete and
+ * its completion seen: the member's outputs (and a->result) are filled. */
 static void rendezvous(contend_group *g, coll_kind k, member *a) {
   thandle *h = H(g);
   tshared *s = h->s;
-  round *r = s->open;
-  if (!r) {
-    r = calloc(1, sizeof *r + sizeof(member *) * (size_t)s->size);
-    if (!r)
-      contend_fail("out of memory (trace engine collective over %d ranks)", s->size);
-    r->kind = k;
-    r->gen = s->ncoll++;
-    why_of(r->why, sizeof r->why, coll_names[k], r->gen, s->size);
-    s->open = r;
-  } else if (r->kind != k) {
+  round *r = s->open ? s->open : round_new(s, k);
+  if (r->kind != k)
     contend_fail("collective mismatch on a group of %d ranks: group rank %d calls %s while "
                  "%d rank%s wait in %s #%lu",
                  s->size, g->rank, coll_names[k], r->arrived, r->arrived == 1 ? "" : "s",
                  coll_names[r->kind], r->gen);
-  }
-  r->m[g->rank] = a;
-  if (++r->arrived < s->size) {
-    while (!a->done) /* a wake for another reason: park again */
-      coop_park(r->why);
-    while (ticks() < a->until) /* r is freed by now */
-      coop_park(CONTROL_WAIT);
-    return;
-  }
-  s->open = NULL;
-  complete(s, r);
-  const unsigned long long d = control_delay();
-  const unsigned long long until = ticks() + d;
-  for (int i = 0; i < s->size; i++) {
-    r->m[i]->done = 1;
-    r->m[i]->until = until;
-    if (d) /* every member, this one too, returns D later (in time order, by world rank) */
-      W.b->wake_at(s->wrank[i], until);
-    else if (i != g->rank)
-      coop_wake(s->wrank[i]);
-  }
-  free(r);
-  while (ticks() < until)
+  char why[sizeof r->why]; /* r is freed at completion, maybe while this member is parked */
+  memcpy(why, r->why, sizeof why);
+  const unsigned long long t = ticks();
+  if (W.procs > 1)
+    send_arrival(s, r, g->rank, a, t);
+  arrive(s, r, g->rank, a, t);
+  while (!a->done) /* a wake for another reason: park again */
+    coop_park(why);
+  while (ticks() < a->until)
     coop_park(CONTROL_WAIT);
 }
 
@@ -312,10 +519,16 @@ static void complete_split(tshared *s, round *r) {
     while (hi < n && e[hi].color == e[lo].color)
       hi++;
     tshared *ns = shared_new(hi - lo);
-    for (int j = lo; j < hi; j++) {
+    for (int j = lo; j < hi; j++)
       ns->wrank[j - lo] = s->wrank[e[j].rank];
-      r->m[e[j].rank]->result = &handle_new(ns, j - lo)->g;
+    if (!shared_placed(ns, group_id(s->gid, r->gen, e[lo].color))) {
+      shared_free(ns); /* no member here: no replica */
+      lo = hi;
+      continue;
     }
+    for (int j = lo; j < hi; j++)
+      if (!r->m[e[j].rank]->remote)
+        r->m[e[j].rank]->result = &handle_new(ns, j - lo)->g;
     lo = hi;
   }
   free(e);
@@ -332,38 +545,48 @@ static void complete(tshared *s, round *r) {
   case C_REDUCE: {
     same_args(s, r);
     const size_t bytes = contend_dtype_bytes(m[0]->dt) * (size_t)m[0]->count;
-    if (m[0]->count <= 0)
-      break;
+    if (m[0]->count <= 0 || (r->kind == C_REDUCE && m[0]->remote))
+      break; /* (a reduce's data is at its root's process only) */
     void *acc = xmalloc(bytes);
     memcpy(acc, m[0]->in, bytes);
     for (int i = 1; i < n; i++) /* in rank order: the same sum on every run */
       combine(acc, m[i]->in, m[0]->count, m[0]->dt, m[0]->op);
     for (int i = 0; i < (r->kind == C_REDUCE ? 1 : n); i++)
-      memcpy(m[i]->out, acc, bytes);
+      if (!m[i]->remote)
+        memcpy(m[i]->out, acc, bytes);
     free(acc);
     break;
   }
   case C_BCAST:
     same_args(s, r);
     for (int i = 1; i < n && m[0]->bytes; i++)
-      memmove(m[i]->out, m[0]->in, m[0]->bytes);
+      if (!m[i]->remote)
+        memmove(m[i]->out, m[0]->in, m[0]->bytes);
     break;
   case C_GATHER:
   case C_ALLGATHER: {
     same_args(s, r);
     const size_t b = m[0]->bytes;
-    if (!b)
+    /* assembled at the first member here (rank 0 in one process; a
+     * gather's data is at its root's process only) */
+    int at = 0;
+    while (r->kind == C_ALLGATHER && at < n && m[at]->remote)
+      at++;
+    if (!b || at == n || m[at]->remote)
       break;
-    if (!m[0]->out)
-      contend_fail("%s #%lu: group rank 0 passed no buffer", coll_names[r->kind], r->gen);
+    if (!m[at]->out)
+      contend_fail("%s #%lu: group rank %d passed no buffer", coll_names[r->kind], r->gen, at);
     for (int i = 0; i < n; i++)
-      memcpy((char *)m[0]->out + (size_t)i * b, m[i]->in, b);
+      memcpy((char *)m[at]->out + (size_t)i * b, m[i]->in, b);
     if (r->kind == C_ALLGATHER)
-      for (int i = 1; i < n; i++)
-        memcpy(m[i]->out, m[0]->out, (size_t)n * b);
+      for (int i = at + 1; i < n; i++)
+        if (!m[i]->remote)
+          memcpy(m[i]->out, m[at]->out, (size_t)n * b);
     break;
   }
   case C_GATHERV: {
+    if (m[0]->remote) /* the data is at the root's process only */
+      break;
     size_t total = 0;
     for (int i = 0; i < n; i++)
       total += m[i]->bytes;
@@ -384,7 +607,8 @@ static void complete(tshared *s, round *r) {
     break;
   case C_NODE_OF: {
     contend_inproc_comm *v = xmalloc(sizeof *v);
-    v->refs = v->size = n;
+    v->refs = s->local;
+    v->size = n;
     v->closing = 0;
     v->node = xmalloc(sizeof(int) * (size_t)n);
     v->wrank = xmalloc(sizeof(int) * (size_t)n);
@@ -392,7 +616,7 @@ static void complete(tshared *s, round *r) {
     for (int i = 0; i < n; i++) {
       v->node[i] = m[i]->count;
       v->wrank[i] = s->wrank[i];
-      v->ctx[i] = m[i]->out;
+      v->ctx[i] = m[i]->remote ? NULL : m[i]->out; /* another process's: not here */
       m[i]->result = v;
     }
     break;
@@ -455,37 +679,57 @@ static void *w_gatherv(contend_group *g, const void *mine, size_t bytes, size_t 
 
 /* ---- signals: the k-th post of every member forms the k-th signal ---- */
 
+/* The link to signal seq of s, which is made (appended, so the list stays
+ * in seq order) by its first post here. */
+static struct contend_signal **signal_at(tshared *s, unsigned long seq) {
+  struct contend_signal **p = &s->sigs;
+  while (*p && (*p)->seq != seq)
+    p = &(*p)->next;
+  if (!*p) {
+    struct contend_signal *x = calloc(1, sizeof *x);
+    if (!x)
+      contend_fail("out of memory (trace engine signal)");
+    x->seq = seq;
+    x->size = s->size;
+    x->refs = s->local;
+    why_of(x->why, sizeof x->why, "signal", seq, s->size);
+    *p = x;
+  }
+  return p;
+}
+
+/* A member posted *p at time t; the last post completes it: out of the
+ * list, its waiters woken when it is seen (the control latency later). */
+static void signal_posted(struct contend_signal **p, unsigned long long t) {
+  struct contend_signal *x = *p;
+  if (t > x->tlast)
+    x->tlast = t;
+  if (++x->posted < x->size)
+    return;
+  *p = x->next;
+  x->next = NULL;
+  const unsigned long long d = control_delay();
+  x->visible = x->tlast + d;
+  for (int i = 0; i < x->nwait; i++)
+    if (d)
+      W.b->wake_at(x->waiters[i], x->visible);
+    else
+      coop_wake(x->waiters[i]);
+  free(x->waiters);
+  x->waiters = NULL;
+  x->nwait = x->capwait = 0;
+}
+
 static contend_signal *w_signal_post(contend_group *g) {
   thandle *h = H(g);
   tshared *s = h->s;
   const unsigned long seq = h->nsig++;
-  struct contend_signal **p = &s->sigs;
-  while (*p && (*p)->seq != seq)
-    p = &(*p)->next;
-  struct contend_signal *x = *p;
-  if (!x) { /* the first to post it: appended, so the list stays in seq order */
-    x = calloc(1, sizeof *x);
-    if (!x)
-      contend_fail("out of memory (trace engine signal)");
-    x->seq = seq;
-    x->size = x->refs = s->size;
-    why_of(x->why, sizeof x->why, "signal", seq, s->size);
-    *p = x;
-  }
-  if (++x->posted == x->size) { /* complete: out of the list, waiters woken when it is seen */
-    *p = x->next;
-    x->next = NULL;
-    const unsigned long long d = control_delay();
-    x->visible = ticks() + d;
-    for (int i = 0; i < x->nwait; i++)
-      if (d)
-        W.b->wake_at(x->waiters[i], x->visible);
-      else
-        coop_wake(x->waiters[i]);
-    free(x->waiters);
-    x->waiters = NULL;
-    x->nwait = x->capwait = 0;
-  }
+  struct contend_signal **p = signal_at(s, seq), *x = *p;
+  const unsigned long long t = ticks();
+  if (W.procs > 1)
+    send_record(s, (crec){.gid = s->gid, .gen = seq, .t = t, .what = R_SIGNAL, .rank = g->rank},
+                NULL, 0, -1);
+  signal_posted(p, t);
   return x;
 }
 
@@ -647,6 +891,71 @@ static contend_world_ops inproc_world_ops = {
     .results_json = NULL, /* the backend's, set at launch */
 };
 
+/* ---- over processes: the swap ---- */
+
+const void *contend_inproc_outbox(int q, size_t *len) {
+  *len = W.out && q >= 0 && q < W.procs ? W.out[q].n : 0;
+  return *len ? W.out[q].b : NULL;
+}
+
+void contend_inproc_outbox_clear(void) {
+  for (int q = 0; W.out && q < W.procs; q++)
+    W.out[q].n = 0;
+}
+
+static tshared *group_named(uint64_t gid, const char *what, unsigned long gen) {
+  tshared *s = W.groups ? W.groups[group_slot(gid)] : NULL;
+  if (!s)
+    contend_fail("another process's rank calls %s #%lu on a group no rank of this process is in "
+                 "any more (group_free before the others' last call?)",
+                 what, gen);
+  return s;
+}
+
+static void apply(const crec *h, const char *data) {
+  if (h->what == R_SIGNAL) {
+    tshared *s = group_named(h->gid, "signal", (unsigned long)h->gen);
+    signal_posted(signal_at(s, (unsigned long)h->gen), h->t);
+    return;
+  }
+  if (h->what < 0 || h->what >= C_N)
+    contend_fail("internal error: control record of kind %d", h->what);
+  const coll_kind k = (coll_kind)h->what;
+  tshared *s = group_named(h->gid, coll_names[k], (unsigned long)h->gen);
+  round *r = s->open ? s->open : round_new(s, k);
+  if (r->kind != k || r->gen != h->gen)
+    contend_fail("collective mismatch on a group of %d ranks: group rank %d (in another process) "
+                 "calls %s #%llu while %d rank%s wait in %s #%lu",
+                 s->size, h->rank, coll_names[k], (unsigned long long)h->gen, r->arrived,
+                 r->arrived == 1 ? "" : "s", coll_names[r->kind], r->gen);
+  member *a = calloc(1, sizeof *a + h->data);
+  if (!a)
+    contend_fail("out of memory (control record, %llu B)", (unsigned long long)h->data);
+  *a = (member){.bytes = h->bytes, .count = h->count, .dt = (contend_dtype)h->dt,
+                .op = (contend_op)h->op, .color = h->color, .key = h->key, .remote = 1};
+  if (h->data) {
+    memcpy(a + 1, data, h->data);
+    a->in = a + 1;
+  }
+  arrive(s, r, h->rank, a, h->t);
+}
+
+void contend_inproc_inbox(const void *buf, size_t len) {
+  const char *at = buf, *end = at + len;
+  while (at < end) {
+    crec h;
+    if ((size_t)(end - at) < sizeof h)
+      contend_fail("internal error: a control record cut short (%zu B)", (size_t)(end - at));
+    memcpy(&h, at, sizeof h);
+    at += sizeof h;
+    const size_t padded = h.data + (8 - h.data % 8) % 8;
+    if (padded > (size_t)(end - at))
+      contend_fail("internal error: a control record's data cut short");
+    apply(&h, at);
+    at += padded;
+  }
+}
+
 /* ---- launch ---- */
 
 typedef struct launch_arg {
@@ -668,6 +977,11 @@ static void end_exit(int status) { exit(status); }
 
 int contend_inproc_launch(const contend_inproc_backend *b, int nodes, int ppn, contend_body body,
                           void *arg) {
+  return contend_inproc_launch_procs(b, nodes, ppn, NULL, body, arg);
+}
+
+int contend_inproc_launch_procs(const contend_inproc_backend *b, int nodes, int ppn,
+                                const contend_inproc_procs *procs, contend_body body, void *arg) {
   if (nodes < 1 || ppn < 1 || (long long)nodes * ppn > INT_MAX) {
     fprintf(stderr,
             "contend: the %s engine plays nodes x ranks per node in this process: needs "
@@ -685,15 +999,50 @@ int contend_inproc_launch(const contend_inproc_backend *b, int nodes, int ppn, c
   W.node_of_rank = xmalloc(sizeof(int) * (size_t)W.n);
   for (int i = 0; i < W.n; i++)
     W.node_of_rank[i] = i / W.ppn;
+  W.procs = procs ? procs->count : 1;
+  W.me = procs ? procs->me : 0;
+  unsigned char *mine = NULL;
+  if (W.procs > 1) {
+    if (W.me < 0 || W.me >= W.procs || !procs->finish)
+      contend_fail("internal error: process %d of %d", W.me, W.procs);
+    W.proc_of_rank = xmalloc(sizeof(int) * (size_t)W.n);
+    mine = xmalloc((size_t)W.n);
+    for (int r = 0; r < W.n; r++) {
+      const int q = procs->proc_of_node[r / W.ppn];
+      if (q < 0 || q >= W.procs)
+        contend_fail("internal error: node %d in process %d of %d", r / W.ppn, q, W.procs);
+      W.proc_of_rank[r] = q;
+      mine[r] = q == W.me;
+    }
+    W.out = calloc((size_t)W.procs, sizeof *W.out);
+    if (!W.out)
+      contend_fail("out of memory (control records)");
+  }
   launch_arg la = {.world = shared_new(W.n), .body = body, .arg = arg};
   for (int r = 0; r < W.n; r++)
     la.world->wrank[r] = r;
+  if (!shared_placed(la.world, 1)) /* no rank here */
+    shared_free(la.world);
   contend_set_fail_handler(coop_self, end_exit);
   coop_set_idle(b->idle);
-  const int rc = coop_run(W.n, rank_main, &la, NULL);
+  int rc = coop_run_some(W.n, mine, rank_main, &la, NULL);
   coop_set_idle(NULL);
+  if (W.procs > 1) /* the others' ranks may still run: take part until they are done */
+    rc = procs->finish(mine[0] ? rc : -1);
   contend_set_fail_handler(NULL, NULL);
   free(W.node_of_rank);
   W.node_of_rank = NULL;
+  free(mine);
+  free(W.proc_of_rank);
+  W.proc_of_rank = NULL;
+  for (int q = 0; W.out && q < W.procs; q++)
+    free(W.out[q].b);
+  free(W.out);
+  W.out = NULL;
+  free(W.groups); /* empty: every group here was freed with its last handle here */
+  W.groups = NULL;
+  W.groups_cap = W.ngroups = 0;
+  W.procs = 1;
+  W.me = 0;
   return rc;
 }
