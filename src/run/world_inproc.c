@@ -67,7 +67,7 @@ typedef struct member {
   void *result;   /* gatherv: the buffer; split: the handle; ctx_open: node_of */
   int done;
   unsigned long long until; /* done: the member returns at this time (control latency) */
-  int remote; /* a copy of another process's member (heap; in: its data or NULL) */
+  int remote;               /* a copy of another process's member (heap; in: its data or NULL) */
 } member;
 
 typedef struct round {
@@ -75,8 +75,8 @@ typedef struct round {
   unsigned long gen;
   int arrived;
   unsigned long long tlast; /* the latest arrival's time */
-  char why[64]; /* what the parked members wait on (deadlock report) */
-  member *m[];  /* by group rank */
+  char why[64];             /* what the parked members wait on (deadlock report) */
+  member *m[];              /* by group rank */
 } round;
 
 /* A set of ranks; shared by the members' handles. */
@@ -121,10 +121,10 @@ static struct {
   int nodes, ppn, n;
   int *node_of_rank; /* shared by every rank's contend_nodes */
   const contend_inproc_backend *b;
-  int procs, me;      /* processes (1: this one alone), this one */
-  int *proc_of_rank;  /* over processes: the process of every world rank */
-  outbox *out;        /* over processes: records for each process */
-  tshared **groups;   /* over processes: the replicas here, by gid (open addressing) */
+  int procs, me;     /* processes (1: this one alone), this one */
+  int *proc_of_rank; /* over processes: the process of every world rank */
+  outbox *out;       /* over processes: records for each process */
+  tshared **groups;  /* over processes: the replicas here, by gid (open addressing) */
   size_t groups_cap, ngroups;
 } W;
 
@@ -357,9 +357,17 @@ static void send_record(const tshared *s, crec h, const void *data, size_t len, 
 
 static void send_arrival(const tshared *s, const round *r, int grank, const member *a,
                          unsigned long long t) {
-  const crec h = {.gid = s->gid, .gen = r->gen, .t = t, .bytes = a->bytes, .what = (int)r->kind,
-                  .rank = grank, .count = a->count, .dt = (int)a->dt, .op = (int)a->op,
-                  .color = a->color, .key = a->key};
+  const crec h = {.gid = s->gid,
+                  .gen = r->gen,
+                  .t = t,
+                  .bytes = a->bytes,
+                  .what = (int)r->kind,
+                  .rank = grank,
+                  .count = a->count,
+                  .dt = (int)a->dt,
+                  .op = (int)a->op,
+                  .color = a->color,
+                  .key = a->key};
   const int root = W.proc_of_rank[s->wrank[0]];
   switch (r->kind) {
   case C_ALLREDUCE:
@@ -931,8 +939,13 @@ static void apply(const crec *h, const char *data) {
   member *a = calloc(1, sizeof *a + h->data);
   if (!a)
     contend_fail("out of memory (control record, %llu B)", (unsigned long long)h->data);
-  *a = (member){.bytes = h->bytes, .count = h->count, .dt = (contend_dtype)h->dt,
-                .op = (contend_op)h->op, .color = h->color, .key = h->key, .remote = 1};
+  *a = (member){.bytes = h->bytes,
+                .count = h->count,
+                .dt = (contend_dtype)h->dt,
+                .op = (contend_op)h->op,
+                .color = h->color,
+                .key = h->key,
+                .remote = 1};
   if (h->data) {
     memcpy(a + 1, data, h->data);
     a->in = a + 1;

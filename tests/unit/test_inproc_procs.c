@@ -41,7 +41,7 @@ static int win_open;
 static struct timer {
   unsigned long long t;
   int wrank;
-} *timers;
+} * timers;
 static int ntimers, captimers;
 
 static unsigned long long fake_delay(void) { return DELAY; }
