@@ -20,14 +20,20 @@
  * by their contexts; the last to close releases it
  * (contend_inproc_comm_release). */
 typedef struct contend_inproc_comm {
-  int refs, size;
-  int closing;              /* members that have begun closing (an engine's close barrier) */
+  int refs, size;           /* refs: the members in this process that have not released it */
+  unsigned long long id;    /* the same in every process of a simulation over processes */
   int *node;                /* node of each group rank */
   int *wrank;               /* world rank (fiber) of each group rank */
-  struct contend_ctx **ctx; /* each group rank's context */
+  struct contend_ctx **ctx; /* each group rank's context (NULL: in another process) */
+  void *close;              /* the close barrier's group (contend_inproc_comm_close_wait) */
 } contend_inproc_comm;
 
 void contend_inproc_comm_release(void *comm);
+
+/* A barrier of the comm's members (group rank `rank` calls it), for an
+ * engine's close: returns the control latency after the last member
+ * arrives, over processes as in one.  Every member calls it once. */
+void contend_inproc_comm_close_wait(contend_inproc_comm *comm, int rank);
 
 typedef struct contend_inproc_backend {
   const struct contend_engine *engine; /* the registered engine (world ops engine) */

@@ -123,7 +123,6 @@ struct sim_ctx {
   size_t win_bytes;
   int pend_send, pend_recv, pend_rma;
   int waiting;           /* parked on its pending counts */
-  int close_wait;        /* parked in close until every member closes */
   sim_time cpu_free;     /* host overhead: the CPU is busy until then */
   peerq *pq;             /* open addressing; an entry lives while a queue is */
   uint32_t pq_cap, pq_n; /* non-empty (power-of-2 capacity, entries) */
@@ -891,27 +890,16 @@ int sim_mpi_ctx_open(contend_ctx *c, const contend_motif *m, const contend_param
 
 /* Collective over the group (the window), as MPI_Win_free: a member
  * finishes what it started, then waits until every member has done the
- * same, so that nothing in flight still targets a member that closed (a
- * passive target of a get, whose origin is still waiting for it). */
+ * same (a control-plane barrier: it returns the control latency after the
+ * last member's close), so that nothing in flight still targets a member
+ * that closed (a passive target of a get, whose origin is still waiting
+ * for it). */
 void sim_mpi_ctx_close(contend_ctx *c) {
   sim_ctx *x = c->impl;
   if (!x)
     return;
   park_until_done(x, "closing a context (simulated MPI)");
-  contend_inproc_comm *cm = x->comm;
-  if (++cm->closing < cm->size) {
-    x->close_wait = 1;
-    while (x->close_wait)
-      coop_park("closing a context: waiting for the group's other members (simulated MPI)");
-  } else { /* the last: the others may free now (none runs before this loop ends) */
-    for (int i = 0; i < cm->size; i++) {
-      sim_ctx *o = cm->ctx[i] ? cm->ctx[i]->impl : NULL;
-      if (o && o->close_wait) {
-        o->close_wait = 0;
-        coop_wake(o->wrank);
-      }
-    }
-  }
+  contend_inproc_comm_close_wait(x->comm, c->rank);
   contend_arena_release(&x->mem);
   contend_ctx_free_state(c);
   c->impl = NULL;

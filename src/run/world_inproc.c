@@ -440,25 +440,27 @@ static void arrive(tshared *s, round *r, int grank, member *a, unsigned long lon
 
 /* Deposits a (kind k) and returns once the collective is complete and
  * its completion seen: the member's outputs (and a->result) are filled. */
-static void rendezvous(contend_group *g, coll_kind k, member *a) {
-  thandle *h = H(g);
-  tshared *s = h->s;
+static void rendezvous_on(tshared *s, int grank, coll_kind k, member *a) {
   round *r = s->open ? s->open : round_new(s, k);
   if (r->kind != k)
     contend_fail("collective mismatch on a group of %d ranks: group rank %d calls %s while "
                  "%d rank%s wait in %s #%lu",
-                 s->size, g->rank, coll_names[k], r->arrived, r->arrived == 1 ? "" : "s",
+                 s->size, grank, coll_names[k], r->arrived, r->arrived == 1 ? "" : "s",
                  coll_names[r->kind], r->gen);
   char why[sizeof r->why]; /* r is freed at completion, maybe while this member is parked */
   memcpy(why, r->why, sizeof why);
   const unsigned long long t = ticks();
   if (W.procs > 1)
-    send_arrival(s, r, g->rank, a, t);
-  arrive(s, r, g->rank, a, t);
+    send_arrival(s, r, grank, a, t);
+  arrive(s, r, grank, a, t);
   while (!a->done) /* a wake for another reason: park again */
     coop_park(why);
   while (ticks() < a->until)
     coop_park(CONTROL_WAIT);
+}
+
+static void rendezvous(contend_group *g, coll_kind k, member *a) {
+  rendezvous_on(H(g)->s, g->rank, k, a);
 }
 
 #define COMBINE(T, SUM)                                                                            \
@@ -617,7 +619,11 @@ static void complete(tshared *s, round *r) {
     contend_inproc_comm *v = xmalloc(sizeof *v);
     v->refs = s->local;
     v->size = n;
-    v->closing = 0;
+    v->id = group_id(s->gid, r->gen, -2);
+    tshared *cs = shared_new(n); /* the close barrier's: the same members */
+    memcpy(cs->wrank, s->wrank, sizeof *cs->wrank * (size_t)n);
+    shared_placed(cs, v->id);
+    v->close = cs;
     v->node = xmalloc(sizeof(int) * (size_t)n);
     v->wrank = xmalloc(sizeof(int) * (size_t)n);
     v->ctx = xmalloc(sizeof(contend_ctx *) * (size_t)n);
@@ -840,9 +846,21 @@ static void w_library(contend_group *g, char *buf, size_t len, int *version, int
 
 /* ---- motif contexts ---- */
 
+void contend_inproc_comm_close_wait(contend_inproc_comm *v, int rank) {
+  tshared *s = v->close;
+  member a = {0};
+  rendezvous_on(s, rank, C_BARRIER, &a);
+  if (--s->handles == 0) {
+    shared_free(s);
+    v->close = NULL;
+  }
+}
+
 void contend_inproc_comm_release(void *p) {
   contend_inproc_comm *v = p;
   if (--v->refs == 0) {
+    if (v->close) /* an engine without a close barrier (the trace engine) */
+      shared_free(v->close);
     free(v->node);
     free(v->wrank);
     free(v->ctx);
