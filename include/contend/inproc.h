@@ -35,6 +35,11 @@ void contend_inproc_comm_release(void *comm);
  * arrives, over processes as in one.  Every member calls it once. */
 void contend_inproc_comm_close_wait(contend_inproc_comm *comm, int rank);
 
+/* Over processes: the context group here named id (contend_inproc_comm
+ * .id), or NULL when none of its members is here (or it was released).
+ * A message from another process names its group so. */
+contend_inproc_comm *contend_inproc_comm_find(unsigned long long id);
+
 typedef struct contend_inproc_backend {
   const struct contend_engine *engine; /* the registered engine (world ops engine) */
   const char *library;                 /* what `library` reports */

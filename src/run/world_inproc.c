@@ -31,8 +31,10 @@
 
 #include "../coop/sched.h"
 #include "../core/error.h"
+#include "../core/keymap.h"
 #include "../core/proc.h"
 #include "contend/inproc.h"
+#include "contend/strbuf.h"
 #include "contend/traffic.h"
 #include "contend/world.h"
 
@@ -111,21 +113,15 @@ struct contend_signal {
   char why[64];
 };
 
-/* Over processes: the records one process sends another (control records). */
-typedef struct outbox {
-  char *b;
-  size_t n, cap;
-} outbox;
-
 static struct {
   int nodes, ppn, n;
   int *node_of_rank; /* shared by every rank's contend_nodes */
   const contend_inproc_backend *b;
-  int procs, me;     /* processes (1: this one alone), this one */
-  int *proc_of_rank; /* over processes: the process of every world rank */
-  outbox *out;       /* over processes: records for each process */
-  tshared **groups;  /* over processes: the replicas here, by gid (open addressing) */
-  size_t groups_cap, ngroups;
+  int procs, me;          /* processes (1: this one alone), this one */
+  int *proc_of_rank;      /* over processes: the process of every world rank */
+  contend_strbuf *out;    /* over processes: control records for each process */
+  contend_keymap groups;  /* over processes: gid -> the replica here (tshared *) */
+  contend_keymap comms;   /* over processes: id -> a context group here (contend_inproc_comm *) */
 } W;
 
 static contend_world_ops inproc_world_ops;
@@ -169,45 +165,13 @@ static uint64_t group_id(uint64_t parent, unsigned long gen, int color) {
   return x ? x : 1;
 }
 
-static size_t group_slot(uint64_t gid) {
-  size_t i = (size_t)gid & (W.groups_cap - 1);
-  while (W.groups[i] && W.groups[i]->gid != gid)
-    i = (i + 1) & (W.groups_cap - 1);
-  return i;
-}
-
 static void group_put(tshared *s) {
-  if (2 * (W.ngroups + 1) > W.groups_cap) {
-    tshared **old = W.groups;
-    const size_t cap = old ? W.groups_cap : 0;
-    W.groups_cap = cap ? 2 * cap : 64;
-    W.groups = calloc(W.groups_cap, sizeof *W.groups);
-    if (!W.groups)
-      contend_fail("out of memory (control plane groups)");
-    for (size_t i = 0; i < cap; i++)
-      if (old[i])
-        W.groups[group_slot(old[i]->gid)] = old[i];
-    free(old);
-  }
-  const size_t i = group_slot(s->gid);
-  if (W.groups[i])
-    contend_fail("internal error: two groups named %#llx (control plane)",
-                 (unsigned long long)s->gid);
-  W.groups[i] = s;
-  W.ngroups++;
+  contend_keymap_put(&W.groups, s->gid, (uint64_t)(uintptr_t)s, "control plane groups");
 }
 
 static void group_drop(tshared *s) {
-  size_t i = group_slot(s->gid);
-  if (W.groups[i] != s)
-    return;
-  W.groups[i] = NULL; /* re-seat the run after it (linear probing) */
-  W.ngroups--;
-  for (size_t j = (i + 1) & (W.groups_cap - 1); W.groups[j]; j = (j + 1) & (W.groups_cap - 1)) {
-    tshared *x = W.groups[j];
-    W.groups[j] = NULL;
-    W.groups[group_slot(x->gid)] = x;
-  }
+  uint64_t v;
+  contend_keymap_take(&W.groups, s->gid, &v);
 }
 
 /* Its members placed (wrank filled): over processes, counts those here,
@@ -323,21 +287,6 @@ typedef struct crec {
   int32_t what, rank, count, dt, op, color, key, pad;
 } crec;
 
-static void put(outbox *o, const void *b, size_t len) {
-  if (o->n + len > o->cap) {
-    size_t cap = o->cap ? 2 * o->cap : 4096;
-    while (cap < o->n + len)
-      cap *= 2;
-    char *nb = realloc(o->b, cap);
-    if (!nb)
-      contend_fail("out of memory (control records, %zu B)", cap);
-    o->b = nb;
-    o->cap = cap;
-  }
-  memcpy(o->b + o->n, b, len);
-  o->n += len;
-}
-
 /* To every other process with members of s; the data only to process
  * `to` (-1: to all of them). */
 static void send_record(const tshared *s, crec h, const void *data, size_t len, int to) {
@@ -347,10 +296,10 @@ static void send_record(const tshared *s, crec h, const void *data, size_t len, 
     if (q == W.me)
       continue;
     h.data = to < 0 || to == q ? len : 0;
-    put(&W.out[q], &h, sizeof h);
+    contend_sb_append(&W.out[q], &h, sizeof h);
     if (h.data) {
-      put(&W.out[q], data, len);
-      put(&W.out[q], zero, (8 - len % 8) % 8);
+      contend_sb_append(&W.out[q], data, len);
+      contend_sb_append(&W.out[q], zero, (8 - len % 8) % 8);
     }
   }
 }
@@ -624,6 +573,8 @@ static void complete(tshared *s, round *r) {
     memcpy(cs->wrank, s->wrank, sizeof *cs->wrank * (size_t)n);
     shared_placed(cs, v->id);
     v->close = cs;
+    if (W.procs > 1 && s->local)
+      contend_keymap_put(&W.comms, v->id, (uint64_t)(uintptr_t)v, "context groups");
     v->node = xmalloc(sizeof(int) * (size_t)n);
     v->wrank = xmalloc(sizeof(int) * (size_t)n);
     v->ctx = xmalloc(sizeof(contend_ctx *) * (size_t)n);
@@ -859,6 +810,9 @@ void contend_inproc_comm_close_wait(contend_inproc_comm *v, int rank) {
 void contend_inproc_comm_release(void *p) {
   contend_inproc_comm *v = p;
   if (--v->refs == 0) {
+    uint64_t x;
+    if (W.procs > 1)
+      contend_keymap_take(&W.comms, v->id, &x);
     if (v->close) /* an engine without a close barrier (the trace engine) */
       shared_free(v->close);
     free(v->node);
@@ -920,17 +874,23 @@ static contend_world_ops inproc_world_ops = {
 /* ---- over processes: the swap ---- */
 
 const void *contend_inproc_outbox(int q, size_t *len) {
-  *len = W.out && q >= 0 && q < W.procs ? W.out[q].n : 0;
-  return *len ? W.out[q].b : NULL;
+  *len = W.out && q >= 0 && q < W.procs ? W.out[q].len : 0;
+  return *len ? W.out[q].s : NULL;
 }
 
 void contend_inproc_outbox_clear(void) {
   for (int q = 0; W.out && q < W.procs; q++)
-    W.out[q].n = 0;
+    W.out[q].len = 0;
+}
+
+contend_inproc_comm *contend_inproc_comm_find(unsigned long long id) {
+  uint64_t v;
+  return contend_keymap_get(&W.comms, id, &v) ? (contend_inproc_comm *)(uintptr_t)v : NULL;
 }
 
 static tshared *group_named(uint64_t gid, const char *what, unsigned long gen) {
-  tshared *s = W.groups ? W.groups[group_slot(gid)] : NULL;
+  uint64_t v;
+  tshared *s = contend_keymap_get(&W.groups, gid, &v) ? (tshared *)(uintptr_t)v : NULL;
   if (!s)
     contend_fail("another process's rank calls %s #%lu on a group no rank of this process is in "
                  "any more (group_free before the others' last call?)",
@@ -1067,12 +1027,11 @@ int contend_inproc_launch_procs(const contend_inproc_backend *b, int nodes, int 
   free(W.proc_of_rank);
   W.proc_of_rank = NULL;
   for (int q = 0; W.out && q < W.procs; q++)
-    free(W.out[q].b);
+    contend_sb_free(&W.out[q]);
   free(W.out);
   W.out = NULL;
-  free(W.groups); /* empty: every group here was freed with its last handle here */
-  W.groups = NULL;
-  W.groups_cap = W.ngroups = 0;
+  contend_keymap_free(&W.groups); /* a group a body never freed stays allocated */
+  contend_keymap_free(&W.comms);
   W.procs = 1;
   W.me = 0;
   return rc;
