@@ -12,7 +12,7 @@
 typedef struct contend_keymap {
   struct contend_keymap_slot {
     uint64_t key, val; /* key 0: empty */
-  } *s;
+  } * s;
   size_t cap, n;
 } contend_keymap;
 

@@ -104,12 +104,12 @@ static void poll_sleep(void) {
 
 static void on_injected(void *arg, uint32_t msg, sim_time t) {
   (void)arg;
-  sim_mpi_injected((uint32_t)sim_msg_at(E.net, msg)->cookie, t);
+  sim_mpi_injected_cookie(sim_msg_at(E.net, msg)->cookie, t);
 }
 
 static void on_delivered(void *arg, uint32_t msg) {
   (void)arg;
-  sim_mpi_arrived((uint32_t)sim_msg_at(E.net, msg)->cookie);
+  sim_mpi_delivered(sim_msg_at(E.net, msg)->cookie);
 }
 
 static void on_timer(void *arg, uint32_t kind, uint32_t id) {

@@ -53,5 +53,17 @@ void sim_mpi_post_later(uint32_t msg); /* a message held for host overhead goes 
 uint32_t sim_mpi_timer_msg(uint32_t kind, uint32_t count);
 void sim_mpi_injected(uint32_t msg, sim_time t); /* its last packet is out of the NIC at t */
 void sim_mpi_reset(void);                        /* frees the pools after a run */
+/* Over processes (sim_mpi.c, "over processes"): this is process me of
+ * procs, running the ranks of the nodes n with proc_of_node[n] == me (kept,
+ * not copied); set before the run, undone by sim_mpi_reset. */
+void sim_mpi_procs(int procs, int me, const int *proc_of_node);
+/* The fabric's hooks: a fabric message (its cookie) landed / left the NIC. */
+void sim_mpi_delivered(uint64_t cookie);
+void sim_mpi_injected_cookie(uint64_t cookie, sim_time t);
+/* The window's swap: the records for process q since the last clear, their
+ * clearing, and one process's records for this one (in process order). */
+const void *sim_mpi_outbox(int q, size_t *len);
+void sim_mpi_outbox_clear(void);
+void sim_mpi_inbox(const void *buf, size_t len);
 
 #endif

@@ -58,7 +58,9 @@
 #include "../core/arena.h"
 #include "../core/coll_expand.h"
 #include "../core/error.h"
+#include "../core/keymap.h"
 #include "../core/vgrow.h"
+#include "contend/strbuf.h"
 #include "contend/traffic.h"
 #include "sim_engine.h"
 
@@ -74,17 +76,21 @@ typedef struct smsg {
   uint8_t kind;
   uint8_t estimated; /* a step of a collective's expansion */
   uint8_t paced;     /* rendezvous under the receiver's pacing (counts in rndv_active) */
+  uint8_t keyed;     /* between processes: known by `key`, traffic counted (sim_mpi_procs) */
   int tag;
   int src_rank, dst_rank;    /* group ranks */
   uint32_t sreq, rreq;       /* requests: the send (rendezvous) / the receive */
-  sim_ctx *src;              /* the sender's (origin's) context */
+  sim_ctx *src;              /* the sender's (origin's) context; NULL: a copy (receiver's side) */
   contend_inproc_comm *comm; /* the group: the receiver's context is found at arrival */
   size_t bytes;
-  void *data;          /* --verify: the payload (owned), or NULL */
-  contend_traffic *tr; /* attached at posting (not owned), or NULL */
-  union {              /* a message is one-sided or two-sided */
-    size_t offset;     /* put/get: offset in the target window */
-    size_t sent;       /* rendezvous data: bytes granted before this window */
+  void *data; /* --verify: the payload (owned), or NULL */
+  union {
+    contend_traffic *tr; /* attached at posting (not owned), or NULL */
+    uint64_t key;        /* keyed: the message's name in both processes */
+  };
+  union {          /* a message is one-sided or two-sided */
+    size_t offset; /* put/get: offset in the target window */
+    size_t sent;   /* rendezvous data: bytes granted before this window */
   };
   size_t chunk; /* rendezvous data: bytes granted in this window (0: all) */
 } smsg;
@@ -161,6 +167,44 @@ static void pool_put(pool *p, size_t size, uint32_t i) {
   p->used--;
 }
 
+/* ---- over processes ----
+ * Each process runs the ranks of its nodes (engine_sim.c).  A message to
+ * a node of another process is keyed: its traffic counts when it is made
+ * (the count an iteration ends with is the one where it lands), and at
+ * every post its MPI fields go to the other process as a record, in the
+ * window's swap, before its first packet can get there (the lookahead).
+ * There a copy (src NULL) stands for it, found by key when its packets
+ * land; the copy's replies (CTS, acks, get responses) come back keyed the
+ * same, to the message itself.  The sender frees it when its data is out
+ * of the NIC (two-sided) or its reply is in (one-sided); the copy goes
+ * when its data has landed or its reply is out. */
+#define KEY_BIT (1ull << 63)
+
+typedef struct mrec {
+  uint64_t key, comm, bytes, at, chunk; /* at: the offset or bytes granted before */
+  int32_t tag, src_rank, dst_rank;
+  uint8_t kind, estimated, paced, pad;
+} mrec;
+
+static struct {
+  int procs, me;
+  const int *proc_of_node;
+  uint64_t seq;        /* keys made here */
+  contend_keymap msgs; /* key -> the message here (its own or a copy) */
+  contend_strbuf *out; /* records for each process */
+} X = {.procs = 1};
+
+void sim_mpi_procs(int procs, int me, const int *proc_of_node) {
+  X.procs = procs;
+  X.me = me;
+  X.proc_of_node = proc_of_node;
+  if (procs > 1 && !(X.out = calloc((size_t)procs, sizeof *X.out)))
+    contend_fail("out of memory (simulated MPI records)");
+}
+
+static int elsewhere(int node) { return X.procs > 1 && X.proc_of_node[node] != X.me; }
+static int src_node(const smsg *m) { return m->comm->node[m->src_rank]; }
+
 static pool PM = {.free = UINT32_MAX}, PR = {.free = UINT32_MAX}; /* smsg, sreq */
 #define MSG(i) (((smsg *)PM.a)[i])
 #define REQ(i) (((sreq *)PR.a)[i])
@@ -168,6 +212,11 @@ static pool PM = {.free = UINT32_MAX}, PR = {.free = UINT32_MAX}; /* smsg, sreq 
 static uint32_t smsg_new(void) { return pool_get(&PM, sizeof(smsg), "simulated MPI messages"); }
 
 static void smsg_free(uint32_t i) {
+  if (MSG(i).keyed) {
+    uint64_t v;
+    contend_keymap_take(&X.msgs, MSG(i).key, &v);
+    MSG(i).keyed = 0;
+  }
   free(MSG(i).data);
   MSG(i).data = NULL;
   pool_put(&PM, sizeof(smsg), i);
@@ -371,21 +420,37 @@ static void post(uint32_t i) {
   smsg *m = &MSG(i);
   const int dnode = m->comm->node[m->dst_rank];
   const int back = m->kind == K_CTS || m->kind == K_PUT_ACK || m->kind == K_GET_RESP;
-  const int from = back ? dnode : m->src->node, to = back ? m->src->node : dnode;
+  const int from = back ? dnode : src_node(m), to = back ? src_node(m) : dnode;
   const int header_only =
       m->kind == K_RTS || m->kind == K_CTS || m->kind == K_PUT_ACK || m->kind == K_GET_REQ;
   const size_t bytes = header_only ? 0 : m->kind == K_RDATA && m->chunk ? m->chunk : m->bytes;
   if (from == to) {
     const sim_time t = sim_net_now(sim_engine_net()) + INTRA_LATENCY_PS +
                        (sim_time)((double)bytes * 8000.0 / INTRA_GBPS);
-    msg_timer(t, SIM_T_LOCAL, back ? dst_of(m)->wrank : m->src->wrank, i);
+    msg_timer(t, SIM_T_LOCAL, m->comm->wrank[back ? m->dst_rank : m->src_rank], i);
     if (m->kind == K_EAGER || m->kind == K_RDATA) { /* copied out at once */
       m->src->pend_send--;
       wake_if_done(m->src);
     }
     return;
   }
-  sim_msg_send(sim_engine_net(), sim_msg_new(sim_engine_net(), from, to, bytes, 0, i));
+  uint64_t cookie = i;
+  if (m->keyed) { /* to another process: its fields go ahead of its packets */
+    const mrec h = {.key = m->key,
+                    .comm = m->comm->id,
+                    .bytes = m->bytes,
+                    .at = m->sent,
+                    .chunk = m->chunk,
+                    .tag = m->tag,
+                    .src_rank = m->src_rank,
+                    .dst_rank = m->dst_rank,
+                    .kind = m->kind,
+                    .estimated = m->estimated,
+                    .paced = m->paced};
+    contend_sb_append(&X.out[X.proc_of_node[to]], &h, sizeof h);
+    cookie = m->key;
+  }
+  sim_msg_send(sim_engine_net(), sim_msg_new(sim_engine_net(), from, to, bytes, 0, cookie));
 }
 
 /* Message i, new from rank x (called by x's fiber): x first waits the
@@ -405,11 +470,21 @@ static void post_from(sim_ctx *x, uint32_t i) {
 /* Message m's payload has landed: it counts from `from` to `to` (group
  * ranks) in the traffic attached when it was posted. */
 static void delivered(const smsg *m, int from_rank, int to_rank) {
-  if (!m->tr)
+  if (m->keyed || !m->tr) /* keyed: counted when it was made */
     return;
   const int *node = m->comm->node;
   contend_flow_add(m->estimated ? &m->tr->estimated : &m->tr->flows, node[from_rank], node[to_rank],
                    (double)m->bytes, 1);
+}
+
+/* Message i of this process goes to another's node (from_rank's data to
+ * to_rank): counted now, and keyed. */
+static void key_home(uint32_t i, int from_rank, int to_rank) {
+  smsg *m = &MSG(i);
+  delivered(m, from_rank, to_rank);
+  m->key = KEY_BIT | (uint64_t)X.me << 40 | ++X.seq;
+  m->keyed = 1;
+  contend_keymap_put(&X.msgs, m->key, i, "simulated MPI messages");
 }
 
 static void *copy_of(const void *buf, size_t n) {
@@ -449,6 +524,8 @@ static void do_isend(sim_ctx *x, const void *buf, size_t n, int peer, int tag, i
     REQ(r) = (sreq){.next = UINT32_MAX, .peer = peer, .tag = tag, .sbuf = buf, .bytes = n};
     m->sreq = r;
   }
+  if (elsewhere(x->comm->node[peer]))
+    key_home(i, x->c->rank, peer);
   post_from(x, i);
 }
 
@@ -497,7 +574,7 @@ static void send_cts(sim_ctx *x, uint32_t i, uint32_t r) {
   smsg *m = &MSG(i);
   const int max = sim_engine_rndv_max_active();
   m->rreq = r;
-  m->paced = (sim_engine_rndv_window() || max) && m->comm->node[m->dst_rank] != m->src->node;
+  m->paced = (sim_engine_rndv_window() || max) && m->comm->node[m->dst_rank] != src_node(m);
   if (m->paced && max && x->rndv_active >= max) {
     append(&PM, sizeof(smsg), &x->cts_h, &x->cts_t, i);
     return;
@@ -638,6 +715,8 @@ void sim_mpi_arrived(uint32_t i) {
     m->data = NULL;
     m->kind = K_PUT_ACK;
     post(i);
+    if (!m->src) /* a copy: its part is done */
+      smsg_free(i);
     break;
   case K_PUT_ACK:
   case K_GET_RESP: {
@@ -659,6 +738,8 @@ void sim_mpi_arrived(uint32_t i) {
     m->data = dst_of(m)->win ? copy_of((char *)dst_of(m)->win + m->offset, m->bytes) : NULL;
     m->kind = K_GET_RESP;
     post(i);
+    if (!m->src)
+      smsg_free(i);
     break;
   }
 }
@@ -671,6 +752,82 @@ void sim_mpi_injected(uint32_t i, sim_time t) {
       x->waiting = 0;
       sim_engine_wake_at(x->wrank, t > x->cpu_free ? t : x->cpu_free); /* out of the NIC at t */
     }
+    if (m->keyed) /* its copy in the receiver's process lives on */
+      smsg_free(i);
+  }
+}
+
+/* The message a fabric message's cookie names (an index, or a key), or
+ * UINT32_MAX when it is gone (a copy whose reply is out). */
+static uint32_t resolve(uint64_t cookie) {
+  uint64_t v;
+  if (!(cookie & KEY_BIT))
+    return (uint32_t)cookie;
+  return contend_keymap_get(&X.msgs, cookie, &v) ? (uint32_t)v : UINT32_MAX;
+}
+
+void sim_mpi_delivered(uint64_t cookie) {
+  const uint32_t i = resolve(cookie);
+  if (i == UINT32_MAX)
+    contend_fail("internal error: simulated MPI message %#llx landed after it was freed",
+                 (unsigned long long)cookie);
+  sim_mpi_arrived(i);
+}
+
+void sim_mpi_injected_cookie(uint64_t cookie, sim_time t) {
+  const uint32_t i = resolve(cookie);
+  if (i != UINT32_MAX)
+    sim_mpi_injected(i, t);
+}
+
+const void *sim_mpi_outbox(int q, size_t *len) {
+  *len = X.out && q >= 0 && q < X.procs ? X.out[q].len : 0;
+  return *len ? X.out[q].s : NULL;
+}
+
+void sim_mpi_outbox_clear(void) {
+  for (int q = 0; X.out && q < X.procs; q++)
+    X.out[q].len = 0;
+}
+
+void sim_mpi_inbox(const void *buf, size_t len) {
+  if (len % sizeof(mrec))
+    contend_fail("internal error: simulated MPI records of %zu B", len);
+  for (size_t at = 0; at < len; at += sizeof(mrec)) {
+    mrec h;
+    memcpy(&h, (const char *)buf + at, sizeof h);
+    uint64_t v;
+    if (contend_keymap_get(&X.msgs, h.key, &v)) { /* its next step: a reply, or data granted */
+      smsg *m = &MSG(v);
+      m->kind = h.kind;
+      m->sent = h.at;
+      m->chunk = h.chunk;
+      m->paced = h.paced;
+      continue;
+    }
+    if ((int)(h.key >> 40 & 0x7fffff) == X.me)
+      contend_fail("internal error: a reply to simulated MPI message %#llx, which is gone",
+                   (unsigned long long)h.key);
+    contend_inproc_comm *cm = contend_inproc_comm_find(h.comm);
+    if (!cm)
+      contend_fail("internal error: a simulated MPI message for a group with no member here");
+    const uint32_t j = smsg_new();
+    MSG(j) = (smsg){.kind = h.kind,
+                    .estimated = h.estimated,
+                    .paced = h.paced,
+                    .keyed = 1,
+                    .tag = h.tag,
+                    .src_rank = h.src_rank,
+                    .dst_rank = h.dst_rank,
+                    .sreq = UINT32_MAX,
+                    .rreq = UINT32_MAX,
+                    .src = NULL,
+                    .comm = cm,
+                    .bytes = h.bytes,
+                    .sent = h.at,
+                    .chunk = h.chunk,
+                    .key = h.key};
+    contend_keymap_put(&X.msgs, h.key, j, "simulated MPI messages");
   }
 }
 
@@ -750,6 +907,8 @@ static uint32_t rma_msg(sim_ctx *x, int kind, int peer, size_t n, size_t off, ui
                   .rreq = rreq,
                   .tr = x->traffic};
   x->pend_rma++;
+  if (elsewhere(x->comm->node[peer])) /* a get's data flows from the target */
+    key_home(i, kind == K_GET_REQ ? peer : x->c->rank, kind == K_GET_REQ ? x->c->rank : peer);
   return i;
 }
 
@@ -923,4 +1082,9 @@ void sim_mpi_reset(void) {
   free(TM.s);
   free(TM.count);
   memset(&TM, 0, sizeof TM);
+  contend_keymap_free(&X.msgs);
+  for (int q = 0; X.out && q < X.procs; q++)
+    contend_sb_free(&X.out[q]);
+  free(X.out);
+  X = (typeof(X)){.procs = 1};
 }

@@ -117,11 +117,11 @@ static struct {
   int nodes, ppn, n;
   int *node_of_rank; /* shared by every rank's contend_nodes */
   const contend_inproc_backend *b;
-  int procs, me;          /* processes (1: this one alone), this one */
-  int *proc_of_rank;      /* over processes: the process of every world rank */
-  contend_strbuf *out;    /* over processes: control records for each process */
-  contend_keymap groups;  /* over processes: gid -> the replica here (tshared *) */
-  contend_keymap comms;   /* over processes: id -> a context group here (contend_inproc_comm *) */
+  int procs, me;         /* processes (1: this one alone), this one */
+  int *proc_of_rank;     /* over processes: the process of every world rank */
+  contend_strbuf *out;   /* over processes: control records for each process */
+  contend_keymap groups; /* over processes: gid -> the replica here (tshared *) */
+  contend_keymap comms;  /* over processes: id -> a context group here (contend_inproc_comm *) */
 } W;
 
 static contend_world_ops inproc_world_ops;
