@@ -181,6 +181,10 @@ const contend_param_def sim_param_defs[] = {
      "every "
      "port is about 200 MiB)",
      1, 1048576},
+    {"partition", CONTEND_P_STRING, "auto", "",
+     "under mpirun with P > 1 processes: how the fabric splits over them: auto, groups "
+     "(dragonfly groups, tree pods) or graph (METIS); contend topology partition shows it",
+     1, 0},
     CONTEND_PARAM_END};
 
 void sim_params_files(const contend_params *p, contend_files *fs) {

@@ -39,10 +39,6 @@ static const contend_param_def synth_defs[] = {
      0},
     {"output", CONTEND_P_FILE_OUT, "", "path", "write the JSON results here (-o)", 1, 0},
     {"quiet", CONTEND_P_BOOL, "0", "", "no progress lines on stderr (-q)", 1, 0},
-    {"partition", CONTEND_P_STRING, "auto", "",
-     "under mpirun with P > 1 processes: how the fabric splits over them: auto, groups "
-     "(dragonfly groups, tree pods) or graph (METIS); contend topology partition shows it",
-     1, 0},
     CONTEND_PARAM_END};
 
 static void help(const contend_params *p) {

@@ -7,7 +7,11 @@
  * windows the parts agree on the earliest pending event (an allreduce)
  * and swap what crossed (an all-to-all).  The order of events in a part
  * is that of the whole fabric (des.h), so results do not depend on the
- * number of processes. */
+ * number of processes.
+ *
+ * Besides the fabric's packets and credits, a swap carries the records of
+ * other layers (channels): the simulated engine's control plane and MPI
+ * messages; each is handed in, process by process, after the fabric's. */
 #ifndef CONTEND_SIM_PAR_H
 #define CONTEND_SIM_PAR_H
 
@@ -17,13 +21,25 @@
 #include "des.h"
 #include "net.h"
 
+/* A layer's records: those for process q since the last clear (len bytes),
+ * their clearing once all are taken, and one process's records for this
+ * one (called for each process in order). */
+typedef struct sim_par_channel {
+  const void *(*outbox)(int q, size_t *len);
+  void (*clear)(void);
+  void (*inbox)(const void *buf, size_t len);
+} sim_par_channel;
+
+#define SIM_PAR_CHANNELS_MAX 4
+
 typedef struct sim_par {
   contend_group *world; /* the processes (an MPI world: alltoallv) */
   const int *part_of_router;
   int parts, me;      /* parts = world->size, me = world->rank */
   sim_time lookahead; /* ps, > 0 */
-  uint64_t windows;   /* windows run so far */
-  double wait_s;      /* wall time in the window agreements and swaps */
+  const sim_par_channel *channel[SIM_PAR_CHANNELS_MAX]; /* the other layers' (NULL: none) */
+  uint64_t windows;                                     /* windows run so far */
+  double wait_s; /* wall time in the window agreements and swaps */
 } sim_par;
 
 /* Collective over par->world: runs n (a part, sim_net_partition) and the
@@ -31,5 +47,14 @@ typedef struct sim_par {
  * (SIM_NEVER: until nothing is left).  Returns 1 when events remain in
  * some part. */
 int sim_par_run(sim_net *n, sim_par *par, sim_time until);
+
+/* The steps of a window loop driven from outside (the simulated engine's
+ * idle hook), each collective over par->world.  sim_par_swap: what the
+ * parts sent each other (the fabric's records and the channels'), swapped
+ * and handed in.  sim_par_agree: the earliest of every part's `mine` (its
+ * next event; SIM_NEVER: none), and in *busy whether any part passed
+ * busy != 0. */
+void sim_par_swap(sim_net *n, sim_par *par);
+sim_time sim_par_agree(sim_par *par, sim_time mine, int busy, int *any_busy);
 
 #endif
