@@ -188,6 +188,9 @@ typedef struct contend_engine {
    * hosts, started by a launcher (mpirun, srun), whose host names match
    * a topology.conf */
   int in_process;
+  /* in_process, and under a launcher of P > 1 processes runs one run
+   * spread over them (the simulator: mpirun -n P contend load --engine sim) */
+  int over_processes;
   /* records a plan and measures nothing (--dry-run selects it): no clock
    * seed (seed 0 unless given), no wall time, no progress lines */
   int dry_run;

@@ -45,7 +45,7 @@ static int unconnected(const sim_net *n, uint32_t c) {
 
 /* A port this process counts: its channel's source is in this part. */
 static int counted_here(const sim_counters *k, uint32_t c) {
-  return !k->world || sim_part_of_channel(k->n, c) == k->n->me;
+  return sim_part_of_channel(k->n, c) == k->n->me; /* (a whole fabric: part 0, me 0) */
 }
 
 static int local_port(const sim_net *n, uint32_t c) { return sim_channel_port(n->t, c); }
@@ -327,46 +327,88 @@ static void tier(const sim_net *n, uint32_t c, char *buf, size_t len) {
  * fills its own ports and rank 0 gets the sums (collective; elsewhere
  * they are the part's alone).  The caller frees both. */
 enum { TOT_STALL, TOT_BUSY, TOT_BYTES, TOT_N };
-static void port_totals(sim_counters *k, sim_time now, int64_t **iv, double **occ) {
+size_t sim_counters_totals_len(const sim_counters *k) {
+  return (size_t)k->n->nchan * TOT_N * sizeof(int64_t) + (size_t)k->n->nchan * sizeof(double);
+}
+
+/* This part's totals at now (this process's time, or later) into out. */
+static void totals_at(sim_counters *k, sim_time now, void *out) {
   sim_net *n = k->n;
   settle(n, now);
-  *iv = calloc((size_t)n->nchan * TOT_N + 1, sizeof **iv);
-  *occ = calloc((size_t)n->nchan + 1, sizeof **occ);
-  if (!*iv || !*occ)
-    contend_fail("out of memory (counters)");
+  int64_t *iv = out;
+  double *occ = (double *)(iv + (size_t)n->nchan * TOT_N);
+  memset(out, 0, sim_counters_totals_len(k));
   for (uint32_t c = 0; c < n->nchan; c++) {
     if (!counted_here(k, c))
       continue;
     const sim_chan *ch = &n->chan[c];
-    int64_t *t = *iv + (size_t)c * TOT_N;
+    int64_t *t = iv + (size_t)c * TOT_N;
     t[TOT_STALL] = (int64_t)stall_at(ch, now);
     t[TOT_BUSY] = (int64_t)ch->busy;
     for (int v = 0; v < n->V; v++) {
       t[TOT_BYTES] += (int64_t)n->cvc[(size_t)c * n->V + v].bytes;
-      (*occ)[c] += n->cvc[(size_t)c * n->V + v].occ_int;
+      occ[c] += n->cvc[(size_t)c * n->V + v].occ_int;
     }
   }
+}
+
+void sim_counters_totals(sim_counters *k, void *out) { totals_at(k, k->n->des.now, out); }
+
+void sim_counters_totals_add(const sim_counters *k, void *acc, const void *part) {
+  const size_t ni = (size_t)k->n->nchan * TOT_N, nd = k->n->nchan;
+  int64_t *ai = acc;
+  const int64_t *pi = part;
+  for (size_t i = 0; i < ni; i++)
+    ai[i] += pi[i];
+  double *ad = (double *)(ai + ni);
+  const double *pd = (const double *)(pi + ni);
+  for (size_t i = 0; i < nd; i++)
+    ad[i] += pd[i];
+}
+
+/* The whole fabric's totals at now (over processes, collective: a port
+ * is one part's, so the sums are its figures exactly); the caller frees. */
+static int64_t *port_totals(sim_counters *k, sim_time now) {
+  sim_net *n = k->n;
+  int64_t *iv = malloc(sim_counters_totals_len(k) + sizeof *iv);
+  if (!iv)
+    contend_fail("out of memory (counters)");
+  totals_at(k, now, iv);
   if (!k->world)
-    return;
-  /* a port is one part's: the sums are its figures, exactly */
+    return iv;
+  double *occ = (double *)(iv + (size_t)n->nchan * TOT_N);
   const size_t step = 1u << 24;
   for (size_t at = 0; at < (size_t)n->nchan * TOT_N; at += step)
     contend_greduce(
-        k->world, *iv + at,
+        k->world, iv + at,
         (int)((size_t)n->nchan * TOT_N - at < step ? (size_t)n->nchan * TOT_N - at : step),
         CONTEND_DT_INT64, CONTEND_OP_SUM);
   for (size_t at = 0; at < n->nchan; at += step)
-    contend_greduce(k->world, *occ + at, (int)(n->nchan - at < step ? n->nchan - at : step),
+    contend_greduce(k->world, occ + at, (int)(n->nchan - at < step ? n->nchan - at : step),
                     CONTEND_DT_DOUBLE, CONTEND_OP_SUM);
+  return iv;
 }
 
+static void summary(sim_counters *k, contend_json *j, int top, sim_time t_now, const int64_t *iv,
+                    const double *occ);
+
 void sim_counters_summary_json(sim_counters *k, contend_json *j, int top) {
-  sim_net *n = k->n;
   const sim_time t_now = fabric_now(k);
+  int64_t *iv = port_totals(k, t_now);
+  summary(k, j, top, t_now, iv, (const double *)(iv + (size_t)k->n->nchan * TOT_N));
+  free(iv);
+}
+
+void sim_counters_summary_json_of(sim_counters *k, contend_json *j, int top, sim_time t,
+                                  const void *totals) {
+  const int64_t *iv = totals;
+  summary(k, j, top, t, iv, (const double *)(iv + (size_t)k->n->nchan * TOT_N));
+}
+
+static void summary(sim_counters *k, contend_json *j, int top, sim_time t_now, const int64_t *iv,
+                    const double *occ) {
+  sim_net *n = k->n;
   const sim_time now = t_now ? t_now : 1;
-  int64_t *iv;
-  double *occ;
-  port_totals(k, t_now, &iv, &occ);
   rank_item *r = malloc(sizeof *r * (n->nchan + 1));
   if (!r)
     contend_fail("out of memory (counters)");
@@ -446,8 +488,6 @@ void sim_counters_summary_json(sim_counters *k, contend_json *j, int top) {
   contend_json_arr_end(j);
   contend_json_obj_end(j);
   free(r);
-  free(iv);
-  free(occ);
 }
 
 static void release(sim_counters *k) {

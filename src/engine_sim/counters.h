@@ -51,6 +51,16 @@ int sim_counters_open(sim_counters **out, sim_net *n, contend_group *world, cons
  * "by_tier": [...]}
  * (over processes: whole at rank 0 only). */
 void sim_counters_summary_json(sim_counters *c, contend_json *j, int top);
+/* The summary's figures of this part's ports now (the fabric's time),
+ * into out (sim_counters_totals_len bytes; other parts' ports 0): the
+ * parts' totals add up to the whole fabric's.  And the summary of given
+ * totals (the parts' sum) taken at t: the simulated engine over processes
+ * takes them in every part at one time (engine_par.c). */
+size_t sim_counters_totals_len(const sim_counters *c);
+void sim_counters_totals(sim_counters *c, void *out);
+void sim_counters_totals_add(const sim_counters *c, void *acc, const void *part); /* acc += part */
+void sim_counters_summary_json_of(sim_counters *c, contend_json *j, int top, sim_time t,
+                                  const void *totals);
 /* Last sample, file renamed into place; frees c.  Returns 0 or -1 (err;
  * over processes, in every process). */
 int sim_counters_close(sim_counters *c, char *err, size_t errlen);

@@ -18,9 +18,11 @@
 #include "../coop/fiber.h"
 #include "../coop/sched.h"
 #include "../core/error.h"
+#include "../core/proc.h"
 #include "../throttle/params.h"
 #include "contend/json.h"
 #include "counters.h"
+#include "engine_par.h"
 #include "netparams.h"
 #include "router.h"
 #include "sim_engine.h"
@@ -35,6 +37,7 @@ static struct {
   int have_setup;
   sim_net *net;
   sim_counters *ctr;
+  void *totals;           /* the port counters' totals over the parts, at the run's figures */
   ct_config throttle_cfg; /* --throttle*, read by sim_check */
   int throttle_signal;    /* --throttle-signal */
   sim_throttle *throttle; /* NULL: off */
@@ -124,6 +127,9 @@ static void on_timer(void *arg, uint32_t kind, uint32_t id) {
   case SIM_T_POST:
     sim_mpi_post_later(sim_mpi_timer_msg(kind, id));
     break;
+  case SIM_T_FIGURES:
+    sim_engine_figures_timer(id);
+    break;
   case SIM_T_THROTTLE:
     sim_throttle_window(E.throttle);
     break;
@@ -165,12 +171,19 @@ static void progress(void) {
           (double)st->packet_hops / 1e6 / (w - E.wall0), w - E.wall0);
 }
 
-/* Every rank is parked: run the fabric until one wakes. */
+/* Every rank is parked: run the fabric until one wakes (over processes:
+ * in windows, engine_par.c). */
 static int idle(void) {
-  sim_net_run(E.net, SIM_NEVER, some_rank_runnable, NULL);
+  int woke;
+  if (sim_engine_par_count() > 1) {
+    woke = sim_engine_par_idle();
+  } else {
+    sim_net_run(E.net, SIM_NEVER, some_rank_runnable, NULL);
+    woke = coop_runnable() > 0;
+  }
   if (E.progress)
     progress();
-  return coop_runnable() > 0;
+  return woke;
 }
 
 static void watchdog(double seconds, const char *msg) {
@@ -189,11 +202,46 @@ static void seed(contend_group *world, uint64_t s) {
   (void)world;
   E.su.net.seed = s;
   sim_net_seed(E.net, s);
+  sim_engine_par_seed(s);
 }
 
+/* This part's figures now, its port counters' totals after them
+ * (engine_par.c sums them over the parts, add_figures). */
+static void take_figures(uint64_t *f, contend_strbuf *extra) {
+  const sim_net_stats *st = sim_net_stats_get(E.net);
+  f[SIM_FIG_HOPS] = st->packet_hops;
+  f[SIM_FIG_PACKETS] = st->packets;
+  f[SIM_FIG_BYTES] = st->bytes_delivered;
+  f[SIM_FIG_ECN] = st->ecn_marks;
+  f[SIM_FIG_CC] = st->cc_notifications;
+  f[SIM_FIG_RESUMES] = coop_switches() - E.switches0;
+  if (!E.ctr)
+    return;
+  const size_t len = sim_counters_totals_len(E.ctr);
+  void *t = malloc(len);
+  if (!t)
+    contend_fail("out of memory (port counters, %zu B)", len);
+  sim_counters_totals(E.ctr, t);
+  contend_sb_append(extra, t, len);
+  free(t);
+}
+
+static void add_figures(const void *extra, size_t len) {
+  if (len != sim_counters_totals_len(E.ctr))
+    contend_fail("internal error: port totals of %zu B", len);
+  if (!E.totals && !(E.totals = calloc(1, len)))
+    contend_fail("out of memory (port counters, %zu B)", len);
+  sim_counters_totals_add(E.ctr, E.totals, extra);
+}
+
+/* Rank 0 writes the run's results: the figures are taken the control
+ * latency later in every part, and rank 0 goes on once they are in
+ * (engine_par.c: the same figures at any process count). */
 static void results_json(contend_group *g, contend_json *j) {
   (void)g;
   const sim_setup *s = &E.su;
+  uint64_t f[SIM_FIGURES];
+  const sim_time at = sim_engine_figures(E.control, f);
   const sim_net_stats *st = sim_net_stats_get(E.net);
   contend_json_obj_begin(j, "simulation");
   contend_json_str(j, "topology", s->topo.spec);
@@ -210,16 +258,19 @@ static void results_json(contend_group *g, contend_json *j) {
                    : s->net.cc == SIM_CC_ECN ? "ecn"
                                              : "perflow");
   contend_json_double(j, "control_latency_ns", (double)E.control / 1e3);
-  contend_json_double(j, "sim_time_s", sim_now());
-  contend_json_uint(j, "packet_hops", st->packet_hops);
-  contend_json_uint(j, "packets", st->packets);
-  contend_json_uint(j, "events", st->events);
-  contend_json_uint(j, "rank_resumes", coop_switches() - E.switches0);
-  contend_json_uint(j, "payload_bytes", st->bytes_delivered);
-  contend_json_uint(j, "ecn_marks", st->ecn_marks);
-  contend_json_uint(j, "cc_notifications", st->cc_notifications);
-  if (E.ctr)
-    sim_counters_summary_json(E.ctr, j, 10);
+  contend_json_double(j, "sim_time_s", (double)at / SIM_PS_PER_S); /* of the figures */
+  contend_json_uint(j, "packet_hops", f[SIM_FIG_HOPS]);
+  contend_json_uint(j, "packets", f[SIM_FIG_PACKETS]);
+  contend_json_uint(j, "events", st->events); /* this process's, now */
+  contend_json_uint(j, "rank_resumes", f[SIM_FIG_RESUMES]);
+  contend_json_uint(j, "payload_bytes", f[SIM_FIG_BYTES]);
+  contend_json_uint(j, "ecn_marks", f[SIM_FIG_ECN]);
+  contend_json_uint(j, "cc_notifications", f[SIM_FIG_CC]);
+  sim_engine_par_json(j);
+  if (E.ctr && E.totals)
+    sim_counters_summary_json_of(E.ctr, j, 10, at, E.totals);
+  free(E.totals);
+  E.totals = NULL;
   sim_throttle_json(E.throttle, j);
   contend_json_obj_end(j);
 }
@@ -270,10 +321,27 @@ static int sim_check(contend_params *opts, char *err, size_t errlen) {
   return 0;
 }
 
-static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
+/* What a run over processes cannot do yet (exit status 2, the same in
+ * every process): NULL, or the reason. */
+static const char *not_over_processes(const contend_launch *l) {
+  if (E.verify)
+    return "--verify (payloads do not cross processes yet)";
+  if (E.throttle_cfg.mode != CT_OFF)
+    return "--throttle (its controllers are per process)";
+  if (E.su.counters && *E.su.counters)
+    return "--counters";
+  if (l->opts && *contend_param_str(l->opts, "throttle_log"))
+    return "--throttle-log";
+  return NULL;
+}
+
+/* The launch in one process (world NULL) or in one of world's. */
+static int launch_on(const contend_launch *l, contend_body body, void *arg, contend_group *world) {
   char err[1024];
+  const int lead = !world || world->rank == 0;
   if (!E.have_setup && (!l->opts || sim_check(l->opts, err, sizeof err))) {
-    fprintf(stderr, "contend: error: %s\n", l->opts ? err : "the simulator needs run options");
+    if (lead)
+      fprintf(stderr, "contend: error: %s\n", l->opts ? err : "the simulator needs run options");
     return CONTEND_EXIT_USAGE;
   }
   E.verify = l->opts ? contend_param_bool(l->opts, "verify") : 0;
@@ -283,12 +351,30 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
   sim_net_hooks hooks = {.injected = on_injected, .delivered = on_delivered, .timer = on_timer};
   E.net = sim_net_new(&E.su.net, &hooks, err, sizeof err);
   if (!E.net) {
-    fprintf(stderr, "contend: error: %s\n", err);
+    if (lead)
+      fprintf(stderr, "contend: error: %s\n", err);
+    return CONTEND_EXIT_USAGE;
+  }
+  const int nodes = l->nodes > 0 ? l->nodes : E.su.topo.nnodes;
+  const char *cannot = world && world->size > 1 ? not_over_processes(l) : NULL;
+  if (cannot)
+    snprintf(err, sizeof err,
+             "%s: not with a simulation over processes (mpirun -n %d); run it in one", cannot,
+             world->size);
+  if (cannot || sim_engine_par_open(world, &E.su, E.net, take_figures, add_figures,
+                                    l->opts ? contend_param_str(l->opts, "partition") : "auto",
+                                    l->opts ? (uint64_t)contend_param_int(l->opts, "seed") : 0,
+                                    nodes, err, sizeof err)) {
+    if (lead)
+      fprintf(stderr, "contend: error: %s\n", err);
+    sim_net_free(E.net);
+    E.net = NULL;
     return CONTEND_EXIT_USAGE;
   }
   if (sim_counters_open(&E.ctr, E.net, NULL, E.su.counters, E.su.counter_interval,
                         E.su.counters_max_bytes, err, sizeof err)) {
     fprintf(stderr, "contend: error: %s\n", err);
+    sim_engine_par_close();
     sim_net_free(E.net);
     E.net = NULL;
     return CONTEND_EXIT_USAGE;
@@ -300,16 +386,21 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
     fprintf(stderr, "contend: error: %s\n", err);
     sim_counters_abandon(E.ctr);
     E.ctr = NULL;
+    sim_engine_par_close();
     sim_net_free(E.net);
     E.net = NULL;
     return CONTEND_EXIT_USAGE;
   }
-  const int nodes = l->nodes > 0 ? l->nodes : E.su.topo.nnodes;
   E.switches0 = coop_switches();
-  E.progress = l->opts && !contend_param_bool(l->opts, "quiet");
+  E.progress = l->opts && !contend_param_bool(l->opts, "quiet") && lead;
   E.wall0 = wall();
   E.wall_next = E.wall0 + PROGRESS_EVERY_S;
-  int rc = contend_inproc_launch(&sim_backend, nodes, l->ranks_per_node, body, arg);
+  const contend_inproc_procs procs = {.count = sim_engine_par_count(),
+                                      .me = sim_engine_par_me(),
+                                      .proc_of_node = sim_engine_par_proc_of_node(),
+                                      .finish = sim_engine_par_finish};
+  int rc = contend_inproc_launch_procs(&sim_backend, nodes, l->ranks_per_node,
+                                       procs.count > 1 ? &procs : NULL, body, arg);
   /* a run refused or failed leaves neither counters nor log (no header-only files) */
   if (rc)
     sim_counters_abandon(E.ctr);
@@ -324,12 +415,39 @@ static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
       rc = CONTEND_EXIT_FAIL;
   }
   E.throttle = NULL;
+  sim_engine_par_close();
   sim_net_free(E.net);
   E.net = NULL;
   sim_mpi_reset();
   sim_setup_free(&E.su);
   E.have_setup = 0;
   return rc;
+}
+
+typedef struct par_launch {
+  const contend_launch *l;
+  contend_body body;
+  void *arg;
+} par_launch;
+
+static int par_body(contend_group *world, void *p) {
+  const par_launch *pl = p;
+  return launch_on(pl->l, pl->body, pl->arg, world);
+}
+
+/* Under mpirun/srun with several processes: one simulation over them
+ * (engine_par.c), each process one of MPI's. */
+static int sim_launch(const contend_launch *l, contend_body body, void *arg) {
+  if (contend_launcher_size() < 2)
+    return launch_on(l, body, arg, NULL);
+  const contend_engine *mpi = contend_engine_find("mpi");
+  if (!mpi || mpi->not_built) {
+    fprintf(stderr, "contend: error: a simulation over processes needs the MPI engine\n");
+    return CONTEND_EXIT_USAGE;
+  }
+  contend_launch ml = {.argc = l->argc, .argv = l->argv};
+  par_launch pl = {l, body, arg};
+  return mpi->launch(&ml, par_body, &pl);
 }
 
 /* The files the fabric's options name (topology.conf), for the run's checks. */
@@ -349,6 +467,7 @@ const contend_engine contend_engine_sim = {
             "--network, --routing, --cc; simulated time)",
     .options = sim_options,
     .in_process = 1,
+    .over_processes = 1,
     .simulated_time = 1,
     .node_discovery = "simulated",
     .more_nodes = "--topology with more nodes, or --nodes N",

@@ -21,7 +21,20 @@ enum {
   SIM_T_LOCAL = 1u << SIM_T_RANK_BITS,
   SIM_T_WATCHDOG = 2u << SIM_T_RANK_BITS,
   SIM_T_THROTTLE = 3u << SIM_T_RANK_BITS,
-  SIM_T_POST = 4u << SIM_T_RANK_BITS
+  SIM_T_POST = 4u << SIM_T_RANK_BITS,
+  SIM_T_FIGURES = 5u << SIM_T_RANK_BITS /* id: the process asking (engine_par.c) */
+};
+
+/* The run's figures summed over the parts (engine_par.c): packet hops,
+ * packets, payload bytes, ECN marks, cc notifications, rank resumes. */
+enum {
+  SIM_FIG_HOPS,
+  SIM_FIG_PACKETS,
+  SIM_FIG_BYTES,
+  SIM_FIG_ECN,
+  SIM_FIG_CC,
+  SIM_FIG_RESUMES,
+  SIM_FIGURES
 };
 
 sim_net *sim_engine_net(void);
@@ -55,7 +68,8 @@ void sim_mpi_injected(uint32_t msg, sim_time t); /* its last packet is out of th
 void sim_mpi_reset(void);                        /* frees the pools after a run */
 /* Over processes (sim_mpi.c, "over processes"): this is process me of
  * procs, running the ranks of the nodes n with proc_of_node[n] == me (kept,
- * not copied); set before the run, undone by sim_mpi_reset. */
+ * not copied); set before the run.  procs 1: one process (what a run
+ * leaves behind is freed). */
 void sim_mpi_procs(int procs, int me, const int *proc_of_node);
 /* The fabric's hooks: a fabric message (its cookie) landed / left the NIC. */
 void sim_mpi_delivered(uint64_t cookie);

@@ -195,10 +195,17 @@ static struct {
 } X = {.procs = 1};
 
 void sim_mpi_procs(int procs, int me, const int *proc_of_node) {
+  contend_keymap_free(&X.msgs);
+  for (int q = 0; X.out && q < X.procs; q++)
+    contend_sb_free(&X.out[q]);
+  free(X.out);
+  X = (typeof(X)){.procs = 1};
+  if (procs < 2)
+    return;
   X.procs = procs;
   X.me = me;
   X.proc_of_node = proc_of_node;
-  if (procs > 1 && !(X.out = calloc((size_t)procs, sizeof *X.out)))
+  if (!(X.out = calloc((size_t)procs, sizeof *X.out)))
     contend_fail("out of memory (simulated MPI records)");
 }
 
@@ -1082,9 +1089,4 @@ void sim_mpi_reset(void) {
   free(TM.s);
   free(TM.count);
   memset(&TM, 0, sizeof TM);
-  contend_keymap_free(&X.msgs);
-  for (int q = 0; X.out && q < X.procs; q++)
-    contend_sb_free(&X.out[q]);
-  free(X.out);
-  X = (typeof(X)){.procs = 1};
 }

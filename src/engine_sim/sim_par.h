@@ -35,8 +35,8 @@ typedef struct sim_par_channel {
 typedef struct sim_par {
   contend_group *world; /* the processes (an MPI world: alltoallv) */
   const int *part_of_router;
-  int parts, me;      /* parts = world->size, me = world->rank */
-  sim_time lookahead; /* ps, > 0 */
+  int parts, me;                                        /* parts = world->size, me = world->rank */
+  sim_time lookahead;                                   /* ps, > 0 */
   const sim_par_channel *channel[SIM_PAR_CHANNELS_MAX]; /* the other layers' (NULL: none) */
   uint64_t windows;                                     /* windows run so far */
   double wait_s; /* wall time in the window agreements and swaps */

@@ -164,7 +164,7 @@ const contend_engine *contend_run_engine(const contend_params *opts, const conte
   if (!e)
     return NULL;
   const int launched = contend_launcher_size();
-  if (e->in_process && launched > 1) {
+  if (e->in_process && !e->over_processes && launched > 1) {
     if (e->dry_run)
       snprintf(err, errlen,
                "--dry-run plays every rank in one process, and the launcher started %d: each "
