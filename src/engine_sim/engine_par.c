@@ -39,7 +39,7 @@
 enum { R_ASK = 1, R_FIGURES = 2, R_SEED = 3 };
 
 typedef struct erec {
-  uint32_t type, from; /* from: the asking process (R_ASK) */
+  uint32_t type, from; /* from: the asking process (R_ASK), the part (R_FIGURES) */
   uint64_t t;          /* R_ASK: when to take the figures; R_SEED: the seed */
   uint64_t fig[SIM_FIGURES];
   uint64_t extra; /* R_FIGURES: bytes of more figures after the record (a multiple of 8) */
@@ -55,7 +55,8 @@ static struct {
   sim_time win_end;
   contend_strbuf *out; /* this file's records for each process */
   uint64_t fig[SIM_FIGURES];
-  int got;                                            /* parts whose figures are in */
+  uint64_t *events; /* per part: its events when it took its figures */
+  int got;          /* parts whose figures are in */
   void (*take)(uint64_t *fig, contend_strbuf *extra); /* this part's figures now */
   void (*add)(const void *extra, size_t len);         /* at the asker: a part's extra */
   contend_strbuf extra;
@@ -71,9 +72,11 @@ static void e_clear(void) {
     PX.out[q].len = 0;
 }
 
-static void add_figures(const uint64_t *fig, const void *extra, size_t len) {
+static void add_figures(int part, const uint64_t *fig, const void *extra, size_t len) {
   for (int k = 0; k < SIM_FIGURES; k++)
     PX.fig[k] += fig[k];
+  if (PX.events && part >= 0 && part < PX.par.parts)
+    PX.events[part] = fig[SIM_FIG_EVENTS];
   if (len)
     PX.add(extra, len);
   PX.got++;
@@ -91,7 +94,7 @@ static void e_inbox(const void *buf, size_t len) {
     if (r.type == R_ASK)
       sim_net_timer(PX.net, r.t, SIM_T_FIGURES, r.from);
     else if (r.type == R_FIGURES)
-      add_figures(r.fig, (const char *)buf + at, r.extra);
+      add_figures((int)r.from, r.fig, (const char *)buf + at, r.extra);
     else if (r.type == R_SEED && !PX.seeded) {
       PX.seeded = 1;
       sim_net_seed(PX.net, r.t);
@@ -137,7 +140,8 @@ int sim_engine_par_open(contend_group *world, const sim_setup *su, sim_net *net,
   PX.world = world;
   PX.proc_of_node = malloc(sizeof *PX.proc_of_node * (size_t)nodes);
   PX.out = calloc((size_t)P, sizeof *PX.out);
-  if (!PX.proc_of_node || !PX.out)
+  PX.events = calloc((size_t)P, sizeof *PX.events);
+  if (!PX.proc_of_node || !PX.out || !PX.events)
     contend_fail("out of memory (simulation over %d processes)", P);
   for (int n = 0; n < nodes; n++)
     PX.proc_of_node[n] = PX.pt.part_of_router[su->topo.node_router[n]];
@@ -214,13 +218,13 @@ int sim_engine_par_finish(int status) {
 }
 
 void sim_engine_figures_timer(uint32_t asker) {
-  erec r = {.type = R_FIGURES};
+  erec r = {.type = R_FIGURES, .from = (uint32_t)sim_engine_par_me()};
   PX.extra.len = 0;
   PX.take(r.fig, &PX.extra);
   if (PX.extra.len % 8)
     contend_fail("internal error: extra figures of %zu B", PX.extra.len);
   if (!PX.world || (int)asker == PX.par.me) {
-    add_figures(r.fig, PX.extra.s, PX.extra.len);
+    add_figures((int)r.from, r.fig, PX.extra.s, PX.extra.len);
     return;
   }
   r.extra = PX.extra.len;
@@ -257,6 +261,10 @@ void sim_engine_par_json(contend_json *j) {
     contend_json_double(j, "lookahead_ns", (double)PX.par.lookahead / 1e3);
     contend_json_uint(j, "windows", PX.par.windows);
     contend_json_double(j, "sync_wait_s", PX.par.wait_s); /* rank 0's process */
+    contend_json_arr_begin(j, "events_per_process");      /* at the run's figures */
+    for (int q = 0; q < PX.par.parts; q++)
+      contend_json_uint(j, NULL, PX.events[q]);
+    contend_json_arr_end(j);
   }
   contend_json_obj_end(j);
 }
@@ -268,6 +276,7 @@ void sim_engine_par_close(void) {
     for (int q = 0; q < PX.par.parts; q++)
       contend_sb_free(&PX.out[q]);
     free(PX.out);
+    free(PX.events);
     free(PX.proc_of_node);
     sim_partition_free(&PX.pt);
   }

@@ -26,7 +26,7 @@ enum {
 };
 
 /* The run's figures summed over the parts (engine_par.c): packet hops,
- * packets, payload bytes, ECN marks, cc notifications, rank resumes. */
+ * packets, payload bytes, ECN marks, cc notifications, rank resumes, events. */
 enum {
   SIM_FIG_HOPS,
   SIM_FIG_PACKETS,
@@ -34,6 +34,7 @@ enum {
   SIM_FIG_ECN,
   SIM_FIG_CC,
   SIM_FIG_RESUMES,
+  SIM_FIG_EVENTS, /* summed, and each part's (the events differ with the partition) */
   SIM_FIGURES
 };
 

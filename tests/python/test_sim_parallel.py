@@ -148,16 +148,13 @@ def test_refusals_over_processes_exit_2(mpirun, tmp_path, args, words):
 
 
 @pytest.mark.parametrize(
-    "argv,words",
-    [
-        (["load", "--engine", "sim", "--nodes", "12"], "--engine sim plays every rank in one"),
-        (["network", "--dry-run", "--nodes", "12"], "--dry-run plays every rank in one"),
-    ],
+    "argv,words", [(["network", "--dry-run", "--nodes", "12"], "--dry-run plays every rank in one")]
 )
 def test_in_process_engines_refuse_a_launch_of_several_processes(mpirun, tmp_path, argv, words):
-    """network/load/jobs --engine sim (and dry runs) are one process playing
-    every rank: under mpirun -n 2 each process would run the whole thing
-    and both would write -o; they refuse before anything, with no file."""
+    """A dry run is one process playing every rank: under mpirun -n 2 each
+    process would plan the whole run and both would write -o; it refuses
+    before anything, with no file.  (--engine sim spreads one simulation
+    over the processes: test_engine_sim_parallel.py.)"""
     out = tmp_path / "out.json"
     r = mpirun(2, *argv, "--timeout", "0.0001", "--seed", "1", "-o", out, timeout=120)
     assert r.returncode == 2, r.stdout + r.stderr
