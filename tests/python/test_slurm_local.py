@@ -159,3 +159,36 @@ def test_sim_sweep_array(slurm, tmp_path, job_env):
     assert [f.name[:4] for f in files] == ["0000", "0001"]
     for f in files:
         assert json.loads(f.read_text())
+
+
+def test_load_sim_parallel_sbatch(slurm, tmp_path, job_env):
+    """One simulated load test spread over 2 Slurm tasks (srun, PMIx): the
+    JSON is the one process's (apart from wall-clock and process fields)."""
+    short = " ".join(f"--{m}.iters 8" for m in ("pairwise_a2a", "p2p_incast", "rma_put_incast",
+                                                   "rma_get_bcast"))  # fmt: skip
+    # two dragonfly groups, one a task (a window is the global links' 100 ns;
+    # the ib-like tree's 10 ns links make windows 10x as many over loopback TCP)
+    sizes = {"NETWORK": "", "TOPOLOGY": "dragonfly:a=4,p=2,h=1,g=2", "NODES": 16, "RPN": 1,
+             "EXTRA": short}  # fmt: skip
+    job, _, out = run_job(
+        slurm,
+        tmp_path,
+        ["-N", NODES, "--ntasks-per-node=1", "--mem-per-cpu=200M", "--time=5",
+         SCRIPTS / "load-sim-parallel.sbatch"],
+        # both "nodes" are this host and bind their task to CPU 0: two processes
+        # busy-polling each other on one core take minutes unless they yield
+        {**job_env, **sizes, "SLURM_CPU_BIND": "none", "OMPI_MCA_mpi_yield_when_idle": 1},
+    )
+    got = tmp_path / f"contend-load-sim-parallel-{job}.json"
+    doc = valid_results(got)
+    procs = doc["environment"]["simulation"]["processes"]
+    assert procs["count"] == 2 and min(procs["events_per_process"]) > 10_000
+    one = tmp_path / "one.json"
+    argv = [BUILD / "bin" / "contend", "load", "--engine", "sim", "--topology", sizes["TOPOLOGY"],
+            "--nodes", "16", "--ranks-per-node", "1", "--timeout", "0.0002", "--seed", "1",
+            *short.split(), "-o", one]  # fmt: skip
+    r = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    a = json.loads(one.read_text())["impact"]
+    b = json.loads(got.read_text())["impact"]
+    assert a == b, out[-2000:]
