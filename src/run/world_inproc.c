@@ -1,7 +1,11 @@
 /* The in-process engines' control plane (contend/inproc.h): every rank of
  * nodes x ranks_per_node is a fiber of this process (src/coop/), rank r on
  * node r / ranks_per_node; the backend's motif contexts record traffic
- * (the trace engine, dry runs) or move it on the simulated fabric.
+ * (the trace engine, dry runs) or move it on the simulated fabric.  Over
+ * processes (contend_inproc_launch_procs: the simulator spread by mpirun),
+ * a process runs the fibers of its nodes' ranks and keeps a replica of
+ * every group with a member here; the members' calls travel between the
+ * replicas as records ("over processes" below).
  *
  * Control collectives are rendezvous on an object shared by the members
  * of a group: each member deposits a pointer to its arguments (they live
