@@ -35,68 +35,16 @@
 
 #include "../coop/sched.h"
 #include "../core/error.h"
-#include "../core/keymap.h"
 #include "../core/proc.h"
 #include "contend/inproc.h"
-#include "contend/strbuf.h"
 #include "contend/traffic.h"
 #include "contend/world.h"
+#include "inproc_impl.h"
 
 /* ---- groups ---- */
 
-typedef enum {
-  C_BARRIER,
-  C_ALLREDUCE,
-  C_REDUCE,
-  C_BCAST,
-  C_GATHER,
-  C_ALLGATHER,
-  C_GATHERV,
-  C_SPLIT,
-  C_NODE_OF, /* ctx_open: every member's node, one shared array */
-  C_N
-} coll_kind;
-
-static const char *const coll_names[C_N] = {"barrier",   "allreduce", "reduce", "bcast",   "gather",
+const char *const inproc_coll_names[C_N] = {"barrier",   "allreduce", "reduce", "bcast",   "gather",
                                             "allgather", "gatherv",   "split",  "ctx_open"};
-
-/* One member's part in a collective; on the member's stack. */
-typedef struct member {
-  const void *in;
-  void *out;
-  size_t bytes;
-  int count; /* allreduce/reduce: elements; ctx_open: the member's node */
-  contend_dtype dt;
-  contend_op op;
-  int color, key; /* split */
-  size_t *counts; /* gatherv at rank 0 */
-  void *result;   /* gatherv: the buffer; split: the handle; ctx_open: node_of */
-  int done;
-  unsigned long long until; /* done: the member returns at this time (control latency) */
-  int remote;               /* a copy of another process's member (heap; in: its data or NULL) */
-} member;
-
-typedef struct round {
-  coll_kind kind;
-  unsigned long gen;
-  int arrived;
-  unsigned long long tlast; /* the latest arrival's time */
-  char why[64];             /* what the parked members wait on (deadlock report) */
-  member *m[];              /* by group rank */
-} round;
-
-/* A set of ranks; shared by the members' handles. */
-typedef struct tshared {
-  int size;
-  int local;                   /* members in this process (all of them in one process) */
-  int handles;                 /* members here that have not freed their handle */
-  uint64_t gid;                /* over processes: the group's name (group_id) */
-  int *procs, nprocs;          /* over processes: the processes with members, ascending */
-  int *wrank;                  /* world rank (scheduler rank) of each member */
-  unsigned long ncoll;         /* collectives started on the group */
-  round *open;                 /* the collective being gathered, or NULL */
-  struct contend_signal *sigs; /* signals not yet complete, oldest first */
-} tshared;
 
 /* One member's handle: what the contend_group it was given points to. */
 typedef struct thandle {
@@ -106,26 +54,10 @@ typedef struct thandle {
   int world;          /* the engine's: freed when the rank's body returns */
 } thandle;
 
-struct contend_signal {
-  unsigned long seq; /* the k-th post of every member on the group */
-  int size, posted;
-  unsigned long long visible; /* complete: seen from this time on (control latency) */
-  unsigned long long tlast;   /* the latest post's time */
-  int refs;                   /* members here that have not freed it */
-  int *waiters, nwait, capwait;
-  struct contend_signal *next;
-  char why[64];
-};
-
 static struct {
   int nodes, ppn, n;
   int *node_of_rank; /* shared by every rank's contend_nodes */
   const contend_inproc_backend *b;
-  int procs, me;         /* processes (1: this one alone), this one */
-  int *proc_of_rank;     /* over processes: the process of every world rank */
-  contend_strbuf *out;   /* over processes: control records for each process */
-  contend_keymap groups; /* over processes: gid -> the replica here (tshared *) */
-  contend_keymap comms;  /* over processes: id -> a context group here (contend_inproc_comm *) */
 } W;
 
 static contend_world_ops inproc_world_ops;
@@ -136,7 +68,7 @@ static unsigned long long control_delay(void) {
   return W.b->control_delay ? W.b->control_delay() : 0;
 }
 
-static void *xmalloc(size_t n) {
+void *inproc_xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (!p)
     contend_fail("out of memory (trace engine, %zu B)", n);
@@ -149,64 +81,12 @@ static tshared *shared_new(int size) {
     contend_fail("out of memory (trace engine group)");
   s->size = size;
   s->local = s->handles = size;
-  s->wrank = xmalloc(sizeof *s->wrank * (size_t)size);
+  s->wrank = inproc_xmalloc(sizeof *s->wrank * (size_t)size);
   return s;
 }
 
-/* ---- over processes: groups named alike everywhere ---- */
-
-static int here(int wrank) { return !W.proc_of_rank || W.proc_of_rank[wrank] == W.me; }
-
-/* A split's group: named by its parent, the split's number on it and its
- * color, so every process names it alike whatever order it learns of it. */
-static uint64_t group_id(uint64_t parent, unsigned long gen, int color) {
-  uint64_t x = parent * 0x9e3779b97f4a7c15ull ^ ((uint64_t)gen << 32 | (uint32_t)color);
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x ? x : 1;
-}
-
-static void group_put(tshared *s) {
-  contend_keymap_put(&W.groups, s->gid, (uint64_t)(uintptr_t)s, "control plane groups");
-}
-
-static void group_drop(tshared *s) {
-  uint64_t v;
-  contend_keymap_take(&W.groups, s->gid, &v);
-}
-
-/* Its members placed (wrank filled): over processes, counts those here,
- * lists the processes with members and registers the replica when some
- * member is here; returns the members here. */
-static int shared_placed(tshared *s, uint64_t gid) {
-  if (W.procs == 1)
-    return s->size;
-  s->gid = gid;
-  s->local = 0;
-  unsigned char *has = calloc((size_t)W.procs, 1);
-  if (!has)
-    contend_fail("out of memory (control plane group)");
-  for (int i = 0; i < s->size; i++) {
-    s->local += here(s->wrank[i]);
-    has[W.proc_of_rank[s->wrank[i]]] = 1;
-  }
-  s->handles = s->local;
-  s->procs = xmalloc(sizeof *s->procs * (size_t)W.procs);
-  for (int q = 0; q < W.procs; q++)
-    if (has[q])
-      s->procs[s->nprocs++] = q;
-  free(has);
-  if (s->local)
-    group_put(s);
-  return s->local;
-}
-
 static void shared_free(tshared *s) {
-  if (W.procs > 1 && s->local)
-    group_drop(s);
+  inproc_unplaced(s);
   free(s->procs);
   free(s->wrank);
   free(s);
@@ -229,7 +109,7 @@ static void handle_release(thandle *h, const char *what) {
   if (s->open)
     contend_fail("%s while %d of the %d ranks of the group wait in %s #%lu (collective calls in "
                  "a different order on different ranks?)",
-                 what, s->open->arrived, s->size, coll_names[s->open->kind], s->open->gen);
+                 what, s->open->arrived, s->size, inproc_coll_names[s->open->kind], s->open->gen);
   free(h);
   if (--s->handles == 0) {
     for (struct contend_signal *x = s->sigs, *next; x; x = next) {
@@ -276,82 +156,13 @@ static void complete(tshared *s, round *r);
 
 #define CONTROL_WAIT "a collective's completion (control latency)"
 
-/* Over processes: what each process tells the others of its members'
- * control calls, swapped at every window's end by the backend
- * (contend_inproc_outbox, contend_inproc_inbox).  A record names its
- * group by gid, its collective by number (or its signal by sequence) and
- * carries the member's time and arguments, and its data when the
- * receiving process needs it (an allreduce's everywhere, a gather's at the
- * root's process only). */
-enum { R_SIGNAL = C_N }; /* a record's `what`: a coll_kind, or a signal's post */
-
-typedef struct crec {
-  uint64_t gid, gen, t, bytes;
-  uint64_t data; /* bytes of data after the record (then padding to 8) */
-  int32_t what, rank, count, dt, op, color, key, pad;
-} crec;
-
-/* To every other process with members of s; the data only to process
- * `to` (-1: to all of them). */
-static void send_record(const tshared *s, crec h, const void *data, size_t len, int to) {
-  static const char zero[8];
-  for (int i = 0; i < s->nprocs; i++) {
-    const int q = s->procs[i];
-    if (q == W.me)
-      continue;
-    h.data = to < 0 || to == q ? len : 0;
-    contend_sb_append(&W.out[q], &h, sizeof h);
-    if (h.data) {
-      contend_sb_append(&W.out[q], data, len);
-      contend_sb_append(&W.out[q], zero, (8 - len % 8) % 8);
-    }
-  }
-}
-
-static void send_arrival(const tshared *s, const round *r, int grank, const member *a,
-                         unsigned long long t) {
-  const crec h = {.gid = s->gid,
-                  .gen = r->gen,
-                  .t = t,
-                  .bytes = a->bytes,
-                  .what = (int)r->kind,
-                  .rank = grank,
-                  .count = a->count,
-                  .dt = (int)a->dt,
-                  .op = (int)a->op,
-                  .color = a->color,
-                  .key = a->key};
-  const int root = W.proc_of_rank[s->wrank[0]];
-  switch (r->kind) {
-  case C_ALLREDUCE:
-  case C_REDUCE: {
-    const size_t len = a->count > 0 ? contend_dtype_bytes(a->dt) * (size_t)a->count : 0;
-    send_record(s, h, a->in, len, r->kind == C_REDUCE ? root : -1);
-    break;
-  }
-  case C_BCAST:
-    send_record(s, h, a->in, grank == 0 ? a->bytes : 0, -1);
-    break;
-  case C_GATHER:
-  case C_GATHERV:
-    send_record(s, h, a->in, a->bytes, root);
-    break;
-  case C_ALLGATHER:
-    send_record(s, h, a->in, a->bytes, -1);
-    break;
-  default:
-    send_record(s, h, NULL, 0, -1);
-    break;
-  }
-}
-
-static round *round_new(tshared *s, coll_kind k) {
+round *inproc_round_new(tshared *s, coll_kind k) {
   round *r = calloc(1, sizeof *r + sizeof(member *) * (size_t)s->size);
   if (!r)
     contend_fail("out of memory (trace engine collective over %d ranks)", s->size);
   r->kind = k;
   r->gen = s->ncoll++;
-  why_of(r->why, sizeof r->why, coll_names[k], r->gen, s->size);
+  why_of(r->why, sizeof r->why, inproc_coll_names[k], r->gen, s->size);
   s->open = r;
   return r;
 }
@@ -378,10 +189,10 @@ static void finish(tshared *s, round *r) {
 }
 
 /* Member `grank` (a: its part) arrived at time t; the last completes r. */
-static void arrive(tshared *s, round *r, int grank, member *a, unsigned long long t) {
+void inproc_arrive(tshared *s, round *r, int grank, member *a, unsigned long long t) {
   if (grank < 0 || grank >= s->size || r->m[grank])
-    contend_fail("%s #%lu on a group of %d ranks: group rank %d arrives twice", coll_names[r->kind],
-                 r->gen, s->size, grank);
+    contend_fail("%s #%lu on a group of %d ranks: group rank %d arrives twice",
+                 inproc_coll_names[r->kind], r->gen, s->size, grank);
   r->m[grank] = a;
   if (t > r->tlast)
     r->tlast = t;
@@ -394,18 +205,18 @@ static void arrive(tshared *s, round *r, int grank, member *a, unsigned long lon
 /* Deposits a (kind k) and returns once the collective is complete and
  * its completion seen: the member's outputs (and a->result) are filled. */
 static void rendezvous_on(tshared *s, int grank, coll_kind k, member *a) {
-  round *r = s->open ? s->open : round_new(s, k);
+  round *r = s->open ? s->open : inproc_round_new(s, k);
   if (r->kind != k)
     contend_fail("collective mismatch on a group of %d ranks: group rank %d calls %s while "
                  "%d rank%s wait in %s #%lu",
-                 s->size, grank, coll_names[k], r->arrived, r->arrived == 1 ? "" : "s",
-                 coll_names[r->kind], r->gen);
+                 s->size, grank, inproc_coll_names[k], r->arrived, r->arrived == 1 ? "" : "s",
+                 inproc_coll_names[r->kind], r->gen);
   char why[sizeof r->why]; /* r is freed at completion, maybe while this member is parked */
   memcpy(why, r->why, sizeof why);
   const unsigned long long t = ticks();
-  if (W.procs > 1)
-    send_arrival(s, r, grank, a, t);
-  arrive(s, r, grank, a, t);
+  if (inproc_procs_count() > 1)
+    inproc_send_arrival(s, r, grank, a, t);
+  inproc_arrive(s, r, grank, a, t);
   while (!a->done) /* a wake for another reason: park again */
     coop_park(why);
   while (ticks() < a->until)
@@ -453,7 +264,7 @@ static void same_args(tshared *s, round *r) {
     if (bad)
       contend_fail("%s #%lu on a group of %d ranks: group ranks 0 and %d pass different "
                    "arguments",
-                   coll_names[r->kind], r->gen, s->size, i);
+                   inproc_coll_names[r->kind], r->gen, s->size, i);
   }
 }
 
@@ -471,7 +282,7 @@ static int cmp_split(const void *p, const void *q) {
 }
 
 static void complete_split(tshared *s, round *r) {
-  split_entry *e = xmalloc(sizeof *e * (size_t)s->size);
+  split_entry *e = inproc_xmalloc(sizeof *e * (size_t)s->size);
   int n = 0;
   for (int i = 0; i < s->size; i++)
     if (r->m[i]->color >= 0)
@@ -484,7 +295,7 @@ static void complete_split(tshared *s, round *r) {
     tshared *ns = shared_new(hi - lo);
     for (int j = lo; j < hi; j++)
       ns->wrank[j - lo] = s->wrank[e[j].rank];
-    if (!shared_placed(ns, group_id(s->gid, r->gen, e[lo].color))) {
+    if (!inproc_placed(ns, inproc_group_id(s->gid, r->gen, e[lo].color))) {
       shared_free(ns); /* no member here: no replica */
       lo = hi;
       continue;
@@ -510,7 +321,7 @@ static void complete(tshared *s, round *r) {
     const size_t bytes = contend_dtype_bytes(m[0]->dt) * (size_t)m[0]->count;
     if (m[0]->count <= 0 || (r->kind == C_REDUCE && m[0]->remote))
       break; /* (a reduce's data is at its root's process only) */
-    void *acc = xmalloc(bytes);
+    void *acc = inproc_xmalloc(bytes);
     memcpy(acc, m[0]->in, bytes);
     for (int i = 1; i < n; i++) /* in rank order: the same sum on every run */
       combine(acc, m[i]->in, m[0]->count, m[0]->dt, m[0]->op);
@@ -538,7 +349,8 @@ static void complete(tshared *s, round *r) {
     if (!b || at == n || m[at]->remote)
       break;
     if (!m[at]->out)
-      contend_fail("%s #%lu: group rank %d passed no buffer", coll_names[r->kind], r->gen, at);
+      contend_fail("%s #%lu: group rank %d passed no buffer", inproc_coll_names[r->kind], r->gen,
+                   at);
     for (int i = 0; i < n; i++)
       memcpy((char *)m[at]->out + (size_t)i * b, m[i]->in, b);
     if (r->kind == C_ALLGATHER)
@@ -553,7 +365,7 @@ static void complete(tshared *s, round *r) {
     size_t total = 0;
     for (int i = 0; i < n; i++)
       total += m[i]->bytes;
-    char *all = xmalloc(total); /* never NULL, even when empty */
+    char *all = inproc_xmalloc(total); /* never NULL, even when empty */
     size_t at = 0;
     for (int i = 0; i < n; i++) {
       if (m[i]->bytes)
@@ -569,19 +381,19 @@ static void complete(tshared *s, round *r) {
     complete_split(s, r);
     break;
   case C_NODE_OF: {
-    contend_inproc_comm *v = xmalloc(sizeof *v);
+    contend_inproc_comm *v = inproc_xmalloc(sizeof *v);
     v->refs = s->local;
     v->size = n;
-    v->id = group_id(s->gid, r->gen, -2);
+    v->id = inproc_group_id(s->gid, r->gen, -2);
     tshared *cs = shared_new(n); /* the close barrier's: the same members */
     memcpy(cs->wrank, s->wrank, sizeof *cs->wrank * (size_t)n);
-    shared_placed(cs, v->id);
+    inproc_placed(cs, v->id);
     v->close = cs;
-    if (W.procs > 1 && s->local)
-      contend_keymap_put(&W.comms, v->id, (uint64_t)(uintptr_t)v, "context groups");
-    v->node = xmalloc(sizeof(int) * (size_t)n);
-    v->wrank = xmalloc(sizeof(int) * (size_t)n);
-    v->ctx = xmalloc(sizeof(contend_ctx *) * (size_t)n);
+    if (s->local)
+      inproc_comm_placed(v);
+    v->node = inproc_xmalloc(sizeof(int) * (size_t)n);
+    v->wrank = inproc_xmalloc(sizeof(int) * (size_t)n);
+    v->ctx = inproc_xmalloc(sizeof(contend_ctx *) * (size_t)n);
     for (int i = 0; i < n; i++) {
       v->node[i] = m[i]->count;
       v->wrank[i] = s->wrank[i];
@@ -650,7 +462,7 @@ static void *w_gatherv(contend_group *g, const void *mine, size_t bytes, size_t 
 
 /* The link to signal seq of s, which is made (appended, so the list stays
  * in seq order) by its first post here. */
-static struct contend_signal **signal_at(tshared *s, unsigned long seq) {
+struct contend_signal **inproc_signal_at(tshared *s, unsigned long seq) {
   struct contend_signal **p = &s->sigs;
   while (*p && (*p)->seq != seq)
     p = &(*p)->next;
@@ -669,7 +481,7 @@ static struct contend_signal **signal_at(tshared *s, unsigned long seq) {
 
 /* A member posted *p at time t; the last post completes it: out of the
  * list, its waiters woken when it is seen (the control latency later). */
-static void signal_posted(struct contend_signal **p, unsigned long long t) {
+void inproc_signal_posted(struct contend_signal **p, unsigned long long t) {
   struct contend_signal *x = *p;
   if (t > x->tlast)
     x->tlast = t;
@@ -693,12 +505,11 @@ static contend_signal *w_signal_post(contend_group *g) {
   thandle *h = H(g);
   tshared *s = h->s;
   const unsigned long seq = h->nsig++;
-  struct contend_signal **p = signal_at(s, seq), *x = *p;
+  struct contend_signal **p = inproc_signal_at(s, seq), *x = *p;
   const unsigned long long t = ticks();
-  if (W.procs > 1)
-    send_record(s, (crec){.gid = s->gid, .gen = seq, .t = t, .what = R_SIGNAL, .rank = g->rank},
-                NULL, 0, -1);
-  signal_posted(p, t);
+  if (inproc_procs_count() > 1)
+    inproc_send_post(s, seq, g->rank, t);
+  inproc_signal_posted(p, t);
   return x;
 }
 
@@ -814,9 +625,7 @@ void contend_inproc_comm_close_wait(contend_inproc_comm *v, int rank) {
 void contend_inproc_comm_release(void *p) {
   contend_inproc_comm *v = p;
   if (--v->refs == 0) {
-    uint64_t x;
-    if (W.procs > 1)
-      contend_keymap_take(&W.comms, v->id, &x);
+    inproc_comm_released(v);
     if (v->close) /* an engine without a close barrier (the trace engine) */
       shared_free(v->close);
     free(v->node);
@@ -875,82 +684,6 @@ static contend_world_ops inproc_world_ops = {
     .results_json = NULL, /* the backend's, set at launch */
 };
 
-/* ---- over processes: the swap ---- */
-
-const void *contend_inproc_outbox(int q, size_t *len) {
-  *len = W.out && q >= 0 && q < W.procs ? W.out[q].len : 0;
-  return *len ? W.out[q].s : NULL;
-}
-
-void contend_inproc_outbox_clear(void) {
-  for (int q = 0; W.out && q < W.procs; q++)
-    W.out[q].len = 0;
-}
-
-contend_inproc_comm *contend_inproc_comm_find(unsigned long long id) {
-  uint64_t v;
-  return contend_keymap_get(&W.comms, id, &v) ? (contend_inproc_comm *)(uintptr_t)v : NULL;
-}
-
-static tshared *group_named(uint64_t gid, const char *what, unsigned long gen) {
-  uint64_t v;
-  tshared *s = contend_keymap_get(&W.groups, gid, &v) ? (tshared *)(uintptr_t)v : NULL;
-  if (!s)
-    contend_fail("another process's rank calls %s #%lu on a group no rank of this process is in "
-                 "any more (group_free before the others' last call?)",
-                 what, gen);
-  return s;
-}
-
-static void apply(const crec *h, const char *data) {
-  if (h->what == R_SIGNAL) {
-    tshared *s = group_named(h->gid, "signal", (unsigned long)h->gen);
-    signal_posted(signal_at(s, (unsigned long)h->gen), h->t);
-    return;
-  }
-  if (h->what < 0 || h->what >= C_N)
-    contend_fail("internal error: control record of kind %d", h->what);
-  const coll_kind k = (coll_kind)h->what;
-  tshared *s = group_named(h->gid, coll_names[k], (unsigned long)h->gen);
-  round *r = s->open ? s->open : round_new(s, k);
-  if (r->kind != k || r->gen != h->gen)
-    contend_fail("collective mismatch on a group of %d ranks: group rank %d (in another process) "
-                 "calls %s #%llu while %d rank%s wait in %s #%lu",
-                 s->size, h->rank, coll_names[k], (unsigned long long)h->gen, r->arrived,
-                 r->arrived == 1 ? "" : "s", coll_names[r->kind], r->gen);
-  member *a = calloc(1, sizeof *a + h->data);
-  if (!a)
-    contend_fail("out of memory (control record, %llu B)", (unsigned long long)h->data);
-  *a = (member){.bytes = h->bytes,
-                .count = h->count,
-                .dt = (contend_dtype)h->dt,
-                .op = (contend_op)h->op,
-                .color = h->color,
-                .key = h->key,
-                .remote = 1};
-  if (h->data) {
-    memcpy(a + 1, data, h->data);
-    a->in = a + 1;
-  }
-  arrive(s, r, h->rank, a, h->t);
-}
-
-void contend_inproc_inbox(const void *buf, size_t len) {
-  const char *at = buf, *end = at + len;
-  while (at < end) {
-    crec h;
-    if ((size_t)(end - at) < sizeof h)
-      contend_fail("internal error: a control record cut short (%zu B)", (size_t)(end - at));
-    memcpy(&h, at, sizeof h);
-    at += sizeof h;
-    const size_t padded = h.data + (8 - h.data % 8) % 8;
-    if (padded > (size_t)(end - at))
-      contend_fail("internal error: a control record's data cut short");
-    apply(&h, at);
-    at += padded;
-  }
-}
-
 /* ---- launch ---- */
 
 typedef struct launch_arg {
@@ -991,52 +724,26 @@ int contend_inproc_launch_procs(const contend_inproc_backend *b, int nodes, int 
   W.nodes = nodes;
   W.ppn = ppn;
   W.n = nodes * ppn;
-  W.node_of_rank = xmalloc(sizeof(int) * (size_t)W.n);
+  W.node_of_rank = inproc_xmalloc(sizeof(int) * (size_t)W.n);
   for (int i = 0; i < W.n; i++)
     W.node_of_rank[i] = i / W.ppn;
-  W.procs = procs ? procs->count : 1;
-  W.me = procs ? procs->me : 0;
-  unsigned char *mine = NULL;
-  if (W.procs > 1) {
-    if (W.me < 0 || W.me >= W.procs || !procs->finish)
-      contend_fail("internal error: process %d of %d", W.me, W.procs);
-    W.proc_of_rank = xmalloc(sizeof(int) * (size_t)W.n);
-    mine = xmalloc((size_t)W.n);
-    for (int r = 0; r < W.n; r++) {
-      const int q = procs->proc_of_node[r / W.ppn];
-      if (q < 0 || q >= W.procs)
-        contend_fail("internal error: node %d in process %d of %d", r / W.ppn, q, W.procs);
-      W.proc_of_rank[r] = q;
-      mine[r] = q == W.me;
-    }
-    W.out = calloc((size_t)W.procs, sizeof *W.out);
-    if (!W.out)
-      contend_fail("out of memory (control records)");
-  }
+  unsigned char *mine;
+  inproc_procs_open(procs, W.n, W.ppn, &mine);
   launch_arg la = {.world = shared_new(W.n), .body = body, .arg = arg};
   for (int r = 0; r < W.n; r++)
     la.world->wrank[r] = r;
-  if (!shared_placed(la.world, 1)) /* no rank here */
+  if (!inproc_placed(la.world, 1)) /* no rank here */
     shared_free(la.world);
   contend_set_fail_handler(coop_self, end_exit);
   coop_set_idle(b->idle);
   int rc = coop_run_some(W.n, mine, rank_main, &la, NULL);
   coop_set_idle(NULL);
-  if (W.procs > 1) /* the others' ranks may still run: take part until they are done */
+  if (inproc_procs_count() > 1) /* the others' ranks may still run: until they are done */
     rc = procs->finish(mine[0] ? rc : -1);
   contend_set_fail_handler(NULL, NULL);
   free(W.node_of_rank);
   W.node_of_rank = NULL;
   free(mine);
-  free(W.proc_of_rank);
-  W.proc_of_rank = NULL;
-  for (int q = 0; W.out && q < W.procs; q++)
-    contend_sb_free(&W.out[q]);
-  free(W.out);
-  W.out = NULL;
-  contend_keymap_free(&W.groups); /* a group a body never freed stays allocated */
-  contend_keymap_free(&W.comms);
-  W.procs = 1;
-  W.me = 0;
+  inproc_procs_close();
   return rc;
 }
