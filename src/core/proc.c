@@ -30,8 +30,9 @@ double contend_peak_rss_mib(void) {
 int contend_launcher_size(void) {
   /* SLURM_STEP_NUM_TASKS: srun's tasks (with PMIx, srun sets no *_SIZE;
    * a batch script's own step has no such variable) */
-  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
-                                     "MPI_LOCALNRANKS", "SLURM_STEP_NUM_TASKS", NULL};
+  static const char *const vars[] = {
+      "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS",
+      "SLURM_STEP_NUM_TASKS", NULL};
   for (int i = 0; vars[i]; i++) {
     const char *v = getenv(vars[i]);
     const int n = v ? atoi(v) : 0;
