@@ -189,16 +189,13 @@ static int window(int busy) {
         return 1;
       PX.win_open = 0;
     }
-    sim_par_swap(PX.net, &PX.par);
     int anywhere;
-    const sim_time next = sim_par_agree(&PX.par, mine(), busy, &anywhere);
+    const sim_time next = sim_par_swap(PX.net, &PX.par, mine(), busy, &anywhere);
     if (!anywhere)
       return -1;
     if (next == SIM_NEVER)
       return 0;
-    PX.win_end = next + PX.par.lookahead - 1;
-    if (PX.win_end < next) /* no later event can come */
-      PX.win_end = SIM_NEVER;
+    PX.win_end = sim_par_window_end(&PX.par, next, SIM_NEVER);
     PX.win_open = 1;
   }
 }

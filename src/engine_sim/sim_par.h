@@ -39,7 +39,8 @@ typedef struct sim_par {
   sim_time lookahead;                                   /* ps, > 0 */
   const sim_par_channel *channel[SIM_PAR_CHANNELS_MAX]; /* the other layers' (NULL: none) */
   uint64_t windows;                                     /* windows run so far */
-  double wait_s; /* wall time in the window agreements and swaps */
+  sim_time bound; /* the earliest event of a record sent in this window: its end + 1 (0 at first) */
+  double wait_s;  /* wall time in the window agreements and swaps */
 } sim_par;
 
 /* Collective over par->world: runs n (a part, sim_net_partition) and the
@@ -49,12 +50,18 @@ typedef struct sim_par {
 int sim_par_run(sim_net *n, sim_par *par, sim_time until);
 
 /* The steps of a window loop driven from outside (the simulated engine's
- * idle hook), each collective over par->world.  sim_par_swap: what the
- * parts sent each other (the fabric's records and the channels'), swapped
- * and handed in.  sim_par_agree: the earliest of every part's `mine` (its
- * next event; SIM_NEVER: none), and in *busy whether any part passed
- * busy != 0. */
-void sim_par_swap(sim_net *n, sim_par *par);
+ * idle hook).  sim_par_window_end: the end of the window that starts at
+ * next (at most until), counted.  sim_par_swap (collective): what the
+ * parts sent each other in it (the fabric's records and the channels'),
+ * swapped and handed in, with the agreement on the next window folded in
+ * (one collective a window): returns the next window's start, the
+ * earliest of every part's `mine` (its next event before the swap;
+ * SIM_NEVER: none) and of the events of what was sent (at least a window
+ * on), the same in every part, and in *any_busy whether any part passed
+ * busy != 0.  sim_par_agree (collective): that agreement alone, for a
+ * start (nothing sent yet). */
+sim_time sim_par_window_end(sim_par *par, sim_time next, sim_time until);
+sim_time sim_par_swap(sim_net *n, sim_par *par, sim_time mine, int busy, int *any_busy);
 sim_time sim_par_agree(sim_par *par, sim_time mine, int busy, int *any_busy);
 
 #endif
