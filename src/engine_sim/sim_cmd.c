@@ -272,7 +272,7 @@ static int sim_run(int argc, char **argv, contend_group *world) {
           "lat mean ns", "lat p99 ns", "packet hops", "hops/s (wall)", "wall s");
   contend_json_arr_begin(&j, "points");
   double wall = 0;
-  uint64_t hops = 0, events = 0;
+  uint64_t hops = 0, events = 0, events_here = 0;
   int no_latency = 0;
   for (int i = 0; i < nloads; i++) {
     if (!quiet && nloads > 1)
@@ -299,6 +299,7 @@ static int sim_run(int argc, char **argv, contend_group *world) {
     wall += pt.wall_s;
     hops += pt.hops;
     events += pt.events;
+    events_here += pt.events_here;
   }
   contend_json_arr_end(&j);
   if (no_latency)
@@ -324,6 +325,17 @@ static int sim_run(int argc, char **argv, contend_group *world) {
     contend_gallreduce(world, &w[1], 1, CONTEND_DT_DOUBLE, CONTEND_OP_MIN);
     contend_json_double(&j, "sync_wait_s_max", w[0]);
     contend_json_double(&j, "sync_wait_s_min", w[1]);
+    /* each process's share of the work (its part's events, every point) */
+    int64_t *per = calloc((size_t)P, sizeof *per);
+    if (!per)
+      contend_fail("out of memory");
+    const int64_t mine = (int64_t)events_here;
+    world->ops->allgather(world, &mine, sizeof mine, per);
+    contend_json_arr_begin(&j, "events_per_process");
+    for (int q = 0; q < P; q++)
+      contend_json_uint(&j, NULL, (uint64_t)per[q]);
+    contend_json_arr_end(&j);
+    free(per);
   }
   contend_json_obj_end(&j);
   /* memory at machine scale: the whole process over the fabric's size */

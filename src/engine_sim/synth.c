@@ -604,6 +604,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
   const double wall = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
   sim_net_stats stv = *sim_net_stats_get(s.net);
   const sim_net_stats *st = &stv;
+  pt->events_here = stv.events; /* this process's part, before the sums */
   sim_time last = sim_net_now(s.net);
   if (par)
     reduce(&s, par, &stv, &last);

@@ -28,6 +28,7 @@ typedef struct synth_point {
   double offered, accepted, lat_mean_ns, lat_p99_ns, wall_s; /* latencies NaN: lat_count 0 */
   uint64_t lat_count;                                        /* measured packets delivered */
   uint64_t hops, events, generated, undelivered;
+  uint64_t events_here; /* over processes: this process's events (events: every part's) */
   int drained; /* -1: not asked */
 } synth_point;
 

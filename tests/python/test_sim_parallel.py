@@ -70,6 +70,9 @@ def test_any_process_count_gives_the_same_results(mpirun, tmp_path, case):
         procs = doc["processes"]
         assert procs["count"] == p and procs["cut_links"] > 0 and procs["windows"] > 10
         assert procs["lookahead_ns"] > 0 and procs["partition"] in ("groups", "graph")
+        # each process's share of the work, adding up to the run's events
+        assert len(procs["events_per_process"]) == p and min(procs["events_per_process"]) > 0
+        assert sum(procs["events_per_process"]) == doc["events"]
 
 
 def counters_run(mpirun, where, p, *extra):
