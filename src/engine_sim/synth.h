@@ -29,7 +29,7 @@ typedef struct synth_point {
   uint64_t lat_count;                                        /* measured packets delivered */
   uint64_t hops, events, generated, undelivered;
   uint64_t events_here; /* over processes: this process's events (events: every part's) */
-  int drained; /* -1: not asked */
+  int drained;          /* -1: not asked */
 } synth_point;
 
 /* Returns 0, or -1 with err (exit status 2).  seed draws permutations. */
