@@ -7,7 +7,9 @@ of an mpirun on a fake windowed clock; every rank logs when each call
 returned and what it got, and rank 0 (in process 1 at P > 1) prints the
 logs.  At P = 2 and 3 the logs are those of one process, to the tick: a
 completion that took the time of the swap rather than of the last arrival,
-or a record that came a window late, moves them."""
+or a record that came a window late, moves them.  A deadlock (every rank
+parked, nothing to run anywhere) ends every process with exit status 3 and
+its parked ranks named, rather than a hang."""
 
 import re
 
@@ -51,3 +53,18 @@ def test_any_process_count_gives_the_logs_of_one(one_process, p):
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"{p} processes" in r.stderr and "0 failures in all" in r.stderr
     assert r.stdout == one_process
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_a_deadlock_over_processes_ends_every_process(p):
+    """Every rank parked and nothing left to run anywhere: each process
+    names its parked ranks and the run ends with exit status 3, not a hang
+    (mpirun ends the others once one has)."""
+    cmd = [PROG, "--deadlock"] if p == 1 else [_mpirun(), "-n", str(p), "--oversubscribe", PROG,
+                                               "--deadlock"]  # fmt: skip
+    r = run_bounded(cmd, timeout=120)
+    assert r.returncode == 3, r.stdout + r.stderr
+    parked = [int(n) for n in re.findall(r"contend: deadlock: (\d+) ranks parked", r.stderr)]
+    # each process names its own ranks (the map gives each 24 / p), rank 5 among them once
+    assert parked and all(n == 24 // p for n in parked)
+    assert r.stderr.count("rank 5 (signal #0 on a group of 24)") <= 1

@@ -17,6 +17,11 @@
  * tests/python/test_inproc_procs.py checks that every P prints the same
  * logs as one process (where the plain contend_inproc_launch runs).
  *
+ * --deadlock: rank 5 waits for a signal nobody else posts instead of the
+ * last barrier, where the others wait for it: every rank is parked and
+ * nothing is left to run anywhere, so every process must end (exit status
+ * 3, the deadlock named on stderr) rather than hang.
+ *
  * Exit status: 0 every check held, 1 some failed (FAIL lines on stderr). */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,7 +40,10 @@
 #define DELAY 250ull  /* the control latency, ticks (>= WINDOW) */
 #define LOG_BYTES 2048
 
+#define DEADLOCK_RANK 5 /* in process 0 at P = 2 and 3 (node 2) */
+
 static contend_group *procs; /* the MPI processes (NULL: one process) */
+static int deadlock;         /* --deadlock */
 static unsigned long long now_ticks, win_end;
 static int win_open;
 static struct timer {
@@ -297,6 +305,10 @@ static int body(contend_group *w, void *arg) {
     fflush(stdout);
   }
   free(logs);
+  if (deadlock && r == DEADLOCK_RANK) { /* waits for a signal nobody else posts */
+    contend_signal *x = contend_signal_post(w);
+    contend_signal_wait(w, x, 0);
+  }
   contend_gbarrier(w);
   return 0;
 }
@@ -330,6 +342,7 @@ static int run(contend_group *world, void *arg) {
 }
 
 int main(int argc, char **argv) {
+  deadlock = argc > 1 && !strcmp(argv[1], "--deadlock");
   const contend_engine *mpi = contend_engine_find("mpi");
   if (!mpi) /* built without MPI: one process */
     return run(NULL, NULL);
