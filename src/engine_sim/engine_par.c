@@ -30,6 +30,7 @@
 
 #include "../coop/sched.h"
 #include "../core/error.h"
+#include "../core/outbox.h"
 #include "../fabric/partition.h"
 #include "contend/inproc.h"
 #include "contend/strbuf.h"
@@ -53,7 +54,7 @@ static struct {
   sim_par par;
   int win_open, seeded;
   sim_time win_end;
-  contend_strbuf *out; /* this file's records for each process */
+  contend_outbox out; /* this file's records for each process */
   uint64_t fig[SIM_FIGURES];
   uint64_t *events; /* per part: its events when it took its figures */
   int got;          /* parts whose figures are in */
@@ -62,15 +63,9 @@ static struct {
   contend_strbuf extra;
 } PX;
 
-static const void *e_outbox(int q, size_t *len) {
-  *len = PX.out ? PX.out[q].len : 0;
-  return *len ? PX.out[q].s : NULL;
-}
+static const void *e_outbox(int q, size_t *len) { return contend_outbox_get(&PX.out, q, len); }
 
-static void e_clear(void) {
-  for (int q = 0; PX.out && q < PX.par.parts; q++)
-    PX.out[q].len = 0;
-}
+static void e_clear(void) { contend_outbox_clear(&PX.out); }
 
 static void add_figures(int part, const uint64_t *fig, const void *extra, size_t len) {
   for (int k = 0; k < SIM_FIGURES; k++)
@@ -111,7 +106,7 @@ static const sim_par_channel engine = {e_outbox, e_clear, e_inbox};
 static void to_all(const erec *r) {
   for (int q = 0; q < PX.par.parts; q++)
     if (q != PX.par.me)
-      contend_sb_append(&PX.out[q], r, sizeof *r);
+      contend_outbox_put(&PX.out, q, r, sizeof *r);
 }
 
 int sim_engine_par_open(contend_group *world, const sim_setup *su, sim_net *net,
@@ -139,9 +134,9 @@ int sim_engine_par_open(contend_group *world, const sim_setup *su, sim_net *net,
   }
   PX.world = world;
   PX.proc_of_node = malloc(sizeof *PX.proc_of_node * (size_t)nodes);
-  PX.out = calloc((size_t)P, sizeof *PX.out);
+  contend_outbox_init(&PX.out, P, "simulation over processes");
   PX.events = calloc((size_t)P, sizeof *PX.events);
-  if (!PX.proc_of_node || !PX.out || !PX.events)
+  if (!PX.proc_of_node || !PX.events)
     contend_fail("out of memory (simulation over %d processes)", P);
   for (int n = 0; n < nodes; n++)
     PX.proc_of_node[n] = PX.pt.part_of_router[su->topo.node_router[n]];
@@ -225,8 +220,8 @@ void sim_engine_figures_timer(uint32_t asker) {
     return;
   }
   r.extra = PX.extra.len;
-  contend_sb_append(&PX.out[asker], &r, sizeof r);
-  contend_sb_append(&PX.out[asker], PX.extra.s, PX.extra.len);
+  contend_outbox_put(&PX.out, (int)asker, &r, sizeof r);
+  contend_outbox_put(&PX.out, (int)asker, PX.extra.s, PX.extra.len);
 }
 
 sim_time sim_engine_figures(sim_time control, uint64_t *fig) {
@@ -270,9 +265,7 @@ void sim_engine_par_close(void) {
   contend_sb_free(&PX.extra);
   if (PX.world) {
     sim_mpi_procs(1, 0, NULL);
-    for (int q = 0; q < PX.par.parts; q++)
-      contend_sb_free(&PX.out[q]);
-    free(PX.out);
+    contend_outbox_free(&PX.out);
     free(PX.events);
     free(PX.proc_of_node);
     sim_partition_free(&PX.pt);

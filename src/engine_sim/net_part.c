@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../core/outbox.h"
 #include "net_impl.h"
 
 #define GHOST_PACKET 0xfffffffeu
@@ -42,11 +43,6 @@ typedef struct rec_note {
   sim_cc_note x;
 } rec_note;
 
-typedef struct outbox {
-  char *b;
-  size_t n, cap;
-} outbox;
-
 /* assembly messages by (origin part, origin index, t_first): open addressing */
 typedef struct slot {
   uint64_t a, b; /* origin part << 32 | index; t_first */
@@ -55,29 +51,17 @@ typedef struct slot {
 
 struct sim_part_state {
   int32_t *src_part, *dst_part; /* per channel */
-  outbox *out;                  /* per part */
+  contend_outbox out;           /* records for each part */
   slot *map;
   size_t map_cap, map_n;
 };
-
-static void put(outbox *o, const void *rec, size_t len) {
-  if (o->n + len > o->cap) {
-    o->cap = o->cap ? 2 * o->cap : 4096;
-    while (o->cap < o->n + len)
-      o->cap *= 2;
-    if (!(o->b = realloc(o->b, o->cap)))
-      contend_fail("out of memory (simulator outbox, %zu B)", o->cap);
-  }
-  memcpy(o->b + o->n, rec, len);
-  o->n += len;
-}
 
 void sim_net_partition(sim_net *n, const int *part_of_router, int parts, int me) {
   const sim_topo *t = n->t;
   struct sim_part_state *ps = sim_xcalloc(1, sizeof *ps, "partition");
   ps->src_part = sim_xcalloc(n->nchan, sizeof *ps->src_part, "partition");
   ps->dst_part = sim_xcalloc(n->nchan, sizeof *ps->dst_part, "partition");
-  ps->out = sim_xcalloc((size_t)parts, sizeof *ps->out, "partition");
+  contend_outbox_init(&ps->out, parts, "simulator outboxes");
   for (int r = 0; r < t->nrouters; r++)
     for (int gp = t->port_base[r]; gp < t->port_base[r + 1]; gp++) {
       ps->src_part[gp] = part_of_router[r];
@@ -97,9 +81,7 @@ void sim_net_partition_free(sim_net *n) {
   struct sim_part_state *ps = n->ps;
   if (!ps)
     return;
-  for (int q = 0; q < n->parts; q++)
-    free(ps->out[q].b);
-  free(ps->out);
+  contend_outbox_free(&ps->out);
   free(ps->src_part);
   free(ps->dst_part);
   free(ps->map);
@@ -114,13 +96,16 @@ int sim_net_owns_node(const sim_net *n, int node) {
 int sim_part_of_channel(const sim_net *n, uint32_t c) { return n->ps ? n->ps->src_part[c] : 0; }
 
 const void *sim_net_outbox(const sim_net *n, int q, size_t *len) {
-  *len = n->ps ? n->ps->out[q].n : 0;
-  return n->ps ? n->ps->out[q].b : NULL;
+  if (!n->ps) {
+    *len = 0;
+    return NULL;
+  }
+  return contend_outbox_get(&n->ps->out, q, len);
 }
 
 void sim_net_outbox_clear(sim_net *n) {
-  for (int q = 0; n->ps && q < n->parts; q++)
-    n->ps->out[q].n = 0;
+  if (n->ps)
+    contend_outbox_clear(&n->ps->out);
 }
 
 int sim_part_ship_packet(sim_net *n, uint32_t c, uint32_t p) {
@@ -151,7 +136,7 @@ int sim_part_ship_packet(sim_net *n, uint32_t c, uint32_t p) {
     if (!sim_net_owns_node(n, (int)m->dst) && ++m->got == m->npkts && !m->left)
       sim_msg_release(n, mi); /* every packet has left; none comes back */
   }
-  put(&n->ps->out[q], &r, sizeof r);
+  contend_outbox_put(&n->ps->out, q, &r, sizeof r);
   sim_pkt_release(n, p);
   return 1;
 }
@@ -161,7 +146,7 @@ int sim_part_ship_credit(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, si
   if (q == n->me)
     return 0;
   const rec_credit r = {.type = REC_CREDIT, .c = c, .vc = vc, .bytes = bytes, .t = t};
-  put(&n->ps->out[q], &r, sizeof r);
+  contend_outbox_put(&n->ps->out, q, &r, sizeof r);
   return 1;
 }
 
@@ -170,7 +155,7 @@ int sim_part_ship_note(sim_net *n, const sim_cc_note *x) {
   if (q == n->me)
     return 0;
   const rec_note r = {.type = REC_NOTE, .x = *x};
-  put(&n->ps->out[q], &r, sizeof r);
+  contend_outbox_put(&n->ps->out, q, &r, sizeof r);
   return 1;
 }
 

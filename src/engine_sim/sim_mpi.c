@@ -59,6 +59,7 @@
 #include "../core/coll_expand.h"
 #include "../core/error.h"
 #include "../core/keymap.h"
+#include "../core/outbox.h"
 #include "../core/vgrow.h"
 #include "contend/strbuf.h"
 #include "contend/traffic.h"
@@ -191,22 +192,19 @@ static struct {
   const int *proc_of_node;
   uint64_t seq;        /* keys made here */
   contend_keymap msgs; /* key -> the message here (its own or a copy) */
-  contend_strbuf *out; /* records for each process */
+  contend_outbox out;  /* records for each process */
 } X = {.procs = 1};
 
 void sim_mpi_procs(int procs, int me, const int *proc_of_node) {
   contend_keymap_free(&X.msgs);
-  for (int q = 0; X.out && q < X.procs; q++)
-    contend_sb_free(&X.out[q]);
-  free(X.out);
+  contend_outbox_free(&X.out);
   X = (typeof(X)){.procs = 1};
   if (procs < 2)
     return;
   X.procs = procs;
   X.me = me;
   X.proc_of_node = proc_of_node;
-  if (!(X.out = calloc((size_t)procs, sizeof *X.out)))
-    contend_fail("out of memory (simulated MPI records)");
+  contend_outbox_init(&X.out, procs, "simulated MPI records");
 }
 
 static int elsewhere(int node) { return X.procs > 1 && X.proc_of_node[node] != X.me; }
@@ -454,7 +452,7 @@ static void post(uint32_t i) {
                     .kind = m->kind,
                     .estimated = m->estimated,
                     .paced = m->paced};
-    contend_sb_append(&X.out[X.proc_of_node[to]], &h, sizeof h);
+    contend_outbox_put(&X.out, X.proc_of_node[to], &h, sizeof h);
     cookie = m->key;
   }
   sim_msg_send(sim_engine_net(), sim_msg_new(sim_engine_net(), from, to, bytes, 0, cookie));
@@ -787,15 +785,9 @@ void sim_mpi_injected_cookie(uint64_t cookie, sim_time t) {
     sim_mpi_injected(i, t);
 }
 
-const void *sim_mpi_outbox(int q, size_t *len) {
-  *len = X.out && q >= 0 && q < X.procs ? X.out[q].len : 0;
-  return *len ? X.out[q].s : NULL;
-}
+const void *sim_mpi_outbox(int q, size_t *len) { return contend_outbox_get(&X.out, q, len); }
 
-void sim_mpi_outbox_clear(void) {
-  for (int q = 0; X.out && q < X.procs; q++)
-    X.out[q].len = 0;
-}
+void sim_mpi_outbox_clear(void) { contend_outbox_clear(&X.out); }
 
 void sim_mpi_inbox(const void *buf, size_t len) {
   if (len % sizeof(mrec))

@@ -11,6 +11,7 @@
 
 #include "../core/error.h"
 #include "../core/keymap.h"
+#include "../core/outbox.h"
 #include "contend/strbuf.h"
 #include "contend/traffic.h"
 #include "inproc_impl.h"
@@ -18,7 +19,7 @@
 static struct {
   int procs, me;         /* processes (1: this one alone), this one */
   int *proc_of_rank;     /* the process of every world rank (NULL in one process) */
-  contend_strbuf *out;   /* control records for each process */
+  contend_outbox out;    /* control records for each process */
   contend_keymap groups; /* gid -> the replica here (tshared *) */
   contend_keymap comms;  /* id -> a context group here (contend_inproc_comm *) */
 } P = {.procs = 1};
@@ -40,16 +41,12 @@ void inproc_procs_open(const contend_inproc_procs *procs, int n, int ppn, unsign
     P.proc_of_rank[r] = q;
     (*mine)[r] = q == P.me;
   }
-  P.out = calloc((size_t)P.procs, sizeof *P.out);
-  if (!P.out)
-    contend_fail("out of memory (control records)");
+  contend_outbox_init(&P.out, P.procs, "control records");
 }
 
 void inproc_procs_close(void) {
   free(P.proc_of_rank);
-  for (int q = 0; P.out && q < P.procs; q++)
-    contend_sb_free(&P.out[q]);
-  free(P.out);
+  contend_outbox_free(&P.out);
   contend_keymap_free(&P.groups); /* a group a body never freed stays allocated */
   contend_keymap_free(&P.comms);
   memset(&P, 0, sizeof P);
@@ -143,10 +140,10 @@ static void send_record(const tshared *s, crec h, const void *data, size_t len, 
     if (q == P.me)
       continue;
     h.data = to < 0 || to == q ? len : 0;
-    contend_sb_append(&P.out[q], &h, sizeof h);
+    contend_outbox_put(&P.out, q, &h, sizeof h);
     if (h.data) {
-      contend_sb_append(&P.out[q], data, len);
-      contend_sb_append(&P.out[q], zero, (8 - len % 8) % 8);
+      contend_outbox_put(&P.out, q, data, len);
+      contend_outbox_put(&P.out, q, zero, (8 - len % 8) % 8);
     }
   }
 }
@@ -195,15 +192,9 @@ void inproc_send_post(const tshared *s, unsigned long seq, int grank, unsigned l
 
 /* ---- the swap ---- */
 
-const void *contend_inproc_outbox(int q, size_t *len) {
-  *len = P.out && q >= 0 && q < P.procs ? P.out[q].len : 0;
-  return *len ? P.out[q].s : NULL;
-}
+const void *contend_inproc_outbox(int q, size_t *len) { return contend_outbox_get(&P.out, q, len); }
 
-void contend_inproc_outbox_clear(void) {
-  for (int q = 0; P.out && q < P.procs; q++)
-    P.out[q].len = 0;
-}
+void contend_inproc_outbox_clear(void) { contend_outbox_clear(&P.out); }
 
 contend_inproc_comm *contend_inproc_comm_find(unsigned long long id) {
   uint64_t v;

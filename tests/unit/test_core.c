@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../src/core/outbox.h"
 #include "../../src/core/pace.h"
 #include "../../src/suite/suite.h"
 #include "contend/files.h"
@@ -479,6 +480,40 @@ static void test_pace(void) {
   CHECK(contend_pace_busy(&q, 50e-6, fake_now) >= 50e-6 && fake_t - t0 < 52e-6);
 }
 
+/* Records for each process: appended in order per box, emptied by clear
+ * (memory kept), nothing outside the range of boxes. */
+static void test_outbox(void) {
+  contend_outbox o = {0};
+  size_t len = 99;
+  CHECK(contend_outbox_get(&o, 0, &len) == NULL && len == 0); /* zero: no boxes */
+  contend_outbox_init(&o, 3, "test");
+  const unsigned long long a = 0x1122334455667788ull, b = 42;
+  contend_outbox_put(&o, 2, &a, sizeof a);
+  contend_outbox_put(&o, 2, &b, sizeof b);
+  contend_outbox_put(&o, 0, "xyz", 3);
+  const unsigned char *got = contend_outbox_get(&o, 2, &len);
+  unsigned long long back[2];
+  CHECK(got && len == 2 * sizeof a);
+  if (got && len == sizeof back) {
+    memcpy(back, got, len);
+    CHECK(back[0] == a && back[1] == b);
+  }
+  CHECK(contend_outbox_get(&o, 1, &len) == NULL && len == 0);
+  got = contend_outbox_get(&o, 0, &len);
+  CHECK(got && len == 3 && memcmp(got, "xyz", 3) == 0);
+  CHECK(contend_outbox_get(&o, 3, &len) == NULL && len == 0);
+  CHECK(contend_outbox_get(&o, -1, &len) == NULL && len == 0);
+  contend_outbox_clear(&o);
+  CHECK(contend_outbox_get(&o, 2, &len) == NULL && len == 0 && o.box[2].cap > 0);
+  contend_outbox_put(&o, 2, &b, sizeof b);
+  got = contend_outbox_get(&o, 2, &len);
+  CHECK(got && len == sizeof b);
+  contend_outbox_init(&o, 2, "test"); /* frees the three boxes first */
+  CHECK(o.procs == 2 && contend_outbox_get(&o, 2, &len) == NULL && len == 0);
+  contend_outbox_free(&o);
+  CHECK(o.box == NULL && o.procs == 0);
+}
+
 int main(void) {
   test_params();
   test_options();
@@ -489,6 +524,7 @@ int main(void) {
   test_files();
   test_plan();
   test_pace();
+  test_outbox();
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }
