@@ -164,10 +164,16 @@ static void progress(void) {
     return;
   E.wall_next = w + PROGRESS_EVERY_S;
   const sim_net_stats *st = sim_net_stats_get(E.net);
+  /* over processes the lead process prints its own part's counts (the
+   * run's are summed only at the end): the line says so */
+  char part[64] = "";
+  if (sim_engine_par_count() > 1)
+    snprintf(part, sizeof part, " (part %d of %d: its events and hops)", sim_engine_par_me() + 1,
+             sim_engine_par_count());
   fprintf(stderr,
-          "[contend] sim: %.3f ms simulated, %.1f M events, %.1f M packet hops (%.2f M/s), "
+          "[contend] sim%s: %.3f ms simulated, %.1f M events, %.1f M packet hops (%.2f M/s), "
           "wall %.0f s\n",
-          sim_now() * 1e3, (double)st->events / 1e6, (double)st->packet_hops / 1e6,
+          part, sim_now() * 1e3, (double)st->events / 1e6, (double)st->packet_hops / 1e6,
           (double)st->packet_hops / 1e6 / (w - E.wall0), w - E.wall0);
 }
 
