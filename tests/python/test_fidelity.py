@@ -347,6 +347,42 @@ def test_record_overhead_json_is_for_replay_into_an_existing_directory(tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
+def test_record_overhead_warns_on_a_busy_machine(monkeypatch, capsys):
+    """A busy host makes the recorded runtime wait for a CPU (the ratio then
+    reads low): the bench says so, and only then."""
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.SourceFileLoader(
+        "record_overhead", str(ROOT / "bench" / "record_overhead")
+    )
+    spec = importlib.util.spec_from_loader("record_overhead", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    monkeypatch.setattr(mod.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(mod.os, "getloadavg", lambda: (0.1, 0.1, 0.1))
+    mod.busy(2)
+    assert "busy" not in capsys.readouterr().err
+    monkeypatch.setattr(mod.os, "getloadavg", lambda: (2.3, 2.0, 2.0))
+    mod.busy(2)
+    err = capsys.readouterr().err
+    assert "warning: the machine is busy (1-minute load 2.3 on 2 CPUs" in err
+
+
+def test_stressbench_reads_the_load_beside_the_ratio(tmp_path):
+    """The host's load at a run's start is in the seed's detail; an output
+    written before it was recorded reads as null, not an error."""
+    run = {"run": 0, "clock": "cpu", "recorded_s": 0.5, "replay_s": 0.45, "comm_only_s": 0.001,
+           "sim_s": 0.07, "ratio": 0.9}  # fmt: skip
+    d = tmp_path / "stressbench" / "run1"
+    d.mkdir(parents=True)
+    for load, want in ((None, None), (1.75, 1.75)):
+        row = dict(run) if load is None else dict(run, load_avg_1min=load, cpus=2)
+        (d / "replay.json").write_text(json.dumps({"runs": [row], "pass": True}))
+        v = stressbench.extract(lambda *parts: tmp_path.joinpath(*parts), 1, False)
+        assert v.value == 0.9 and v.detail["load_avg_1min"] == want
+
+
 def test_interrupt_writes_no_document_and_keeps_the_finished_runs(tmp_path):
     """Ctrl-C (SIGINT to the group) after the first command: exit 130, one
     line, no document; the finished command's output stays for a rerun."""

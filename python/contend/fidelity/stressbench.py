@@ -34,7 +34,12 @@ def extract(path, seed: int, quick: bool) -> SeedValue:
     return SeedValue(
         seed,
         run["ratio"],
-        {k: run[k] for k in ("recorded_s", "replay_s", "comm_only_s", "sim_s")},
+        # the host's load at the run's start (a busy host makes the ratio
+        # read low: bench/record_overhead warns); older outputs lack it
+        {
+            k: run.get(k)
+            for k in ("recorded_s", "replay_s", "comm_only_s", "sim_s", "load_avg_1min")
+        },
     )
 
 
