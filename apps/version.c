@@ -15,10 +15,6 @@
 #include "contend/engine.h"
 #include "contend/version.h"
 
-#ifndef CONTEND_GIT_COMMIT
-#define CONTEND_GIT_COMMIT ""
-#endif
-
 int contend_part_built(const char *part) {
   const char *why = "";
   if (!strcmp(part, "hdf5"))
@@ -58,8 +54,8 @@ int contend_version_main(int argc, char **argv, int print) {
     return 0;
   }
   printf("contend %s\n", CONTEND_VERSION);
-  printf("git commit:   %s\n",
-         *CONTEND_GIT_COMMIT ? CONTEND_GIT_COMMIT : "unknown (not built from a git checkout)");
+  const char *commit = contend_git_commit();
+  printf("git commit:   %s\n", *commit ? commit : "unknown (not built from a git checkout)");
   char running[512], compiled[128];
   contend_mpi_library_running(running, sizeof running);
   contend_mpi_library_compiled(compiled, sizeof compiled);

@@ -1,5 +1,10 @@
-/* contend: the version, one place. */
+/* contend: the version, one place; the build's git commit. */
 #ifndef CONTEND_VERSION_H
 #define CONTEND_VERSION_H
 #define CONTEND_VERSION "0.1.0"
+
+/* The git commit (12 hex digits) HEAD was at when the build was configured
+ * (CMake configures again when HEAD moves); "" when not built from a git
+ * checkout.  Static storage. */
+const char *contend_git_commit(void);
 #endif

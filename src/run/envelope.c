@@ -212,6 +212,10 @@ void contend_envelope_json_head(contend_json *j, const contend_envelope *e, cons
   contend_json_obj_begin(j, "tool");
   contend_json_str(j, "name", "contend");
   contend_json_str(j, "version", CONTEND_VERSION);
+  if (*contend_git_commit())
+    contend_json_str(j, "git_commit", contend_git_commit());
+  else
+    contend_json_null(j, "git_commit");
   contend_json_obj_end(j);
   contend_json_str(j, "command", e->command);
   contend_json_arr_begin(j, "argv");

@@ -11,6 +11,7 @@ its editable install of contend, so contend can only come from the
 prefix (the binary puts the prefix's site-packages on PYTHONPATH for the
 commands beside it)."""
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -150,6 +151,10 @@ def test_load_then_report(prefix):
         env=prefix["env"],
     )
     assert load.returncode == 0, load.stderr[-3000:]
+    # the results name the build that made them, as `contend version` does
+    commit = re.search(r"^git commit: +(\S+)", run(prefix, "version").stdout, re.MULTILINE)[1]
+    tool = json.loads(out.read_text())["tool"]
+    assert tool["git_commit"] == (None if commit == "unknown" else commit), tool
     rep = run(prefix, "report", out)
     assert rep.returncode == 0, rep.stderr[-3000:]
     assert "rr_lat" in rep.stdout and "Congestion Impact" in rep.stdout, rep.stdout[:2000]

@@ -75,10 +75,11 @@ CASES = {
 }  # fmt: skip
 SEED = "3"
 
-# keys whose values differ between two runs of the same seed
+# keys whose values differ between two runs of the same seed (git_commit:
+# between two builds)
 WALL_CLOCK = {"wall_s", "peak_rss_mib", "peak_rss_mib_max", "peak_rss_mib_mean", "started_utc",
               "finished_utc", "output", "argv", "peak_rss_kib_per_node",
-              "peak_rss_bytes_per_router_port"}  # fmt: skip
+              "peak_rss_bytes_per_router_port", "git_commit"}  # fmt: skip
 
 
 def _strip(x):
