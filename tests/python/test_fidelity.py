@@ -45,7 +45,10 @@ def hand_made_document() -> dict:
         if k == 0:
             vals = seeds([5.0, 6.0, 7.5, 8.0, 9.0])
             verdict, reason = c.judge(vals, c)
-            entries.append(claim_entry(c, vals, {6: "failed"}, verdict, reason, ["x"], False))
+            builds = {1: ["0123456789ab"], 2: ["0123456789ab"], 3: ["fedcba987654"]}
+            entries.append(
+                claim_entry(c, vals, {6: "failed"}, verdict, reason, ["x"], False, builds)
+            )
         else:
             entries.append(claim_entry(c, [], {}, NOT_MEASURED, "not run", ["contend x"], False))
     return document(["bench/fidelity"], [1, 2, 3, 4, 5, 6], False, [], None, entries)
@@ -212,6 +215,37 @@ def test_not_measured_claims_keep_their_commands(tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing ran
 
 
+def test_each_seed_names_the_builds_whose_results_it_read(tmp_path):
+    """A seed's builds are the tool.git_commit of the contend results its
+    commands wrote; other files and older results name none."""
+    from contend.fidelity.runner import build_of
+    from contend.reports.views.fidelity import builds_text
+
+    cases = {
+        "new.json": {"tool": {"name": "contend", "version": "0.1.0", "git_commit": "abc123def456"}},
+        "old.json": {"tool": {"name": "contend", "version": "0.1.0"}},
+        "unknown.json": {"tool": {"name": "contend", "version": "0.1.0", "git_commit": None}},
+        "python.json": {"tool": {"name": "contend-study", "git_commit": "abc123def456"}},
+        "list.json": [1, 2],
+    }
+    for name, body in cases.items():
+        (tmp_path / name).write_text(json.dumps(body))
+    (tmp_path / "text.json").write_text("not json")
+    got = {p.name: build_of(p) for p in tmp_path.iterdir()}
+    assert got == {"new.json": "abc123def456", "old.json": None, "unknown.json": None,
+                   "python.json": None, "list.json": None, "text.json": None}  # fmt: skip
+    assert build_of(tmp_path / "missing.json") is None
+    first = hand_made_document()["claims"][0]
+    assert [s.get("builds") for s in first["seeds"]][:4] == [
+        ["0123456789ab"],
+        ["0123456789ab"],
+        ["fedcba987654"],
+        [],
+    ]
+    assert builds_text(first) == "0123456789ab (seeds 1, 2); fedcba987654 (seed 3)"
+    assert builds_text(hand_made_document()["claims"][1]) == ""
+
+
 def test_a_failed_run_costs_its_seed_not_the_report(tmp_path):
     c = netscope.LATENCY
     entries = run_claims([c], [c], [1], True, tmp_path, "/bin/false")
@@ -232,6 +266,12 @@ def doc_file(tmp_path):
     path = tmp_path / "fidelity.json"
     path.write_text(json.dumps(hand_made_document()))
     return path
+
+
+def test_report_names_the_builds(doc_file):
+    r = contend("report", doc_file)
+    assert r.returncode == 0, r.stderr
+    assert "builds 0123456789ab (seeds 1, 2); fedcba987654 (seed 3)" in r.stdout
 
 
 def test_report_lists_every_claim(doc_file):

@@ -33,11 +33,15 @@ def load_fidelity(path) -> dict:
 
 
 def claim_entry(claim: Claim, values: list, errors: dict, verdict: str, reason: str,
-                commands: list, quick: bool) -> dict:  # fmt: skip
+                commands: list, quick: bool, builds: dict | None = None) -> dict:  # fmt: skip
     """The document's entry of ``claim``: ``values`` (SeedValue) measured,
-    ``errors`` {seed: why no value}."""
+    ``errors`` {seed: why no value}, ``builds`` {seed: git commits of the
+    builds whose results it read}."""
+    builds = builds or {}
     seeds = [
-        {"seed": v.seed, "value": v.value, "detail": dict(v.detail), "error": None} for v in values
+        {"seed": v.seed, "value": v.value, "detail": dict(v.detail), "error": None,
+         "builds": list(builds.get(v.seed, []))}
+        for v in values
     ] + [
         {"seed": s, "value": None, "detail": {}, "error": e} for s, e in sorted(errors.items())
     ]  # fmt: skip

@@ -7,6 +7,7 @@ its value (the entry says why), never the report."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -69,9 +70,24 @@ def why_not(claim: Claim, selected: bool, quick: bool) -> str:
     return ""
 
 
+def build_of(output: Path):
+    """The git commit of the contend build that wrote ``output`` (its
+    tool.git_commit), or None: not JSON, not contend's, or not recorded."""
+    try:
+        with open(output, encoding="utf-8") as fh:
+            tool = json.load(fh).get("tool")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(tool, dict) or tool.get("name") != "contend":
+        return None
+    commit = tool.get("git_commit")
+    return commit if isinstance(commit, str) and commit else None
+
+
 def measure(claim: Claim, seeds: list, quick: bool, workdir: Path, contend: str) -> tuple:
-    """([SeedValue], {seed: error}) of the claim at ``seeds``."""
-    values, errors = [], {}
+    """([SeedValue], {seed: error}, {seed: [git commit]}) of the claim at
+    ``seeds``: the last, the builds whose results each seed read."""
+    values, errors, builds = [], {}, {}
 
     def path(where, name):
         return workdir / where / name
@@ -85,10 +101,12 @@ def measure(claim: Claim, seeds: list, quick: bool, workdir: Path, contend: str)
                 done = "reused" if wall is None else f"ran in {wall:.0f} s"
                 say(f"{label}{done}: {step.text()}")
             values.append(claim.extract(path, seed, quick))
+            commits = {build_of(workdir / s.where / s.output) for s in steps}
+            builds[seed] = sorted(c for c in commits if c)
         except (StepFailed, ResultsError, OSError, KeyError, ValueError) as exc:
             errors[seed] = " ".join(str(exc).split())
             say(f"{claim.id} seed {seed}: no value: {errors[seed]}")
-    return values, errors
+    return values, errors, builds
 
 
 def run_claims(claims, selected, seeds: list, quick: bool, workdir: Path, contend: str) -> list:
@@ -102,12 +120,12 @@ def run_claims(claims, selected, seeds: list, quick: bool, workdir: Path, conten
             entries.append(claim_entry(claim, [], {}, NOT_MEASURED, reason, commands, quick))
             continue
         say(f"{claim.id}: {len(seeds)} seed(s), {claim.runtime}")
-        values, errors = measure(claim, seeds, quick, workdir, contend)
+        values, errors, builds = measure(claim, seeds, quick, workdir, contend)
         if not any(v.value is not None for v in values):
             first = next(iter(errors.values()), "no seed gave a value")
             verdict, reason = NOT_MEASURED, f"no seed gave a value: {first}"
         else:
             verdict, reason = claim.judge(values, claim)
         say(f"{claim.id}: {verdict} ({reason})")
-        entries.append(claim_entry(claim, values, errors, verdict, reason, commands, quick))
+        entries.append(claim_entry(claim, values, errors, verdict, reason, commands, quick, builds))
     return entries

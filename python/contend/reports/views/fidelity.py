@@ -83,6 +83,18 @@ def summary_line(doc: dict) -> str:
     )
 
 
+def builds_text(c: dict) -> str:
+    """Which builds made the claim's values: 'X (seeds 1, 2); Y (seed 3)';
+    '' when no seed recorded one (older outputs)."""
+    by = {}
+    for s in c["seeds"]:
+        for b in s.get("builds") or ():
+            by.setdefault(b, []).append(s["seed"])
+    return "; ".join(
+        f"{b} (seed{'s' if len(v) > 1 else ''} {', '.join(map(str, v))})" for b, v in by.items()
+    )
+
+
 def _unmeasured_notes(doc: dict) -> list:
     return [
         f"{c['id']}: not measured ({c['verdict_reason']}); measure with: {c['commands'][0]}"
@@ -101,8 +113,9 @@ def render_fidelity(doc: dict, form: str = "text", source=None) -> str:
                 "claims": fmt.records(frame, MACHINE_KEYS)}  # fmt: skip
         return json.dumps(body, indent=1, allow_nan=False)
     title = "Reproduction report" + (f": {source}" if source else "")
-    reasons = [f"{c['id']}: {c['verdict_reason']}" for c in doc["claims"]
-               if c["verdict"] != NOT_MEASURED]  # fmt: skip
+    reasons = [f"{c['id']}: {c['verdict_reason']}"
+               + (f"; builds {builds_text(c)}" if builds_text(c) else "")
+               for c in doc["claims"] if c["verdict"] != NOT_MEASURED]  # fmt: skip
     sections = [("Claims", frame, VIEW_COLUMNS)]
     return fmt.text_report(
         title, [summary_line(doc)], sections, [*reasons, *_unmeasured_notes(doc), NOTES], form
@@ -162,6 +175,8 @@ def _claim_details(c: dict) -> str:
     folded = [f"ours: {escape(c['quantity'])} [{escape(c['unit'])}]"]
     if values:
         folded.append(f"per seed: {escape(values)}")
+    if builds_text(c):
+        folded.append("builds (git commit): " + escape(builds_text(c)))
     if c["quick_changes"]:
         folded.append("--quick: " + escape("; ".join(c["quick_changes"])))
     cmds = "\n".join(c["commands"])
