@@ -15,6 +15,7 @@
 #include "contend/files.h"
 #include "contend/json.h"
 #include "contend/strbuf.h"
+#include "contend/version.h"
 #include "router.h"
 #include "sim_par.h"
 #include "synth.h"
@@ -250,6 +251,7 @@ static int sim_run(int argc, char **argv, contend_group *world) {
   contend_json_init(&j, &js);
   contend_json_obj_begin(&j, NULL);
   contend_json_str(&j, "schema", "contend-sim/1");
+  contend_json_tool(&j);
   contend_json_str(&j, "topology", su->topo.spec);
   contend_json_int(&j, "nodes", su->topo.nnodes);
   contend_json_int(&j, "routers", su->topo.nrouters);

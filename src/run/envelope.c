@@ -209,14 +209,7 @@ void contend_envelope_json_head(contend_json *j, const contend_envelope *e, cons
                                 const char *schema_version) {
   contend_json_str(j, "schema", schema);
   contend_json_str(j, "schema_version", schema_version);
-  contend_json_obj_begin(j, "tool");
-  contend_json_str(j, "name", "contend");
-  contend_json_str(j, "version", CONTEND_VERSION);
-  if (*contend_git_commit())
-    contend_json_str(j, "git_commit", contend_git_commit());
-  else
-    contend_json_null(j, "git_commit");
-  contend_json_obj_end(j);
+  contend_json_tool(j);
   contend_json_str(j, "command", e->command);
   contend_json_arr_begin(j, "argv");
   for (int i = 0; i < e->argc; i++)

@@ -112,7 +112,7 @@ def run_case(name, outdir):
 
 # result keys added after the golden files were written (what ran, not how
 # it came out): left out of this run's document when the golden lacks them
-NEW_RESULT_KEYS = {"iters_per_measurement"}
+NEW_RESULT_KEYS = {"iters_per_measurement", "tool"}  # tool: contend sim's, since git_commit
 
 
 def _without_new_options(doc, golden, options=False):
