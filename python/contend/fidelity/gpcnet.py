@@ -18,7 +18,7 @@ QUICK_NODES, QUICK_ITERS = 32, 16
 # system's network, wall time per seed on 2 cores (docs/simulator.md)
 SYSTEMS = (
     ("crystal", "Crystal", 696, 1, "aries-like", (), "Cray XC40 (Aries dragonfly)",
-     "about 65 min per seed"),
+     "65-75 min per seed"),
     ("osprey", "Osprey", 128, 1, "ib-like", (), "Cray CS500 (EDR InfiniBand tree), MVAPICH",
      "about 3 s per seed"),
     ("summit", "Summit", 4500, 4, "ib-like",
