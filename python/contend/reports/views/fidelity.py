@@ -95,6 +95,11 @@ def builds_text(c: dict) -> str:
     )
 
 
+def _reason_line(c: dict) -> str:
+    builds = builds_text(c)
+    return f"{c['id']}: {c['verdict_reason']}" + (f"; builds {builds}" if builds else "")
+
+
 def _unmeasured_notes(doc: dict) -> list:
     return [
         f"{c['id']}: not measured ({c['verdict_reason']}); measure with: {c['commands'][0]}"
@@ -113,9 +118,7 @@ def render_fidelity(doc: dict, form: str = "text", source=None) -> str:
                 "claims": fmt.records(frame, MACHINE_KEYS)}  # fmt: skip
         return json.dumps(body, indent=1, allow_nan=False)
     title = "Reproduction report" + (f": {source}" if source else "")
-    reasons = [f"{c['id']}: {c['verdict_reason']}"
-               + (f"; builds {builds_text(c)}" if builds_text(c) else "")
-               for c in doc["claims"] if c["verdict"] != NOT_MEASURED]  # fmt: skip
+    reasons = [_reason_line(c) for c in doc["claims"] if c["verdict"] != NOT_MEASURED]
     sections = [("Claims", frame, VIEW_COLUMNS)]
     return fmt.text_report(
         title, [summary_line(doc)], sections, [*reasons, *_unmeasured_notes(doc), NOTES], form
@@ -175,8 +178,9 @@ def _claim_details(c: dict) -> str:
     folded = [f"ours: {escape(c['quantity'])} [{escape(c['unit'])}]"]
     if values:
         folded.append(f"per seed: {escape(values)}")
-    if builds_text(c):
-        folded.append("builds (git commit): " + escape(builds_text(c)))
+    builds = builds_text(c)
+    if builds:
+        folded.append("builds (git commit): " + escape(builds))
     if c["quick_changes"]:
         folded.append("--quick: " + escape("; ".join(c["quick_changes"])))
     cmds = "\n".join(c["commands"])
