@@ -174,9 +174,9 @@ def test_one_row_gives_every_harness_a_run_option(monkeypatch):
 # ------------------------------------------------------------------ the binary
 
 
-def _script(path: Path) -> Path:
+def _script(path: Path, body: str = "exit 0") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("#!/bin/sh\nexit 0\n")
+    path.write_text(f"#!/bin/sh\n{body}\n")
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
 
@@ -224,6 +224,27 @@ def test_binary_searched_skips_scripts_and_itself(lookup, monkeypatch):
     assert binary.find_binary(exclude=build) == str(real)
     monkeypatch.setenv("CONTEND", "contend")  # a bare name on PATH, which is the launcher
     assert binary.find_binary(exclude=script) == str(build)
+
+
+def test_documents_name_the_build_that_contend_version_names(lookup, monkeypatch):
+    """The Python tools' documents carry tool.git_commit as the binary's
+    `contend version` prints it; null for "unknown" or no binary."""
+    from contend.runs.files import document_head
+
+    def head_with(version_text):
+        fake = _script(lookup / "v" / "contend", f"echo 'contend 0.1.0'; echo '{version_text}'")
+        monkeypatch.setenv("CONTEND_BIN", str(fake))
+        binary.build_commit.cache_clear()
+        return document_head("contend-study", "1.0", ["study", Path("x.toml")])
+
+    head = head_with("git commit:   0123abcd4567")
+    assert head["tool"] == {"name": "contend", "version": "0.1.0", "git_commit": "0123abcd4567"}
+    assert head["argv"] == ["study", "x.toml"]
+    assert head_with("git commit:   unknown")["tool"]["git_commit"] is None
+    monkeypatch.setenv("CONTEND_BIN", str(lookup / "none"))
+    binary.build_commit.cache_clear()
+    assert document_head("contend-study", "1.0", [])["tool"]["git_commit"] is None
+    binary.build_commit.cache_clear()
 
 
 # ------------------------------------------------------------------ the executor

@@ -16,16 +16,15 @@ directory (absolute when that is impossible) and resolved the same way.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 import os
 from functools import lru_cache
 from pathlib import Path
 
-from .. import __version__
 from ..limits import clip
 from ..outfile import write_text
+from ..runs.files import document_head
 from .errors import ModelError
 from .latency import LatencyFit, LatencyModel
 from .paths import PathSet, check_header, read_json
@@ -109,13 +108,7 @@ def resolve(ref: str, model_path) -> Path:
 
 
 def header(name: str, argv) -> dict:
-    return {
-        "schema": name,
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "contend", "version": __version__},
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "argv": [str(a) for a in argv],
-    }
+    return document_head(name, SCHEMA_VERSION, argv)
 
 
 def paths_ref(paths: PathSet, paths_file, out_dir) -> dict:

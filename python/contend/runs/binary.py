@@ -12,8 +12,11 @@ prefix), ``$CONTEND_BUILD/bin``, the source tree's ``build/bin``, then PATH.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -89,3 +92,18 @@ def find_binary(explicit: str | None = None, exclude=None) -> str:
         "contend binary not found (looked next to this program, in $CONTEND_BUILD/bin, "
         "build/bin and PATH): run make build, or pass --contend PATH"
     )
+
+
+@functools.lru_cache(maxsize=1)
+def build_commit() -> str | None:
+    """The git commit the contend binary was built at, as its ``contend
+    version`` says; None when there is no binary, it says "unknown" (not
+    built from a git checkout) or it does not answer within 30 s.  Asked
+    once per process: the provenance of the Python tools' documents."""
+    try:
+        done = subprocess.run([find_binary(), "version"], capture_output=True, text=True,
+                              timeout=30, check=False)  # fmt: skip
+    except (BinaryNotFound, OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"^git commit: +(\S+)", done.stdout, re.MULTILINE)
+    return found[1] if found and found[1] != "unknown" else None

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from .. import __version__, outfile
+from .binary import build_commit
 from .errors import UsageError
 
 
@@ -34,12 +35,13 @@ def utc_now() -> str:
 
 
 def document_head(schema: str, version: str, argv) -> dict:
-    """The first keys of a harness's results document: its schema, the tool,
-    when, and the command line (``argv``: the contend command and its args)."""
+    """The first keys of a Python tool's document: its schema, the tool
+    (with the git commit of the contend build beside it, or null), when, and
+    the command line (``argv``: the contend command and its args)."""
     return {
         "schema": schema,
         "schema_version": version,
-        "tool": {"name": "contend", "version": __version__},
+        "tool": {"name": "contend", "version": __version__, "git_commit": build_commit()},
         "created_utc": utc_now(),
-        "argv": list(argv),
+        "argv": [str(a) for a in argv],
     }
