@@ -221,6 +221,12 @@ TOPOLOGY = "dragonfly:a=4,p=4,h=4,g=16"
 REPEAT = 20
 TAIL_PAPER = 11.8  # (DCQCN p99 - 1) / (Netscope p99 - 1), MILC on Voltrino
 TAIL_FACTOR = 3.0
+# measured one simulation at a time beside another run (two at a time on a free pair of cores:
+# about half)
+RUNTIME = {
+    1: "about 9 min of CPU per seed set (100 simulations of 4-6 s)",
+    4: "about 19 min of CPU per seed set (100 simulations of 10-13 s)",
+}
 
 
 def mitigation_command(rpn: int, ca: float, repeat: int, seed: int, *, load: int = 0,
@@ -337,7 +343,7 @@ def _mitigation(rpn: int) -> Claim:
             "static limit 50 % of the line rate for Cray's static control",
         ),
         quick=None,
-        runtime="about 15-25 min per seed set (100 simulations, two at a time)",
+        runtime=RUNTIME[rpn],
     )
 
 
