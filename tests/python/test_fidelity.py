@@ -430,9 +430,14 @@ def test_interrupt_writes_no_document_and_keeps_the_finished_runs(tmp_path):
     env = dict(os.environ, CONTEND_BUILD=str(BUILD))
     cmd = [sys.executable, BENCH, "--quick", "--seeds", "2", "--only", "netscope_latency_model",
            "--workdir", work, "-o", out]  # fmt: skip
+    # SIGINT as from a terminal: a shell that starts the suite in the background leaves
+    # SIGINT ignored, and an ignored signal stays ignored across exec; the default does not
+    undo = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+            "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")  # fmt: skip
     proc = subprocess.Popen(
-        [str(c) for c in cmd], stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
-    )
+        [sys.executable, "-c", undo, *map(str, cmd[1:])], stderr=subprocess.PIPE, text=True,
+        env=env, start_new_session=True,
+    )  # fmt: skip
     try:
         for line in proc.stderr:
             if "step 1/2 ran in" in line:
