@@ -132,7 +132,8 @@ static uint64_t wheel_next(const sim_des *d, uint32_t from) {
 static inline void counting_pass(sim_event *a, sim_event *t, size_t n, int by_key, int sh,
                                  int bits) {
   const uint64_t mask = (1ull << bits) - 1;
-  size_t cnt[257] = {0};
+  size_t cnt[257]; /* bits <= 8; only the digit's range is cleared (a pass is over a bucket) */
+  memset(cnt, 0, (size_t)(mask + 2) * sizeof *cnt);
   for (size_t i = 0; i < n; i++)
     cnt[(((by_key ? a[i].key : a[i].t) >> sh) & mask) + 1]++;
   for (uint64_t k = 0; k < mask + 1; k++)
@@ -160,11 +161,19 @@ static void sort_bucket(sim_event *a, sim_event *t, size_t n) {
     }
     return;
   }
-  counting_pass(a, t, n, 0, 0, 5);
-  counting_pass(a, t, n, 0, 5, 5);
+  size_t desc = 0; /* events scheduled out of time order (often none) */
+  for (size_t i = 1; i < n; i++)
+    desc += a[i].t < a[i - 1].t;
+  if (desc) {
+    counting_pass(a, t, n, 0, 0, 5);
+    counting_pass(a, t, n, 0, 5, 5);
+  }
   for (size_t i = 0, j; i < n; i = j) { /* each run of equal times by key */
+    size_t kdesc = 0;
     for (j = i + 1; j < n && a[j].t == a[i].t; j++)
-      ;
+      kdesc += a[j].key < a[j - 1].key;
+    if (!kdesc)
+      continue;
     if (j - i > 16) {
       uint64_t diff = 0;
       for (size_t k = i + 1; k < j; k++)
@@ -247,7 +256,7 @@ void sim_des_push(sim_des *d, sim_time t, uint32_t kind, uint32_t id) {
   if (t < d->now)
     contend_fail("internal error: simulator event in the past (%llu < %llu ps)",
                  (unsigned long long)t, (unsigned long long)d->now);
-  const sim_event e = {t, (uint64_t)kind << 32 | id, id, kind};
+  const sim_event e = {.t = t, .id = id, .kind = kind};
   const uint64_t abs = t >> SIM_DES_BUCKET_SHIFT;
   if (abs <= d->cur_abs)
     heap_push(&d->side, e);

@@ -26,9 +26,14 @@ typedef struct __attribute__((aligned(64))) sim_pkt {
   sim_route_state rs;
   uint32_t in_ch; /* oq: the channel it came in on (its credits go back there) */
   sim_time t_arr; /* on a wire: when it reaches the next hop */
-  /* on a wire, with a packet behind it: that packet's t_arr (so the
-   * arrival of this one schedules the next without reading it) */
-  sim_time next_t_arr;
+  union {
+    /* on a wire, with a packet behind it: that packet's t_arr (so the
+     * arrival of this one schedules the next without reading it) */
+    sim_time next_t_arr;
+    /* in a voq VOQ, with a packet behind it: that packet's sim_head_info
+     * (so taking this one off reads the new head's without reading it) */
+    uint32_t next_hinfo;
+  };
 } sim_pkt;
 
 /* A credit on its way back (one per packet that left a buffer): 16 B, as

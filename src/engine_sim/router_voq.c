@@ -175,6 +175,8 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   ib->bytes += pk->bytes;
   s->qbytes[n->t->port_base[r] + (int)o] += pk->bytes;
   const size_t qi = qidx(n, s, c, v, o);
+  if (s->q[qi].tail != SIM_NIL) /* off the wire: next_t_arr is read and done with */
+    n->pkt[s->q[qi].tail].next_hinfo = sim_head_info(pk);
   sim_fifo_push(n, &s->q[qi], p);
   const uint32_t oc = (uint32_t)(n->t->port_base[r] + (int)o), i = (uint32_t)n->chan[c].dst_port;
   const size_t hi = hidx(s, oc, i, v);
@@ -203,9 +205,9 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   sim_chan *och = &n->chan[oc];
   const size_t qi = qidx(n, s, ic, v, o);
   const uint32_t p = sim_fifo_pop(n, &s->q[qi]);
-  s->head[hidx(s, oc, i, v)] = s->q[qi].head == SIM_NIL ? 0 : sim_head_info(&n->pkt[s->q[qi].head]);
-  pair_sum(n, s, oc, i);
   sim_pkt *pk = &n->pkt[p];
+  s->head[hidx(s, oc, i, v)] = s->q[qi].head == SIM_NIL ? 0 : pk->next_hinfo;
+  pair_sum(n, s, oc, i);
   if (--s->npk[s->coff[ic] + o] == 0) {
     uint64_t *im = &s->imask[(size_t)oc * s->W], left = 0;
     bit_clear(im, i);
