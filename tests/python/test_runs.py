@@ -226,7 +226,18 @@ def test_binary_searched_skips_scripts_and_itself(lookup, monkeypatch):
     assert binary.find_binary(exclude=script) == str(build)
 
 
-def test_documents_name_the_build_that_contend_version_names(lookup, monkeypatch):
+@pytest.fixture
+def fresh_build_commit():
+    """build_commit's per-process cache, empty before and after the test
+    (a failing test leaves no fake commit for later ones)."""
+    binary.build_commit.cache_clear()
+    yield
+    binary.build_commit.cache_clear()
+
+
+def test_documents_name_the_build_that_contend_version_names(
+    lookup, monkeypatch, fresh_build_commit
+):
     """The Python tools' documents carry tool.git_commit as the binary's
     `contend version` prints it; null for "unknown" or no binary."""
     from contend.runs.files import document_head
@@ -244,7 +255,6 @@ def test_documents_name_the_build_that_contend_version_names(lookup, monkeypatch
     monkeypatch.setenv("CONTEND_BIN", str(lookup / "none"))
     binary.build_commit.cache_clear()
     assert document_head("contend-study", "1.0", [])["tool"]["git_commit"] is None
-    binary.build_commit.cache_clear()
 
 
 # ------------------------------------------------------------------ the executor

@@ -117,6 +117,6 @@ FATTREE = Claim(
         ),
     ),
     quick=None,
-    runtime="about 4 min per seed (35 simulations of 1-12 s, one at a time beside another run)",
+    runtime="about 4 min of CPU per seed (35 simulations of 1-12 s; run two at a time)",
 )
 CLAIMS = (FATTREE,)

@@ -18,14 +18,14 @@ QUICK_NODES, QUICK_ITERS = 32, 16
 # system's network, wall time per seed on 2 cores (docs/simulator.md)
 SYSTEMS = (
     ("crystal", "Crystal", 696, 1, "aries-like", (), "Cray XC40 (Aries dragonfly)",
-     "65-75 min per seed"),
+     "60-75 min per seed"),
     ("osprey", "Osprey", 128, 1, "ib-like", (), "Cray CS500 (EDR InfiniBand tree), MVAPICH",
      "about 3 s per seed"),
     ("summit", "Summit", 4500, 4, "ib-like",
      ("--topology", "fattree:pods=8,leaves=32,nodes=18,uplinks=18,pod_uplinks=18"),
-     "IBM AC922 (EDR InfiniBand fat tree)", "30-45 min per seed (18,432 ranks, 480 MiB)"),
+     "IBM AC922 (EDR InfiniBand fat tree)", "32-47 min per seed (18,432 ranks, 470-490 MiB)"),
     ("malbec", "Malbec", 485, 20, "slingshot-like", ("--topology", "dragonfly:a=16,p=16,h=16"),
-     "Cray Shasta (Slingshot dragonfly)", "about 33 min per seed"),
+     "Cray Shasta (Slingshot dragonfly)", "24-44 min per seed"),
 )  # fmt: skip
 SIM_NODES = {"summit": 4608}  # Summit: 4,608 nodes of the 8-pod tree (Table 2: 4,500 used)
 # Settings of a system's fabric beyond its preset, and why (docs/fidelity.md).

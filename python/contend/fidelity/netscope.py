@@ -224,8 +224,8 @@ TAIL_FACTOR = 3.0
 # measured one simulation at a time beside another run (two at a time on a free pair of cores:
 # about half)
 RUNTIME = {
-    1: "about 9 min of CPU per seed set (100 simulations of 4-6 s)",
-    4: "about 19 min of CPU per seed set (100 simulations of 10-13 s)",
+    1: "about 9 min of CPU per seed set (100 simulations of 4-6 s; run two at a time)",
+    4: "about 19 min of CPU per seed set (100 simulations of 10-13 s; run two at a time)",
 }
 
 
