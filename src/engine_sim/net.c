@@ -464,11 +464,27 @@ static inline void prefetch_near(const sim_net *n, const sim_event *e) {
     n->cfg.router->prefetch(n, e->id, e->kind, 1);
 }
 
-/* A packet about to reach a NIC: its message (delivery counts it). */
+/* A packet about to reach a NIC: its message (delivery counts it); on a
+ * fabric larger than a core's cache (n->route_ahead), about to reach a
+ * router's empty input buffer (so it is routed at once): the output
+ * channel its route likely takes, and the model's state of it. */
 static inline void prefetch_msg(const sim_net *n, uint32_t c) {
   const sim_chan *ch = &n->chan[c];
-  if (ch->dst_router < 0 && ch->wire_head != SIM_NIL)
-    sim_prefetch(&n->msg[n->pkt[ch->wire_head].msg]);
+  if (ch->wire_head == SIM_NIL)
+    return;
+  const sim_pkt *pk = &n->pkt[ch->wire_head];
+  if (ch->dst_router < 0) {
+    sim_prefetch(&n->msg[pk->msg]);
+    return;
+  }
+  if (!n->route_ahead || sim_in_buf(n, c, pk->vc)->tail != SIM_NIL)
+    return;
+  const int op = sim_route_guess(n->cfg.routing, ch->dst_router, ch->dst_port, (int)pk->src,
+                                 (int)pk->dst, &pk->rs);
+  const uint32_t oc = (uint32_t)(n->t->port_base[ch->dst_router] + op);
+  sim_prefetch(&n->chan[oc]);
+  if (n->cfg.router->prefetch)
+    n->cfg.router->prefetch(n, oc, EV_ARB, 0);
 }
 
 int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg) {
@@ -578,6 +594,7 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   n->V = V;
   n->nchan = (uint32_t)t->nports + (uint32_t)t->nnodes;
   n->chan = aligned_alloc(64, sizeof *n->chan * n->nchan);
+  n->route_ahead = sizeof *n->chan * (size_t)n->nchan > ((size_t)4 << 20);
   if (n->chan)
     memset(n->chan, 0, sizeof *n->chan * n->nchan);
   n->cvc = calloc((size_t)n->nchan * V, sizeof *n->cvc);

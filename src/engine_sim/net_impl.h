@@ -116,6 +116,10 @@ struct sim_net {
   sim_des des;
   contend_rng *rng; /* nrouters: each router's stream of routing choices */
   sim_net_stats stats;
+  /* the channels' state outgrows a core's cache: the event loop guesses a
+   * packet's route ahead of its arrival to prefetch the output (a hint;
+   * on a small fabric the guess costs more than it saves) */
+  int route_ahead;
   void *rm; /* the router model's state (cfg.router) */
   void *cc; /* cc.c's global state */
   /* a part of the fabric (net_part.c): part_of_router NULL (ps NULL) for

@@ -136,6 +136,11 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
 
 static void iq_prefetch(const sim_net *n, uint32_t c, uint32_t kind, int stage) {
   const iq_state *s = n->rm;
+  if (kind == EV_ARRIVE && stage == 1 && n->chan[c].dst_router >= 0) {
+    /* the input's head word, written if the packet becomes its head */
+    sim_prefetch(&s->hinfo[(size_t)n->chan[c].dst_gp * (size_t)n->V]);
+    return;
+  }
   if (kind != EV_ARB || c >= (uint32_t)n->t->nports)
     return;
   if (!stage)

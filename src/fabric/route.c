@@ -122,6 +122,14 @@ void sim_route(const sim_routing *R, int r, int in_port, int in_vc, int src, int
   *out_port = R->def->route(R, r, inject, dst, st, occ, occ_arg, rng, out_vc);
 }
 
+int sim_route_guess(const sim_routing *R, int r, int in_port, int src, int dst,
+                    const sim_route_state *st0) {
+  sim_route_state st = *st0;
+  int vc;
+  const int inject = at_source(R, r, in_port, src, &st);
+  return R->def->route(R, r, inject, dst, &st, NULL, NULL, NULL, &vc);
+}
+
 int sim_route_alternatives(const sim_routing *R, int r, int in_port, int src, int dst,
                            const sim_route_state *st0, unsigned which, sim_route_alt *alts,
                            int max) {

@@ -101,6 +101,12 @@ void sim_route(const sim_routing *R, int r, int in_port, int in_vc, int src, int
                sim_route_state *st, sim_occ_fn occ, void *occ_arg, contend_rng *rng, int *out_port,
                int *out_vc);
 
+/* The output port sim_route would take for a packet in state st at r
+ * (exact for deterministic routings; adaptive and random ones are guessed
+ * with no occupancies and no draws): a prefetch hint, changing nothing. */
+int sim_route_guess(const sim_routing *R, int r, int in_port, int src, int dst,
+                    const sim_route_state *st);
+
 /* Builds the channel dependency graph of every route the routing can
  * choose (all alternatives of random/adaptive/valiant/ugal) and looks for
  * a cycle.  Returns 0, or -1 with err naming the cycle's channels. */
