@@ -284,7 +284,8 @@ static void voq_alloc(sim_net *n, int r) {
     const int to_router = n->chan[oc].dst_router >= 0;
     bit_set(otouch, o);
     s->blocked[o] = 0;
-    memset(&s->reqT[(size_t)o * W], 0, sizeof *s->reqT * W);
+    for (uint32_t w = 0; w < W; w++) /* W is 1 or 2: no call */
+      s->reqT[(size_t)o * W + w] = 0;
     if (to_router)
       sim_drain_credits(n, oc);
     const uint32_t ofifo_bytes = s->ofifo[oc].bytes;
@@ -352,7 +353,8 @@ static void voq_alloc(sim_net *n, int r) {
       uint64_t *gm = &s->grants[(size_t)i * W];
       const uint32_t ic = n->in_chan[base + (int)i];
       const uint32_t o = sim_bits_next(gm, W, R, s->aptr[ic]);
-      memset(gm, 0, sizeof *gm * W);
+      for (uint32_t w = 0; w < W; w++)
+        gm[w] = 0;
       s->match_in[nm] = i;
       s->match_out[nm++] = o;
       bit_clear(ifree, i);
