@@ -24,7 +24,6 @@
  *   downstream credits. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "net_impl.h"
 
