@@ -60,6 +60,20 @@ typedef struct voq_state {
   uint8_t *reqv;                  /* input x maxradix: the VC of the request */
   unsigned *blocked;              /* output: VCs whose heads lacked credits */
   uint32_t *match_in, *match_out; /* the matches of the round */
+  /* Per output: the last request scan that found nothing to request,
+   * with what it read (the candidate inputs, the output buffer's bytes,
+   * the output VCs' credits, the version of the output's VOQ heads), and
+   * what it found (the VCs blocked, the output buffer full).  A scan of
+   * the same inputs would find the same, whatever order it took them in,
+   * so an allocation reuses it rather than reading every head again (a
+   * saturated output is scanned at each cell of its router). */
+  uint32_t *hver;    /* nports: its VOQ heads' version (pair_sum counts) */
+  struct voq_memo {
+    uint32_t hver, ofifo;
+    uint8_t valid, blocked, ofull;
+  } * memo;          /* nports */
+  uint64_t *memo_cand; /* nports x W */
+  int64_t *memo_cred;  /* nports x V */
 } voq_state;
 
 /* Every set bit of the W-word mask m, lowest first, as uint32_t var (each
@@ -103,6 +117,7 @@ static void pair_sum(const sim_net *n, voq_state *s, uint32_t oc, uint32_t i) {
     }
   h[n->V] = vcs ? vcs | lo << 8 : 0;
   h[n->V + 1] = hi;
+  s->hver[oc]++;
 }
 
 static void request_alloc(sim_net *n, int r, sim_time t) {
@@ -290,6 +305,23 @@ static void voq_alloc(sim_net *n, int r) {
     const uint32_t ofifo_bytes = s->ofifo[oc].bytes;
     const sim_cvc *const ocvc = &n->cvc[(size_t)oc * (size_t)V];
     const uint32_t *const oheads = &s->head[hidx(s, oc, 0, 0)];
+    struct voq_memo *const memo = &s->memo[oc];
+    uint64_t *const mcand = &s->memo_cand[(size_t)oc * W];
+    int64_t *const mcred = &s->memo_cred[(size_t)oc * (size_t)V];
+    if (memo->valid && memo->hver == s->hver[oc] && memo->ofifo == ofifo_bytes) {
+      int same = 1;
+      for (uint32_t w = 0; same && w < W; w++)
+        same = mcand[w] == cand[w];
+      for (int v = 0; same && to_router && v < V; v++)
+        same = mcred[v] == ocvc[v].credit;
+      if (same) { /* as the scan below would find: nothing to request */
+        s->blocked[o] = memo->blocked;
+        if (memo->ofull)
+          s->ofull[oc] = 1;
+        continue;
+      }
+    }
+    int set_full = 0;
     FOR_BITS(i, cand, W) {
       const uint32_t *const heads = &oheads[(size_t)i * s->ps];
       if (to_router) { /* every head short of its VC's credits: blocked, as the loop below finds */
@@ -310,6 +342,7 @@ static void voq_alloc(sim_net *n, int r) {
         const uint32_t bytes = h >> 3, ovc = h & 7;
         if (ofifo_bytes + bytes > obuf) {
           s->ofull[oc] = 1;
+          set_full = 1;
           continue;
         }
         if (to_router && ocvc[ovc].credit < bytes) {
@@ -321,8 +354,20 @@ static void voq_alloc(sim_net *n, int r) {
         bit_set(ifree, i);
         bit_set(&s->reqT[(size_t)o * W], i);
         s->reqv[(size_t)i * s->maxradix + o] = (uint8_t)v;
+        sim_prefetch(&s->q[qidx(n, s, n->in_chan[base + (int)i], v, o)]); /* crossed if matched */
         break;
       }
+    }
+    memo->valid = !bit_get(ook, o);
+    if (memo->valid) {
+      memo->hver = s->hver[oc];
+      memo->ofifo = ofifo_bytes;
+      memo->blocked = (uint8_t)s->blocked[o];
+      memo->ofull = (uint8_t)set_full;
+      for (uint32_t w = 0; w < W; w++)
+        mcand[w] = cand[w];
+      for (int v = 0; to_router && v < V; v++)
+        mcred[v] = ocvc[v].credit;
     }
   }
   /* iSLIP rounds: each unmatched output grants the requesting unmatched
@@ -363,6 +408,11 @@ static void voq_alloc(sim_net *n, int r) {
         s->aptr[ic] = (o + 1) % R;
       }
     }
+  }
+  for (uint32_t k = 0; k < nm; k++) { /* the packets about to cross */
+    const uint32_t i = s->match_in[k], o = s->match_out[k];
+    const uint32_t ic = n->in_chan[base + (int)i];
+    sim_prefetch(&n->pkt[s->q[qidx(n, s, ic, s->reqv[(size_t)i * s->maxradix + o], o)].head]);
   }
   for (uint32_t k = 0; k < nm; k++) {
     const uint32_t i = s->match_in[k], o = s->match_out[k];
@@ -491,6 +541,10 @@ static void voq_init(sim_net *n) {
   s->match_in = sim_xcalloc(R, sizeof *s->match_in, "voq router model");
   s->match_out = sim_xcalloc(R, sizeof *s->match_out, "voq router model");
   s->nin = sim_xcalloc(n->nchan, sizeof *s->nin, "voq router model");
+  s->hver = sim_xcalloc(np, sizeof *s->hver, "voq router model");
+  s->memo = sim_xcalloc(np, sizeof *s->memo, "voq router model");
+  s->memo_cand = sim_xcalloc(np * s->W, sizeof *s->memo_cand, "voq router model");
+  s->memo_cred = sim_xcalloc(np * (size_t)n->V, sizeof *s->memo_cred, "voq router model");
   s->iact = sim_xcalloc((size_t)t->nrouters * s->W, sizeof *s->iact, "voq router model");
   n->rm = s;
 }
@@ -531,6 +585,10 @@ static void voq_free(sim_net *n) {
   free(s->match_out);
   free(s->nin);
   free(s->iact);
+  free(s->hver);
+  free(s->memo);
+  free(s->memo_cand);
+  free(s->memo_cred);
   free(s);
   n->rm = NULL;
 }
