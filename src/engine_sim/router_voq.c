@@ -67,9 +67,10 @@ typedef struct voq_state {
    * the same inputs would find the same, whatever order it took them in,
    * so an allocation reuses it rather than reading every head again (a
    * saturated output is scanned at each cell of its router). */
-  uint32_t *hver; /* nports: its VOQ heads' version (pair_sum counts) */
+  uint64_t *hver; /* nports: its VOQ heads' version (pair_sum counts; 64 bits never wrap) */
   struct voq_memo {
-    uint32_t hver, ofifo;
+    uint64_t hver;
+    uint32_t ofifo;
     uint8_t valid, blocked, ofull;
   } * memo;            /* nports */
   uint64_t *memo_cand; /* nports x W */
