@@ -185,6 +185,15 @@ static inline void sim_chan_request(sim_net *n, uint32_t c, sim_time t) {
     return;
   ch->ev_time = t;
   sim_des_push(&n->des, t, EV_ARB, c);
+  if (t - n->des.now < ((sim_time)1 << SIM_DES_BUCKET_SHIFT)) {
+    /* due within the current bucket: the event loop's look-ahead does not
+     * see it, so fetch what its arbitration reads first (credits) now */
+    const char *v = (const char *)&n->cvc[(size_t)c * (size_t)n->V];
+    sim_prefetch(v);
+    sim_prefetch(v + sizeof(sim_cvc) * (size_t)n->V - 1);
+    if (ch->cred_head != SIM_NIL)
+      sim_prefetch(&n->cred[ch->cred_head]);
+  }
 }
 /* The latency of router-bound channel c's link, for its credits' way back
  * (head_delay is link + router latency; the link's own is not kept). */
