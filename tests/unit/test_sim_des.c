@@ -123,7 +123,50 @@ static void order_free_of_pushes(int n) {
   sim_des_free(&b);
 }
 
+static int ref_cmp(const void *pa, const void *pb) {
+  const ref_event *a = pa, *b = pb;
+  if (a->t != b->t)
+    return a->t < b->t ? -1 : 1;
+  if (a->kind != b->kind)
+    return a->kind < b->kind ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* One bucket of n events pushed in an order the sort may take a short
+ * cut on (shape 0: already in (time, kind, id) order; 1: times in order,
+ * runs of `run` equal times with keys descending; 2: keys in order, one
+ * time out of order at the end) pops in (time, kind, id) order. */
+static void bucket_shape(int shape, int n, int run) {
+  const sim_time base = 5ull << SIM_DES_BUCKET_SHIFT; /* a bucket ahead of now */
+  ref_event *ev = malloc(sizeof *ev * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    const sim_time t = base + (sim_time)(i / run);
+    const uint32_t k = shape == 1 ? (uint32_t)(run - 1 - i % run) : (uint32_t)(i % run);
+    ev[i] = (ref_event){t, k % 3, k * 7919u + (uint32_t)(i / run)};
+    if (shape == 1)
+      ev[i].kind = 2 - k % 3 / 2; /* kinds descending too, with ties */
+  }
+  if (shape == 2)
+    ev[n - 1].t = base; /* the last pushed is the earliest */
+  sim_des d;
+  sim_des_init(&d);
+  for (int i = 0; i < n; i++)
+    sim_des_push(&d, ev[i].t, ev[i].kind, ev[i].id);
+  qsort(ev, (size_t)n, sizeof *ev, ref_cmp);
+  int bad = 0;
+  sim_event e;
+  for (int i = 0; i < n; i++)
+    bad += !sim_des_pop(&d, &e) || e.t != ev[i].t || e.kind != ev[i].kind || e.id != ev[i].id;
+  CHECK(bad == 0 && !sim_des_pop(&d, &e));
+  sim_des_free(&d);
+  free(ev);
+}
+
 int main(void) {
+  for (int shape = 0; shape < 3; shape++) {
+    bucket_shape(shape, 400, 40); /* equal-time runs sorted by radix passes */
+    bucket_shape(shape, 400, 5);  /* and by insertion */
+  }
   order_free_of_pushes(5000);
   run(20000, 50); /* about as many pushes as pops: a small queue */
   run(20000, 70); /* a growing queue: many events per bucket, chunks chained */
