@@ -440,6 +440,16 @@ static void show_text(const contend_tree *t, contend_strbuf *o) {
   if (!t->links_known)
     contend_sb_printf(o, "  (a topology.conf lists which switches connect, not how many links "
                          "each connection has: taper unknown)\n");
+  if (t->global_ports && t->global_wired < t->global_ports)
+    contend_sb_printf(o,
+                      "  global ports: %d of %d wired: one link per pair of the %d groups, %d of "
+                      "each group's %d unconnected (fewer groups than a*h+1: the global bandwidth "
+                      "of a partial dragonfly, docs/simulator.md)\n",
+                      t->global_wired, t->global_ports, t->npods,
+                      (t->global_ports - t->global_wired) / t->npods, t->global_ports / t->npods);
+  else if (t->global_ports)
+    contend_sb_printf(o, "  global ports: %d, all wired (one link per pair of the %d groups)\n",
+                      t->global_ports, t->npods);
 }
 
 static void show_json(const contend_tree *t, contend_strbuf *o) {
@@ -465,6 +475,13 @@ static void show_json(const contend_tree *t, contend_strbuf *o) {
   contend_json_int(&j, "max", lpp1);
   contend_json_obj_end(&j);
   contend_json_bool(&j, "links_known", t->links_known);
+  if (t->global_ports) {
+    contend_json_int(&j, "global_ports", t->global_ports);
+    contend_json_int(&j, "global_ports_wired", t->global_wired);
+  } else {
+    contend_json_null(&j, "global_ports");
+    contend_json_null(&j, "global_ports_wired");
+  }
   contend_json_arr_begin(&j, "levels");
   for (int l = 0; l < t->levels; l++) {
     contend_json_obj_begin(&j, NULL);

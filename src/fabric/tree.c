@@ -54,6 +54,12 @@ int contend_tree_from_topo(const sim_topo *topo, contend_tree *t, char *err, siz
     snprintf(t->kind, sizeof t->kind, "xgft");
   const int nr = topo->nrouters, nn = topo->nnodes;
   t->nnodes = nn;
+  if (topo->kind == SIM_TOPO_DRAGONFLY)
+    for (int gp = 0; gp < topo->nports; gp++)
+      if (topo->cls[gp] == SIM_LINK_GLOBAL) {
+        t->global_ports++;
+        t->global_wired += topo->peer[gp] != SIM_UNCONNECTED;
+      }
   /* levels and switches per level */
   t->levels = 1;
   for (int r = 0; r < nr; r++) {

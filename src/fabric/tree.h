@@ -39,6 +39,9 @@ typedef struct contend_tree {
   int node_links[SIM_MAX_LEVELS]; /* [l - 1]: links down from level l (0 = unknown) */
   int up_links[SIM_MAX_LEVELS];   /* [l - 1]: links up from level l (0 = top or unknown) */
   int links_known;                /* 1: spec topologies; 0: topology.conf */
+  /* a dragonfly's global ports, and those with a link (fewer groups than
+   * a*h+1 leave the rest unconnected); 0 and 0 for other topologies */
+  int global_ports, global_wired;
   int *node_leaf;                 /* [nnodes] */
   int *leaf_pod;                  /* [nleaves] */
   int *leaf_first;                /* [nleaves + 1]: CSR into leaf_node */

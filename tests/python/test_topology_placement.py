@@ -94,6 +94,23 @@ def test_show_quartz(contend_bin):
     assert "taper unknown" in text
 
 
+@pytest.mark.parametrize("groups, wired", [(9, 72), (5, 20)])
+def test_show_counts_a_dragonflys_wired_global_ports(contend_bin, groups, wired):
+    """a=4, h=2: 8 global ports per group; 9 groups (a*h+1) wire them all,
+    5 groups one link per pair (4 per group)."""
+    spec = f"dragonfly:a=4,p=2,h=2,g={groups}"
+    doc = json.loads(show(contend_bin, spec, "--json"))
+    assert (doc["global_ports"], doc["global_ports_wired"]) == (8 * groups, wired)
+    text = show(contend_bin, spec)
+    if wired < 8 * groups:
+        assert f"global ports: {wired} of {8 * groups} wired" in text
+        assert "4 of each group's 8 unconnected" in text
+    else:
+        assert f"global ports: {wired}, all wired" in text
+    fat = json.loads(show(contend_bin, "fattree:leaves=4,nodes=4,uplinks=2", "--json"))
+    assert fat["global_ports"] is None and fat["global_ports_wired"] is None
+
+
 def test_show_spec_taper(contend_bin):
     doc = json.loads(show(contend_bin, FATTREE, "--json"))
     assert (doc["nodes"], doc["leaves"], doc["pods"]) == (1024, 32, 4)
