@@ -42,13 +42,13 @@ typedef struct contend_tree {
   /* a dragonfly's global ports, and those with a link (fewer groups than
    * a*h+1 leave the rest unconnected); 0 and 0 for other topologies */
   int global_ports, global_wired;
-  int *node_leaf;                 /* [nnodes] */
-  int *leaf_pod;                  /* [nleaves] */
-  int *leaf_first;                /* [nleaves + 1]: CSR into leaf_node */
-  int *leaf_node;                 /* [nnodes]: nodes of each leaf, ascending */
-  int *pod_first;                 /* [npods + 1]: leaves of pod p are pod_first[p] .. */
-  char **leaf_name;               /* [nleaves] (switch name or router label) */
-  char **node_name;               /* [nnodes] host names (topology.conf), else NULL */
+  int *node_leaf;   /* [nnodes] */
+  int *leaf_pod;    /* [nleaves] */
+  int *leaf_first;  /* [nleaves + 1]: CSR into leaf_node */
+  int *leaf_node;   /* [nnodes]: nodes of each leaf, ascending */
+  int *pod_first;   /* [npods + 1]: leaves of pod p are pod_first[p] .. */
+  char **leaf_name; /* [nleaves] (switch name or router label) */
+  char **node_name; /* [nnodes] host names (topology.conf), else NULL */
 } contend_tree;
 
 /* Parses spec (a topology spec, "slurm:FILE", or a path to a
