@@ -42,11 +42,20 @@ static sim_time later(sim_time now) {
   }
 }
 
+/* The reference order: (time, kind, id). */
+static int ref_cmp(const void *pa, const void *pb) {
+  const ref_event *a = pa, *b = pb;
+  if (a->t != b->t)
+    return a->t < b->t ? -1 : 1;
+  if (a->kind != b->kind)
+    return a->kind < b->kind ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
 static size_t ref_min(const ref_event *r, size_t n) {
   size_t m = 0;
   for (size_t i = 1; i < n; i++)
-    if (r[i].t < r[m].t || (r[i].t == r[m].t && (r[i].kind < r[m].kind ||
-                                                 (r[i].kind == r[m].kind && r[i].id < r[m].id))))
+    if (ref_cmp(&r[i], &r[m]) < 0)
       m = i;
   return m;
 }
@@ -121,15 +130,6 @@ static void order_free_of_pushes(int n) {
   free(ev);
   sim_des_free(&a);
   sim_des_free(&b);
-}
-
-static int ref_cmp(const void *pa, const void *pb) {
-  const ref_event *a = pa, *b = pb;
-  if (a->t != b->t)
-    return a->t < b->t ? -1 : 1;
-  if (a->kind != b->kind)
-    return a->kind < b->kind ? -1 : 1;
-  return a->id < b->id ? -1 : a->id > b->id;
 }
 
 /* One bucket of n events pushed in an order the sort may take a short
