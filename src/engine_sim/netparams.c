@@ -76,7 +76,7 @@ const contend_param_def sim_param_defs[] = {
     {"topology", CONTEND_P_STRING, "dragonfly:a=4,p=2,h=2", "",
      "fabric: switch:nodes=N | fattree:leaves=L,nodes=N,uplinks=U | "
      "fattree:pods=P,leaves=L,nodes=N,uplinks=U,pod_uplinks=Q | xgft:h=H,down=M1,..,up=W1,.. | "
-     "dragonfly:a=A,p=P,h=H[,g=G] | slurm:FILE (a topology.conf)",
+     "dragonfly:a=A,p=P,h=H[,g=G][,links=L] | slurm:FILE (a topology.conf)",
      1, 0},
     {"network", CONTEND_P_STRING, "", "",
      "preset for every fabric parameter not given, the router model of its hardware included: "

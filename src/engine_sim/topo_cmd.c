@@ -440,16 +440,21 @@ static void show_text(const contend_tree *t, contend_strbuf *o) {
   if (!t->links_known)
     contend_sb_printf(o, "  (a topology.conf lists which switches connect, not how many links "
                          "each connection has: taper unknown)\n");
-  if (t->global_ports && t->global_wired < t->global_ports)
-    contend_sb_printf(o,
-                      "  global ports: %d of %d wired: one link per pair of the %d groups, %d of "
-                      "each group's %d unconnected (fewer groups than a*h+1: the global bandwidth "
-                      "of a partial dragonfly, docs/simulator.md)\n",
-                      t->global_wired, t->global_ports, t->npods,
-                      (t->global_ports - t->global_wired) / t->npods, t->global_ports / t->npods);
-  else if (t->global_ports)
-    contend_sb_printf(o, "  global ports: %d, all wired (one link per pair of the %d groups)\n",
-                      t->global_ports, t->npods);
+  if (t->global_ports) {
+    const int per_group = t->global_ports / t->npods, pairs = t->npods * (t->npods - 1);
+    const int links = pairs ? t->global_wired / pairs : 0;
+    if (t->global_wired < t->global_ports)
+      contend_sb_printf(o,
+                        "  global ports: %d of %d wired: %d link%s per pair of the %d groups, %d of "
+                        "each group's %d unconnected (a*h = %d ports per group over g-1 = %d other "
+                        "groups, or links= lowered; docs/simulator.md)\n",
+                        t->global_wired, t->global_ports, links, links == 1 ? "" : "s", t->npods,
+                        per_group - t->global_wired / t->npods, per_group, per_group,
+                        t->npods - 1);
+    else
+      contend_sb_printf(o, "  global ports: %d, all wired (%d link%s per pair of the %d groups)\n",
+                        t->global_ports, links, links == 1 ? "" : "s", t->npods);
+  }
 }
 
 static void show_json(const contend_tree *t, contend_strbuf *o) {

@@ -1,8 +1,12 @@
 /* The dragonfly routings: minimal, valiant, UGAL-L, UGAL-G and PAR
  * (routing_impl.h).
  *
- * Dragonfly (the palm-tree of topo_dragonfly.c: group G's link to group T
- * is its port k = (G - T - 1) mod (a*h+1), on router k / h):
+ * Dragonfly (the palm tree of topo_dragonfly.c: group G's links to group T
+ * are its ports k = j * (g-1) + e, e = (G - T - 1) mod g, one per copy
+ * j < links, on router k / h).  Towards group T a router takes its own
+ * link when it has one (no local hop), else a copy that depends on the
+ * router and T only (df_k): the parallel links share the group pair's
+ * traffic, and the hop counts UGAL weighs are those of the route taken.
  *   minimal   local-global-local;
  *   valiant   at the source router a uniformly random intermediate router
  *             of the whole network; when it lies in the source's or the
@@ -50,7 +54,8 @@ static int df_init(sim_routing *R) {
   R->p = t->p;
   R->hg = t->hg;
   R->g = t->g;
-  R->ah1 = t->a * t->hg + 1;
+  R->gl = t->gl > 0 ? t->gl : 1;
+  R->gm = t->g - 1;
   R->gp0 = t->p + t->a - 1;
   return 0;
 }
@@ -60,34 +65,49 @@ static int df_init(sim_routing *R) {
 static inline int df_local(const sim_routing *R, int i, int j) {
   return R->p + (j - i - 1 + R->a) % R->a;
 }
-static inline int df_k(const sim_routing *R, int G, int T) { /* G's port to group T */
-  return (G - T - 1 + 2 * R->ah1) % R->ah1;
+/* The group port router r takes towards group T (T != r's group): its own
+ * link to T if it has one (at most one: g - 1 >= h when links > 1), else
+ * copy (rank + e) mod gl, rank = r's index among the routers of its group
+ * without a link to T.  Each copy then carries the traffic of about 1/gl
+ * of the group's routers (its owner and an equal share of the others) to
+ * every router of T, and a router's copies vary with T, so neither the
+ * global links, the local hops to their owners nor the local hops out of
+ * the entry routers concentrate (docs/simulator.md). */
+static inline int df_k(const sim_routing *R, int r, int T) {
+  const int e = (r / R->a - T - 1 + R->g) % R->g, i = r % R->a, k0 = i * R->hg;
+  int jlo = k0 <= e ? 0 : (k0 - e + R->gm - 1) / R->gm; /* copies owned by routers below i */
+  if (jlo > R->gl)
+    jlo = R->gl;
+  if (jlo < R->gl && jlo * R->gm + e < k0 + R->hg)
+    return jlo * R->gm + e;
+  return (i - jlo + e) % R->gl * R->gm + e;
 }
 /* First port from router r towards group T (T != r's group). */
 static inline int df_to_group(const sim_routing *R, int r, int T) {
-  const int G = r / R->a, i = r % R->a, k = df_k(R, G, T), gw = k / R->hg;
-  return i == gw ? R->gp0 + k % R->hg : df_local(R, i, gw);
+  const int k = df_k(R, r, T), gw = k / R->hg;
+  return r % R->a == gw ? R->gp0 + k % R->hg : df_local(R, r % R->a, gw);
 }
 /* First port from router r towards router d (r != d). */
 static inline int df_to_router(const sim_routing *R, int r, int d) {
   return r / R->a == d / R->a ? df_local(R, r % R->a, d % R->a) : df_to_group(R, r, d / R->a);
 }
-/* The router where a packet from group G enters group T. */
-static inline int df_entry(const sim_routing *R, int G, int T) {
-  return T * R->a + (R->ah1 - 2 - df_k(R, G, T)) / R->hg;
+/* The router where a packet from router r enters group T. */
+static inline int df_entry(const sim_routing *R, int r, int T) {
+  const int k = df_k(R, r, T), e = k % R->gm;
+  return T * R->a + (k - e + R->gm - 1 - e) / R->hg;
 }
+/* Router hops from x to y on the minimal route. */
 static int df_hops(const sim_routing *R, int x, int y) {
   if (x == y)
     return 0;
-  const int Gx = x / R->a, Gy = y / R->a;
-  if (Gx == Gy)
+  const int Gy = y / R->a;
+  if (x / R->a == Gy)
     return 1;
-  const int gw = df_k(R, Gx, Gy) / R->hg;
-  return (x % R->a != gw) + 1 + (df_entry(R, Gx, Gy) != y);
+  return (x % R->a != df_k(R, x, Gy) / R->hg) + 1 + (df_entry(R, x, Gy) != y);
 }
+/* Router hops from s by way of group I to d. */
 static int df_hops_valiant(const sim_routing *R, int s, int I, int d) {
-  const int Gs = s / R->a, gw = df_k(R, Gs, I) / R->hg;
-  return (s % R->a != gw) + 1 + df_hops(R, df_entry(R, Gs, I), d);
+  return (s % R->a != df_k(R, s, I) / R->hg) + 1 + df_hops(R, df_entry(R, s, I), d);
 }
 /* Valiant's candidate groups for a packet from group Gs to group Gd. */
 static inline int df_ncand(const sim_routing *R, int Gs, int Gd) { return R->g - 1 - (Gs != Gd); }
@@ -147,16 +167,16 @@ static int route_valiant(const sim_routing *R, int r, int inject, int dst, sim_r
 }
 
 /* The occupancy UGAL weighs for a path leaving r by port `first` towards
- * group T (-1: the destination is in r's group): the first hop's; for
- * UGAL-G (global) also that of the path's global channel, read at the
- * router of r's group that owns it when that is not r. */
+ * group T (-1: the destination is in r's group): the first hop's; for UGAL-G (global) also that of the path's global
+ * channel, read at the router of r's group that owns it when that is not
+ * r. */
 static uint64_t path_q(const sim_routing *R, int r, int first, int T, int global, sim_occ_fn occ,
                        void *occ_arg) {
   if (!occ)
     return 0;
   uint64_t q = occ(occ_arg, r, first);
   if (global && T >= 0) {
-    const int G = r / R->a, k = df_k(R, G, T), gw = G * R->a + k / R->hg;
+    const int k = df_k(R, r, T), gw = r / R->a * R->a + k / R->hg;
     if (gw != r)
       q += occ(occ_arg, gw, R->gp0 + k % R->hg);
   }

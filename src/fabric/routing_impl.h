@@ -46,7 +46,7 @@ struct sim_routing {
   int *pool, npool;
   int div[SIM_MAX_LEVELS + 1];
   /* dragonfly */
-  int a, p, hg, g, ah1, gp0;
+  int a, p, hg, g, gl, gm, gp0; /* gl copies of gm = g - 1 links per group */
 };
 
 /* One routing: a row of the registry (routings.c).  The hooks get the

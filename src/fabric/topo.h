@@ -65,7 +65,7 @@ typedef struct sim_topo {
   /* kind-specific shape (read by route.c): */
   int h, m[SIM_MAX_LEVELS], w[SIM_MAX_LEVELS]; /* XGFT(h; m1..mh; w1..wh): m[0] = m1;
                                                   slurm: h = tree height, m, w 0 */
-  int a, p, hg, g;                             /* dragonfly */
+  int a, p, hg, g, gl;                         /* dragonfly (gl: links per pair of groups) */
   void *extra;                                 /* builder-private tables (freed by sim_topo_free) */
 } sim_topo;
 
@@ -80,7 +80,9 @@ typedef struct sim_topo {
  *                                         servers_per_leaf}: H stages above the
  *                                         leaf routers, S nodes per leaf
  *                                         (default S = D1), see below
- *   dragonfly:a=A,p=P,h=H[,g=G]           2 <= G <= A*H+1 groups (default A*H+1)
+ *   dragonfly:a=A,p=P,h=H[,g=G][,links=L] 2 <= G <= A*H+1 groups (default A*H+1);
+ *                                         L parallel links per pair of groups,
+ *                                         1..A*H/(G-1) (default the most)
  *   slurm:FILE                            a Slurm topology.conf tree
  *
  * xgft (as caminos-lib, src/topology/multistage.rs, Fat stages): router

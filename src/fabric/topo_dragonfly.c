@@ -8,14 +8,17 @@
  * leads to router (i + 1 + j) mod a, arriving on its local port
  * p + (a - 2 - j).
  * Global links: the palm-tree arrangement (Marina Garcia; caminos-lib's
- * default `Palmtree`) laid out for the full size a*h+1 groups: global
- * port c of router i of group G is the group's port k = i * h + c and
- * leads to group T = (G - k - 1) mod (a*h + 1), arriving on that group's
- * port a*h - 1 - k (router (a*h-1-k) / h, global port (a*h-1-k) % h).
- * Every pair of groups has exactly one link.  With g < a*h+1 groups the
- * ports whose T >= g stay SIM_UNCONNECTED (every pair of the g groups
- * still has its link).  route.c relies on this arithmetic (the port of
- * group G towards group T is k = (G - T - 1) mod (a*h+1)). */
+ * default `Palmtree`) over the g groups, repeated.  A group has a*h
+ * global ports, k = i * h + c for global port c of its router i; with
+ * m = g - 1 (one link to each other group) port k = j * m + e is copy j
+ * of offset e and leads to group T = (G - e - 1) mod g, arriving on that
+ * group's port j * m + (m - 1 - e).  The links= copies (default and at
+ * most floor(a*h / m); 1 when m < h, where one router would hold two
+ * copies of a link) give every pair of groups `links` parallel links,
+ * as machines with fewer than a*h+1 groups are cabled; the ports past
+ * links * m (fewer than m per group, or more when links= is lowered)
+ * stay SIM_UNCONNECTED.  At g = a*h+1 there is one copy: the full
+ * palm tree.  routing_dragonfly.c relies on this arithmetic. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,8 +26,9 @@
 
 int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, char *err,
                              size_t errlen) {
-  sim_topo_key k[] = {{.name = "a"}, {.name = "p"}, {.name = "h"}, {.name = "g"}};
-  if (sim_topo_parse_keys(spec, args, k, 4, err, errlen))
+  sim_topo_key k[] = {
+      {.name = "a"}, {.name = "p"}, {.name = "h"}, {.name = "g"}, {.name = "links"}};
+  if (sim_topo_parse_keys(spec, args, k, 5, err, errlen))
     return -1;
   for (int i = 0; i < 3; i++)
     if (!k[i].n) {
@@ -43,13 +47,33 @@ int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, ch
     snprintf(err, errlen, "topology '%s': g=%lld must be 2..a*h+1 = %lld", spec, g, gmax);
     return -1;
   }
+  /* a router with two links to one group (g - 1 < h) would leave one idle
+   * under routes that pick a link per router and group: one copy then */
+  const long long lmax = g - 1 >= h ? a * h / (g - 1) : 1, links = k[4].n ? k[4].v[0] : lmax;
+  if (links < 1 || links > lmax) {
+    if (g - 1 >= h)
+      snprintf(err, errlen,
+               "topology '%s': links=%lld must be 1..a*h/(g-1) = %lld (global links per pair "
+               "of groups)",
+               spec, links, lmax);
+    else
+      snprintf(err, errlen,
+               "topology '%s': links=%lld must be 1 when g-1 = %lld < h = %lld (a router would "
+               "hold two links to one group)",
+               spec, links, g - 1, h);
+    return -1;
+  }
   const long long nr = g * a, nn = nr * p;
   if (nn > SIM_TOPO_MAX_NODES || nr > SIM_TOPO_MAX_ROUTERS) {
     snprintf(err, errlen, "topology '%s': %lld nodes (max %d)", spec, nn, SIM_TOPO_MAX_NODES);
     return -1;
   }
   t->kind = SIM_TOPO_DRAGONFLY;
-  snprintf(t->spec, sizeof t->spec, "dragonfly:a=%lld,p=%lld,h=%lld,g=%lld", a, p, h, g);
+  if (g == gmax)
+    snprintf(t->spec, sizeof t->spec, "dragonfly:a=%lld,p=%lld,h=%lld,g=%lld", a, p, h, g);
+  else
+    snprintf(t->spec, sizeof t->spec, "dragonfly:a=%lld,p=%lld,h=%lld,g=%lld,links=%lld", a, p,
+             h, g, links);
   int *nports_of = malloc(sizeof *nports_of * (size_t)nr);
   if (!nports_of) {
     snprintf(err, errlen, "topology '%s': out of memory", spec);
@@ -65,8 +89,9 @@ int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, ch
   t->p = (int)p;
   t->hg = (int)h;
   t->g = (int)g;
+  t->gl = (int)links;
   t->h = 1;
-  const int A = (int)a, P = (int)p, Hh = (int)h, AH = A * Hh;
+  const int A = (int)a, P = (int)p, Hh = (int)h, M = (int)g - 1, NL = (int)links * M;
   for (int r = 0; r < (int)nr; r++) {
     const int G = r / A, i = r % A, pb = t->port_base[r];
     t->router_level[r] = 1;
@@ -84,12 +109,12 @@ int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, ch
       t->cls[pb + P + j] = SIM_LINK_LOCAL;
     }
     for (int c = 0; c < Hh; c++) {
-      const int kk = i * Hh + c, T = ((G - kk - 1) % (AH + 1) + (AH + 1)) % (AH + 1);
-      const int gp = pb + P + A - 1 + c;
+      const int kk = i * Hh + c, gp = pb + P + A - 1 + c;
       t->cls[gp] = SIM_LINK_GLOBAL;
-      if (T >= (int)g)
+      if (kk >= NL)
         continue; /* stays SIM_UNCONNECTED */
-      const int k2 = AH - 1 - kk, q = T * A + k2 / Hh;
+      const int j = kk / M, e = kk % M, T = (G - e - 1 + (int)g) % (int)g;
+      const int k2 = j * M + (M - 1 - e), q = T * A + k2 / Hh;
       t->peer[gp] = t->port_base[q] + P + A - 1 + k2 % Hh;
     }
   }

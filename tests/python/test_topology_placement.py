@@ -94,19 +94,24 @@ def test_show_quartz(contend_bin):
     assert "taper unknown" in text
 
 
-@pytest.mark.parametrize("groups, wired", [(9, 72), (5, 20)])
-def test_show_counts_a_dragonflys_wired_global_ports(contend_bin, groups, wired):
-    """a=4, h=2: 8 global ports per group; 9 groups (a*h+1) wire them all,
-    5 groups one link per pair (4 per group)."""
-    spec = f"dragonfly:a=4,p=2,h=2,g={groups}"
+@pytest.mark.parametrize("suffix, groups, links, spare", [
+    ("g=9", 9, 1, 0), ("g=5", 5, 2, 0), ("g=5,links=1", 5, 1, 4), ("g=4", 4, 2, 2)])  # fmt: skip
+def test_show_counts_a_dragonflys_wired_global_ports(contend_bin, suffix, groups, links, spare):
+    """a=4, h=2: 8 global ports per group.  9 groups (a*h+1) wire them all
+    once; fewer groups wire `links` parallel links per pair (the most the
+    8 ports allow unless links= says fewer), the rest unconnected."""
+    spec = f"dragonfly:a=4,p=2,h=2,{suffix}"
     doc = json.loads(show(contend_bin, spec, "--json"))
+    wired = 8 * groups - spare * groups
     assert (doc["global_ports"], doc["global_ports_wired"]) == (8 * groups, wired)
+    assert wired == links * groups * (groups - 1)
     text = show(contend_bin, spec)
-    if wired < 8 * groups:
-        assert f"global ports: {wired} of {8 * groups} wired" in text
-        assert "4 of each group's 8 unconnected" in text
+    plural = "link" if links == 1 else "links"
+    if spare:
+        assert f"global ports: {wired} of {8 * groups} wired: {links} {plural} per pair" in text
+        assert f"{spare} of each group's 8 unconnected" in text
     else:
-        assert f"global ports: {wired}, all wired" in text
+        assert f"global ports: {wired}, all wired ({links} {plural} per pair of the {groups}" in text
     fat = json.loads(show(contend_bin, "fattree:leaves=4,nodes=4,uplinks=2", "--json"))
     assert fat["global_ports"] is None and fat["global_ports_wired"] is None
 

@@ -179,6 +179,59 @@ static void check_routings(const char *spec, int reps) {
   sim_topo_free(&t);
 }
 
+/* A partial dragonfly: its canonical spec, `links` links between every
+ * pair of groups and `spare` unconnected global ports per group; minimal
+ * routes between every pair of routers load every wired global channel
+ * equally (on these shapes: a router takes its own link, else a copy by
+ * its rank among the group's other routers). */
+static void check_partial_dragonfly(const char *spec, const char *canon, int links, int spare) {
+  sim_topo t;
+  if (parse(spec, &t)) {
+    CHECK(0);
+    return;
+  }
+  check_wiring(&t);
+  CHECK(!strcmp(t.spec, canon));
+  int ok = 1, unconnected = 0;
+  int *pair = calloc((size_t)t.g * (size_t)t.g, sizeof *pair);
+  const int gp0 = t.p + t.a - 1;
+  for (int r = 0; r < t.nrouters; r++)
+    for (int c = 0; c < t.hg; c++) {
+      const int q = t.peer[t.port_base[r] + gp0 + c];
+      if (q == SIM_UNCONNECTED)
+        unconnected++;
+      else
+        pair[r / t.a * t.g + sim_port_router(&t, q) / t.a]++;
+    }
+  for (int x = 0; x < t.g; x++)
+    for (int y = 0; y < t.g; y++)
+      ok &= pair[x * t.g + y] == (x != y ? links : 0);
+  CHECK(ok && unconnected == spare * t.g);
+  free(pair);
+  sim_routing *R = NULL;
+  char err[256];
+  CHECK(sim_routing_new(&t, "minimal", NULL, &R, err, sizeof err) == 0);
+  int *use = calloc((size_t)t.nports, sizeof *use);
+  if (R && use) {
+    int nm = 0, bad = 0;
+    for (int x = 0; x < t.nrouters; x++)
+      for (int y = 0; y < t.nrouters; y++)
+        bad += walk(&t, R, x * t.p, y * t.p, NULL, NULL, NULL, &nm, use) < 0;
+    int lo = 1 << 30, hi = 0;
+    for (int gp = 0; gp < t.nports; gp++)
+      if (t.cls[gp] == SIM_LINK_GLOBAL && t.peer[gp] != SIM_UNCONNECTED) {
+        lo = use[gp] < lo ? use[gp] : lo;
+        hi = use[gp] > hi ? use[gp] : hi;
+      }
+    CHECK(bad == 0 && lo > 0 && lo == hi);
+    if (bad || !lo || lo != hi)
+      fprintf(stderr, "  %s: global channels carry %d to %d minimal routes\n", spec, lo, hi);
+  }
+  free(use);
+  sim_routing_free(R);
+  sim_topo_free(&t);
+}
+
 /* ---- sizes ---- */
 
 static void test_sizes(void) {
@@ -273,25 +326,13 @@ static void test_sizes(void) {
   }
   sim_topo_free(&t);
 
-  CHECK(parse("dragonfly:a=4,p=2,h=2,g=5", &t) == 0);
-  check_wiring(&t);
-  {
-    int links[5][5] = {{0}}, unconnected = 0;
-    for (int r = 0; r < t.nrouters; r++)
-      for (int c = 0; c < 2; c++) {
-        const int q = t.peer[t.port_base[r] + 5 + c];
-        if (q == SIM_UNCONNECTED)
-          unconnected++;
-        else
-          links[r / 4][sim_port_router(&t, q) / 4]++;
-      }
-    int ok = 1;
-    for (int a = 0; a < 5; a++)
-      for (int b = 0; b < 5; b++)
-        ok &= links[a][b] == (a != b);
-    CHECK(ok && unconnected == 5 * 8 - 2 * 10);
-  }
-  sim_topo_free(&t);
+  /* partial dragonflies: links= parallel links per pair of groups (by
+   * default the most the a*h global ports allow), the rest unconnected */
+  check_partial_dragonfly("dragonfly:a=4,p=2,h=2,g=5", "dragonfly:a=4,p=2,h=2,g=5,links=2", 2, 0);
+  check_partial_dragonfly("dragonfly:a=4,p=2,h=2,g=5,links=1", "dragonfly:a=4,p=2,h=2,g=5,links=1",
+                          1, 4);
+  check_partial_dragonfly("dragonfly:a=4,p=2,h=2,g=4", "dragonfly:a=4,p=2,h=2,g=4,links=2", 2, 2);
+  check_partial_dragonfly("dragonfly:a=2,p=1,h=3,g=3", "dragonfly:a=2,p=1,h=3,g=3,links=1", 1, 4);
 
   CHECK(parse("dragonfly:a=16,p=8,h=8", &t) == 0);
   CHECK(t.g == 129 && t.nrouters == 2064 && t.nnodes == 16512);
@@ -384,6 +425,9 @@ static void test_errors(void) {
   expect_error("dragonfly:a=4,p=2,h=abc", "positive integer");
   expect_error("dragonfly:a=4,p=2,h=2,g=10", "g=10 must be 2..a*h+1 = 9");
   expect_error("dragonfly:a=4,p=2,h=2,g=1", "must be 2..a*h+1");
+  expect_error("dragonfly:a=4,p=2,h=2,g=5,links=3", "links=3 must be 1..a*h/(g-1) = 2");
+  expect_error("dragonfly:a=4,p=2,h=2,links=0", "links= must be at least 1");
+  expect_error("dragonfly:a=2,p=1,h=3,g=3,links=2", "links=2 must be 1 when g-1 = 2 < h = 3");
   expect_error("dragonfly:a=4,p=2,h=2,h=3", "h= given twice");
   expect_error("dragonfly:a=600,p=300,h=300", "ports (max 1024)");
   expect_error("dragonfly:a=64,p=64,h=64", "nodes (max 1000000)");
@@ -632,6 +676,7 @@ static void test_deadlock_reduction_exact(void) {
                          "fattree:pods=2,leaves=4,nodes=4,uplinks=2,pod_uplinks=3",
                          "xgft:h=3,down=4,4,4,up=1,2,2", "xgft:h=2,down=8,8,up=4,8",
                          "dragonfly:a=4,p=2,h=2", "dragonfly:a=4,p=2,h=2,g=5",
+                         "dragonfly:a=4,p=2,h=2,g=4", "dragonfly:a=2,p=1,h=3,g=3",
                          "dragonfly:a=2,p=1,h=1,g=2", "dragonfly:a=1,p=2,h=3",
                          /* Slurm trees: table-driven, several up and down candidates */
                          conf("exact2.conf", "SwitchName=l0 Nodes=a[01-03]\n"
@@ -763,6 +808,8 @@ int main(void) {
   check_routings("xgft:h=2,down=8,8,up=4,8", 1);
   check_routings("dragonfly:a=4,p=2,h=2", 3);
   check_routings("dragonfly:a=4,p=2,h=2,g=5", 3);
+  check_routings("dragonfly:a=4,p=2,h=2,g=4", 3);
+  check_routings("dragonfly:a=2,p=1,h=3,g=3", 3);
   check_routings("dragonfly:a=2,p=1,h=1,g=2", 3);
   check_routings("dragonfly:a=1,p=2,h=3", 3);
   test_slurm();
