@@ -444,13 +444,13 @@ static void show_text(const contend_tree *t, contend_strbuf *o) {
     const int per_group = t->global_ports / t->npods, pairs = t->npods * (t->npods - 1);
     const int links = pairs ? t->global_wired / pairs : 0;
     if (t->global_wired < t->global_ports)
-      contend_sb_printf(o,
-                        "  global ports: %d of %d wired: %d link%s per pair of the %d groups, %d of "
-                        "each group's %d unconnected (a*h = %d ports per group over g-1 = %d other "
-                        "groups, or links= lowered; docs/simulator.md)\n",
-                        t->global_wired, t->global_ports, links, links == 1 ? "" : "s", t->npods,
-                        per_group - t->global_wired / t->npods, per_group, per_group,
-                        t->npods - 1);
+      contend_sb_printf(
+          o,
+          "  global ports: %d of %d wired: %d link%s per pair of the %d groups, %d of "
+          "each group's %d unconnected (a*h = %d ports per group over g-1 = %d other "
+          "groups, or links= lowered; docs/simulator.md)\n",
+          t->global_wired, t->global_ports, links, links == 1 ? "" : "s", t->npods,
+          per_group - t->global_wired / t->npods, per_group, per_group, t->npods - 1);
     else
       contend_sb_printf(o, "  global ports: %d, all wired (%d link%s per pair of the %d groups)\n",
                         t->global_ports, links, links == 1 ? "" : "s", t->npods);

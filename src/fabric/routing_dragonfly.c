@@ -167,9 +167,8 @@ static int route_valiant(const sim_routing *R, int r, int inject, int dst, sim_r
 }
 
 /* The occupancy UGAL weighs for a path leaving r by port `first` towards
- * group T (-1: the destination is in r's group): the first hop's; for UGAL-G (global) also that of the path's global
- * channel, read at the router of r's group that owns it when that is not
- * r. */
+ * group T (-1: the destination is in r's group): the first hop's; for UGAL-G (global) also that of
+ * the path's global channel, read at the router of r's group that owns it when that is not r. */
 static uint64_t path_q(const sim_routing *R, int r, int first, int T, int global, sim_occ_fn occ,
                        void *occ_arg) {
   if (!occ)

@@ -72,8 +72,8 @@ int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, ch
   if (g == gmax)
     snprintf(t->spec, sizeof t->spec, "dragonfly:a=%lld,p=%lld,h=%lld,g=%lld", a, p, h, g);
   else
-    snprintf(t->spec, sizeof t->spec, "dragonfly:a=%lld,p=%lld,h=%lld,g=%lld,links=%lld", a, p,
-             h, g, links);
+    snprintf(t->spec, sizeof t->spec, "dragonfly:a=%lld,p=%lld,h=%lld,g=%lld,links=%lld", a, p, h,
+             g, links);
   int *nports_of = malloc(sizeof *nports_of * (size_t)nr);
   if (!nports_of) {
     snprintf(err, errlen, "topology '%s': out of memory", spec);

@@ -111,7 +111,8 @@ def test_show_counts_a_dragonflys_wired_global_ports(contend_bin, suffix, groups
         assert f"global ports: {wired} of {8 * groups} wired: {links} {plural} per pair" in text
         assert f"{spare} of each group's 8 unconnected" in text
     else:
-        assert f"global ports: {wired}, all wired ({links} {plural} per pair of the {groups}" in text
+        want = f"global ports: {wired}, all wired ({links} {plural} per pair of the {groups}"
+        assert want in text
     fat = json.loads(show(contend_bin, "fattree:leaves=4,nodes=4,uplinks=2", "--json"))
     assert fat["global_ports"] is None and fat["global_ports_wired"] is None
 

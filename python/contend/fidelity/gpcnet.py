@@ -34,8 +34,8 @@ TOPOLOGY_NOTES = {
                "used; the preset's own tree has 576)"),
     "malbec": ("the full-size dragonfly of the preset's routers (257 groups, 256 global links "
                "each), not the preset's 33 groups: Malbec's 485 nodes fill 2 groups, which the "
-               "33-group one joins by 32 of their 256 global ports (12.5 % of injection; the "
-               "paper: 50 %); its seed 1 gave CI p99 3.9"),
+               "33-group one joined by 32 of their 256 global ports before it wired parallel "
+               "links (12.5 % of injection; the paper: 50 %); its seed 1 gave CI p99 3.9"),
 }  # fmt: skip
 
 
