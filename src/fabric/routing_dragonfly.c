@@ -46,7 +46,32 @@
  * waits for a global one or the ejection, and a global hop for the next
  * class: the classes never decrease along a route and no class holds a
  * cycle, so the channel dependency graph is acyclic (cdg.c checks it). */
+#include <stdlib.h>
+
 #include "routing_impl.h"
+
+/* The group port router index i takes towards the group at offset e
+ * ((G - T - 1) mod g from group G to T): its own link to T if it has one
+ * (at most one: g - 1 >= h when links > 1), else copy (rank + e) mod gl,
+ * rank = i's index among the routers of its group without a link to T.
+ * Each copy then carries the traffic of about 1/gl of the group's
+ * routers (its owner and an equal share of the others) to every router
+ * of T, and a router's copies vary with T, so neither the global links,
+ * the local hops to their owners nor the local hops out of the entry
+ * routers concentrate (docs/simulator.md). */
+static int df_k_of(const sim_routing *R, int i, int e) {
+  const int k0 = i * R->hg;
+  int jlo = k0 <= e ? 0 : (k0 - e + R->gm - 1) / R->gm; /* copies owned by routers below i */
+  if (jlo > R->gl)
+    jlo = R->gl;
+  if (jlo < R->gl && jlo * R->gm + e < k0 + R->hg)
+    return jlo * R->gm + e;
+  return (i - jlo + e) % R->gl * R->gm + e;
+}
+
+/* df_k_of's table, a * (g - 1) entries (the routes ask it on every UGAL
+ * candidate); left NULL past DFK_MAX entries, computed then. */
+#define DFK_MAX (1 << 20)
 
 static int df_init(sim_routing *R) {
   const sim_topo *t = R->t;
@@ -57,6 +82,15 @@ static int df_init(sim_routing *R) {
   R->gl = t->gl > 0 ? t->gl : 1;
   R->gm = t->g - 1;
   R->gp0 = t->p + t->a - 1;
+  const long n = (long)R->a * R->gm;
+  if (n > 0 && n <= DFK_MAX) {
+    R->dfk = malloc(sizeof *R->dfk * (size_t)n);
+    if (!R->dfk)
+      return -1;
+    for (int i = 0; i < R->a; i++)
+      for (int e = 0; e < R->gm; e++)
+        R->dfk[(long)i * R->gm + e] = df_k_of(R, i, e);
+  }
   return 0;
 }
 
@@ -65,22 +99,10 @@ static int df_init(sim_routing *R) {
 static inline int df_local(const sim_routing *R, int i, int j) {
   return R->p + (j - i - 1 + R->a) % R->a;
 }
-/* The group port router r takes towards group T (T != r's group): its own
- * link to T if it has one (at most one: g - 1 >= h when links > 1), else
- * copy (rank + e) mod gl, rank = r's index among the routers of its group
- * without a link to T.  Each copy then carries the traffic of about 1/gl
- * of the group's routers (its owner and an equal share of the others) to
- * every router of T, and a router's copies vary with T, so neither the
- * global links, the local hops to their owners nor the local hops out of
- * the entry routers concentrate (docs/simulator.md). */
+/* The group port router r takes towards group T (T != r's group). */
 static inline int df_k(const sim_routing *R, int r, int T) {
-  const int e = (r / R->a - T - 1 + R->g) % R->g, i = r % R->a, k0 = i * R->hg;
-  int jlo = k0 <= e ? 0 : (k0 - e + R->gm - 1) / R->gm; /* copies owned by routers below i */
-  if (jlo > R->gl)
-    jlo = R->gl;
-  if (jlo < R->gl && jlo * R->gm + e < k0 + R->hg)
-    return jlo * R->gm + e;
-  return (i - jlo + e) % R->gl * R->gm + e;
+  const int i = r % R->a, d = r / R->a - T - 1, e = d < 0 ? d + R->g : d;
+  return R->dfk ? R->dfk[(long)i * R->gm + e] : df_k_of(R, i, e);
 }
 /* First port from router r towards group T (T != r's group). */
 static inline int df_to_group(const sim_routing *R, int r, int T) {
@@ -91,9 +113,9 @@ static inline int df_to_group(const sim_routing *R, int r, int T) {
 static inline int df_to_router(const sim_routing *R, int r, int d) {
   return r / R->a == d / R->a ? df_local(R, r % R->a, d % R->a) : df_to_group(R, r, d / R->a);
 }
-/* The router where a packet from router r enters group T. */
-static inline int df_entry(const sim_routing *R, int r, int T) {
-  const int k = df_k(R, r, T), e = k % R->gm;
+/* The router where a packet leaving its group by group port k enters group T. */
+static inline int df_entry_k(const sim_routing *R, int k, int T) {
+  const int e = k % R->gm;
   return T * R->a + (k - e + R->gm - 1 - e) / R->hg;
 }
 /* Router hops from x to y on the minimal route. */
@@ -103,12 +125,15 @@ static int df_hops(const sim_routing *R, int x, int y) {
   const int Gy = y / R->a;
   if (x / R->a == Gy)
     return 1;
-  return (x % R->a != df_k(R, x, Gy) / R->hg) + 1 + (df_entry(R, x, Gy) != y);
+  const int k = df_k(R, x, Gy);
+  return (x % R->a != k / R->hg) + 1 + (df_entry_k(R, k, Gy) != y);
 }
 /* Router hops from s by way of group I to d. */
 static int df_hops_valiant(const sim_routing *R, int s, int I, int d) {
-  return (s % R->a != df_k(R, s, I) / R->hg) + 1 + df_hops(R, df_entry(R, s, I), d);
+  const int k = df_k(R, s, I);
+  return (s % R->a != k / R->hg) + 1 + df_hops(R, df_entry_k(R, k, I), d);
 }
+
 /* Valiant's candidate groups for a packet from group Gs to group Gd. */
 static inline int df_ncand(const sim_routing *R, int Gs, int Gd) { return R->g - 1 - (Gs != Gd); }
 static inline int df_cand_group(int k, int Gs, int Gd) {
