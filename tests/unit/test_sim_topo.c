@@ -1,8 +1,9 @@
 /* Unit test of the simulated fabric's graph and routing: topology specs
  * (sizes, wiring, errors), per-hop routing of every algorithm (every
  * source to every destination on small instances), D-mod-k's contention
- * freedom on shifts, adaptive choices, and the deadlock check (passes on
- * every valid combination, fails on dragonfly minimal forced to 1 VC). */
+ * freedom on shifts, adaptive choices, sim_route_guess at every hop, and
+ * the deadlock check (passes on every valid combination, fails on
+ * dragonfly minimal forced to 1 VC). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,15 @@ typedef struct {
   int maxhops;
 } walk_stats;
 
+/* sim_route_guess (net.c's prefetch hint on large fabrics) at every hop:
+ * a connected port of r, and the port taken for the deterministic
+ * routings; counts the hops where it is not. */
+static long guess_bad;
+
+static int deterministic(const sim_routing *R) {
+  return !strcmp(sim_routing_name(R), "minimal") || !strcmp(sim_routing_name(R), "dmodk");
+}
+
 /* Routes src -> dst with sim_route; returns hops or -1 (and describes it). */
 static int walk(const sim_topo *t, const sim_routing *R, int src, int dst, sim_occ_fn occ,
                 void *arg, contend_rng *rng, int *nonmin, int *chan_use) {
@@ -82,7 +92,11 @@ static int walk(const sim_topo *t, const sim_routing *R, int src, int dst, sim_o
   const int vcs = sim_routing_vcs(R), bound = sim_routing_max_hops(R);
   for (;;) {
     int port = -1, vc = -1;
+    const int guess = sim_route_guess(R, r, in_port, src, dst, &st);
     sim_route(R, r, in_port, in_vc, src, dst, &st, occ, arg, rng, &port, &vc);
+    if (guess < 0 || guess >= t->port_base[r + 1] - t->port_base[r] ||
+        t->peer[t->port_base[r] + guess] == SIM_UNCONNECTED || (deterministic(R) && guess != port))
+      guess_bad++;
     if (port < 0 || port >= t->port_base[r + 1] - t->port_base[r] || vc < 0 || vc >= vcs) {
       fprintf(stderr, "  %s %s: %d->%d: bad port %d / vc %d at router %d\n", t->spec,
               sim_routing_name(R), src, dst, port, vc, r);
@@ -162,8 +176,12 @@ static void check_routings(const char *spec, int reps) {
         fprintf(stderr, "  %s: %s\n", spec, err);
         continue;
       }
+      guess_bad = 0;
       const walk_stats s = walk_all(&t, R, reps, occ_lookup, &zero, 7);
       CHECK(s.failures == 0);
+      CHECK(guess_bad == 0);
+      if (guess_bad)
+        fprintf(stderr, "  %s %s: sim_route_guess wrong at %ld hops\n", spec, nm, guess_bad);
       CHECK(s.walks == (long)reps * t.nnodes * t.nnodes);
       CHECK(s.maxhops <= sim_routing_max_hops(R));
       const int dl = sim_routing_check_deadlock(R, err, sizeof err);
