@@ -402,6 +402,13 @@ static void show_help(FILE *f) {
              "Exit status: 0, or 2 for a bad file or spec (the message names the line).\n");
 }
 
+/* A dragonfly's global links between each pair of its groups (every pair
+ * has the same number: topo_dragonfly.c). */
+static int links_per_pair(const contend_tree *t) {
+  const int pairs = t->npods * (t->npods - 1);
+  return pairs ? t->global_wired / pairs : 0;
+}
+
 static void show_text(const contend_tree *t, contend_strbuf *o) {
   int npl0, npl1, lpp0, lpp1;
   contend_tree_ranges(t, &npl0, &npl1, &lpp0, &lpp1);
@@ -441,8 +448,7 @@ static void show_text(const contend_tree *t, contend_strbuf *o) {
     contend_sb_printf(o, "  (a topology.conf lists which switches connect, not how many links "
                          "each connection has: taper unknown)\n");
   if (t->global_ports) {
-    const int per_group = t->global_ports / t->npods, pairs = t->npods * (t->npods - 1);
-    const int links = pairs ? t->global_wired / pairs : 0;
+    const int per_group = t->global_ports / t->npods, links = links_per_pair(t);
     if (t->global_wired < t->global_ports)
       contend_sb_printf(
           o,
@@ -483,9 +489,11 @@ static void show_json(const contend_tree *t, contend_strbuf *o) {
   if (t->global_ports) {
     contend_json_int(&j, "global_ports", t->global_ports);
     contend_json_int(&j, "global_ports_wired", t->global_wired);
+    contend_json_int(&j, "global_links_per_group_pair", links_per_pair(t));
   } else {
     contend_json_null(&j, "global_ports");
     contend_json_null(&j, "global_ports_wired");
+    contend_json_null(&j, "global_links_per_group_pair");
   }
   contend_json_arr_begin(&j, "levels");
   for (int l = 0; l < t->levels; l++) {

@@ -104,6 +104,7 @@ def test_show_counts_a_dragonflys_wired_global_ports(contend_bin, suffix, groups
     doc = json.loads(show(contend_bin, spec, "--json"))
     wired = 8 * groups - spare * groups
     assert (doc["global_ports"], doc["global_ports_wired"]) == (8 * groups, wired)
+    assert doc["global_links_per_group_pair"] == links
     assert wired == links * groups * (groups - 1)
     text = show(contend_bin, spec)
     plural = "link" if links == 1 else "links"
@@ -115,6 +116,7 @@ def test_show_counts_a_dragonflys_wired_global_ports(contend_bin, suffix, groups
         assert want in text
     fat = json.loads(show(contend_bin, "fattree:leaves=4,nodes=4,uplinks=2", "--json"))
     assert fat["global_ports"] is None and fat["global_ports_wired"] is None
+    assert fat["global_links_per_group_pair"] is None
 
 
 def test_show_spec_taper(contend_bin):
