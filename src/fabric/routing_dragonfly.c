@@ -2,8 +2,8 @@
  * (routing_impl.h).
  *
  * Dragonfly (the palm tree of topo_dragonfly.c: group G's links to group T
- * are its ports k = j * (g-1) + e, e = (G - T - 1) mod g, one per copy
- * j < links, on router k / h).  Towards group T a router takes its own
+ * are its ports k = j * M + e, e = (G - T - 1) mod (M + 1), one per copy
+ * j < links, on router k / h; M = floor(a*h / links)).  Towards group T a router takes its own
  * link when it has one (no local hop), else a copy that depends on the
  * router and T only (df_k): the parallel links share the group pair's
  * traffic, and the hop counts UGAL weighs are those of the route taken.
@@ -51,8 +51,8 @@
 #include "routing_impl.h"
 
 /* The group port router index i takes towards the group at offset e
- * ((G - T - 1) mod g from group G to T): its own link to T if it has one
- * (at most one: g - 1 >= h when links > 1), else copy (rank + e) mod gl,
+ * ((G - T - 1) mod (M + 1) from group G to T): its own link to T if it
+ * has one (at most one: M >= h), else copy (rank + e) mod gl,
  * rank = i's index among the routers of its group without a link to T.
  * Each copy then carries the traffic of about 1/gl of the group's
  * routers (its owner and an equal share of the others) to every router
@@ -80,7 +80,7 @@ static int df_init(sim_routing *R) {
   R->hg = t->hg;
   R->g = t->g;
   R->gl = t->gl > 0 ? t->gl : 1;
-  R->gm = t->g - 1;
+  R->gm = t->a * t->hg / R->gl;
   R->gp0 = t->p + t->a - 1;
   const long n = (long)R->a * R->gm;
   if (n > 0 && n <= DFK_MAX) {
@@ -101,7 +101,7 @@ static inline int df_local(const sim_routing *R, int i, int j) {
 }
 /* The group port router r takes towards group T (T != r's group). */
 static inline int df_k(const sim_routing *R, int r, int T) {
-  const int i = r % R->a, d = r / R->a - T - 1, e = d < 0 ? d + R->g : d;
+  const int i = r % R->a, d = r / R->a - T - 1, e = d < 0 ? d + R->gm + 1 : d;
   return R->dfk ? R->dfk[(long)i * R->gm + e] : df_k_of(R, i, e);
 }
 /* First port from router r towards group T (T != r's group). */

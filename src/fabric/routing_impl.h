@@ -46,7 +46,7 @@ struct sim_routing {
   int *pool, npool;
   int div[SIM_MAX_LEVELS + 1];
   /* dragonfly */
-  int a, p, hg, g, gl, gm, gp0; /* gl copies of gm = g - 1 links per group */
+  int a, p, hg, g, gl, gm, gp0; /* gl copies of gm = a*h / gl group ports */
   int32_t *dfk;                 /* [i * gm + e]: the group port router index i takes to offset e */
 };
 

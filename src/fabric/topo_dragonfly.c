@@ -8,17 +8,18 @@
  * leads to router (i + 1 + j) mod a, arriving on its local port
  * p + (a - 2 - j).
  * Global links: the palm-tree arrangement (Marina Garcia; caminos-lib's
- * default `Palmtree`) over the g groups, repeated.  A group has a*h
- * global ports, k = i * h + c for global port c of its router i; with
- * m = g - 1 (one link to each other group) port k = j * m + e is copy j
- * of offset e and leads to group T = (G - e - 1) mod g, arriving on that
- * group's port j * m + (m - 1 - e).  The links= copies (default and at
- * most floor(a*h / m); 1 when m < h, where one router would hold two
- * copies of a link) give every pair of groups `links` parallel links,
- * as machines with fewer than a*h+1 groups are cabled; the ports past
- * links * m (fewer than m per group, or more when links= is lowered)
- * stay SIM_UNCONNECTED.  At g = a*h+1 there is one copy: the full
- * palm tree.  routing_dragonfly.c relies on this arithmetic. */
+ * default `Palmtree`), repeated links= times.  A group has a*h global
+ * ports, k = i * h + c for global port c of its router i; copy j holds
+ * ports j * M .. j * M + M - 1, M = floor(a*h / links), and its port
+ * k = j * M + e leads to group T = (G - e - 1) mod (M + 1), arriving on
+ * that group's port j * M + (M - 1 - e): the palm tree of M + 1 groups,
+ * its ports towards groups >= g SIM_UNCONNECTED, as are the ports past
+ * links * M.  Every pair of groups then has `links` parallel links, as
+ * machines with fewer than a*h+1 groups are cabled.  links= defaults to
+ * the most: floor(a*h / (g-1)) (M >= g - 1 reaches every group), at most
+ * a (M >= h: no router holds two copies of one link).  With one copy
+ * (the full g = a*h+1, or links=1) this is the palm tree of a*h+1 groups
+ * truncated to g.  routing_dragonfly.c relies on this arithmetic. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -47,20 +48,17 @@ int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, ch
     snprintf(err, errlen, "topology '%s': g=%lld must be 2..a*h+1 = %lld", spec, g, gmax);
     return -1;
   }
-  /* a router with two links to one group (g - 1 < h) would leave one idle
-   * under routes that pick a link per router and group: one copy then */
-  const long long lmax = g - 1 >= h ? a * h / (g - 1) : 1, links = k[4].n ? k[4].v[0] : lmax;
+  /* copies: each must reach every other group (M >= g - 1) and hold at
+   * most one port of a router towards a group (M >= h: links <= a) */
+  long long lmax = a * h / (g - 1);
+  if (lmax > a)
+    lmax = a;
+  const long long links = k[4].n ? k[4].v[0] : lmax;
   if (links < 1 || links > lmax) {
-    if (g - 1 >= h)
-      snprintf(err, errlen,
-               "topology '%s': links=%lld must be 1..a*h/(g-1) = %lld (global links per pair "
-               "of groups)",
-               spec, links, lmax);
-    else
-      snprintf(err, errlen,
-               "topology '%s': links=%lld must be 1 when g-1 = %lld < h = %lld (a router would "
-               "hold two links to one group)",
-               spec, links, g - 1, h);
+    snprintf(err, errlen,
+             "topology '%s': links=%lld must be 1..%lld (global links per pair of groups: at "
+             "most a*h/(g-1), and at most a)",
+             spec, links, lmax);
     return -1;
   }
   const long long nr = g * a, nn = nr * p;
@@ -69,7 +67,7 @@ int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, ch
     return -1;
   }
   t->kind = SIM_TOPO_DRAGONFLY;
-  if (g == gmax)
+  if (links == 1 && lmax == 1) /* one copy, the only one possible: as before links= */
     snprintf(t->spec, sizeof t->spec, "dragonfly:a=%lld,p=%lld,h=%lld,g=%lld", a, p, h, g);
   else
     snprintf(t->spec, sizeof t->spec, "dragonfly:a=%lld,p=%lld,h=%lld,g=%lld,links=%lld", a, p, h,
@@ -91,7 +89,7 @@ int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, ch
   t->g = (int)g;
   t->gl = (int)links;
   t->h = 1;
-  const int A = (int)a, P = (int)p, Hh = (int)h, M = (int)g - 1, NL = (int)links * M;
+  const int A = (int)a, P = (int)p, Hh = (int)h, M = (int)(a * h / links), NL = (int)links * M;
   for (int r = 0; r < (int)nr; r++) {
     const int G = r / A, i = r % A, pb = t->port_base[r];
     t->router_level[r] = 1;
@@ -113,7 +111,9 @@ int sim_topo_parse_dragonfly(const char *spec, const char *args, sim_topo *t, ch
       t->cls[gp] = SIM_LINK_GLOBAL;
       if (kk >= NL)
         continue; /* stays SIM_UNCONNECTED */
-      const int j = kk / M, e = kk % M, T = (G - e - 1 + (int)g) % (int)g;
+      const int j = kk / M, e = kk % M, T = (G - e - 1 + M + 1) % (M + 1);
+      if (T >= (int)g)
+        continue; /* a group of the palm tree beyond g: stays SIM_UNCONNECTED */
       const int k2 = j * M + (M - 1 - e), q = T * A + k2 / Hh;
       t->peer[gp] = t->port_base[q] + P + A - 1 + k2 % Hh;
     }

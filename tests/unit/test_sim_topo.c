@@ -350,7 +350,9 @@ static void test_sizes(void) {
   check_partial_dragonfly("dragonfly:a=4,p=2,h=2,g=5,links=1", "dragonfly:a=4,p=2,h=2,g=5,links=1",
                           1, 4);
   check_partial_dragonfly("dragonfly:a=4,p=2,h=2,g=4", "dragonfly:a=4,p=2,h=2,g=4,links=2", 2, 2);
-  check_partial_dragonfly("dragonfly:a=2,p=1,h=3,g=3", "dragonfly:a=2,p=1,h=3,g=3,links=1", 1, 4);
+  check_partial_dragonfly("dragonfly:a=2,p=1,h=3,g=3", "dragonfly:a=2,p=1,h=3,g=3,links=2", 2, 2);
+  check_partial_dragonfly("dragonfly:a=4,p=2,h=3,g=5,links=2", "dragonfly:a=4,p=2,h=3,g=5,links=2",
+                          2, 4);
 
   CHECK(parse("dragonfly:a=16,p=8,h=8", &t) == 0);
   CHECK(t.g == 129 && t.nrouters == 2064 && t.nnodes == 16512);
@@ -443,9 +445,9 @@ static void test_errors(void) {
   expect_error("dragonfly:a=4,p=2,h=abc", "positive integer");
   expect_error("dragonfly:a=4,p=2,h=2,g=10", "g=10 must be 2..a*h+1 = 9");
   expect_error("dragonfly:a=4,p=2,h=2,g=1", "must be 2..a*h+1");
-  expect_error("dragonfly:a=4,p=2,h=2,g=5,links=3", "links=3 must be 1..a*h/(g-1) = 2");
+  expect_error("dragonfly:a=4,p=2,h=2,g=5,links=3", "links=3 must be 1..2 (global links per pair");
   expect_error("dragonfly:a=4,p=2,h=2,links=0", "links= must be at least 1");
-  expect_error("dragonfly:a=2,p=1,h=3,g=3,links=2", "links=2 must be 1 when g-1 = 2 < h = 3");
+  expect_error("dragonfly:a=2,p=1,h=3,g=3,links=3", "links=3 must be 1..2");
   expect_error("dragonfly:a=4,p=2,h=2,h=3", "h= given twice");
   expect_error("dragonfly:a=600,p=300,h=300", "ports (max 1024)");
   expect_error("dragonfly:a=64,p=64,h=64", "nodes (max 1000000)");
