@@ -3,10 +3,11 @@
  *
  * Dragonfly (the palm tree of topo_dragonfly.c: group G's links to group T
  * are its ports k = j * M + e, e = (G - T - 1) mod (M + 1), one per copy
- * j < links, on router k / h; M = floor(a*h / links)).  Towards group T a router takes its own
- * link when it has one (no local hop), else a copy that depends on the
- * router and T only (df_k): the parallel links share the group pair's
- * traffic, and the hop counts UGAL weighs are those of the route taken.
+ * j < links, on router k / h; M = floor(a*h / links)).  Towards group T a
+ * router takes its own link when it has one (no local hop), else a copy
+ * that depends on the router and T only (df_k): the parallel links share
+ * the group pair's traffic, and the hop counts UGAL weighs are those of
+ * the route taken.
  *   minimal   local-global-local;
  *   valiant   at the source router a uniformly random intermediate router
  *             of the whole network; when it lies in the source's or the
@@ -69,7 +70,7 @@ static int df_k_of(const sim_routing *R, int i, int e) {
   return (i - jlo + e) % R->gl * R->gm + e;
 }
 
-/* df_k_of's table, a * (g - 1) entries (the routes ask it on every UGAL
+/* df_k_of's table, a * M entries (the routes ask it on every UGAL
  * candidate); left NULL past DFK_MAX entries, computed then. */
 #define DFK_MAX (1 << 20)
 
@@ -192,8 +193,9 @@ static int route_valiant(const sim_routing *R, int r, int inject, int dst, sim_r
 }
 
 /* The occupancy UGAL weighs for a path leaving r by port `first` towards
- * group T (-1: the destination is in r's group): the first hop's; for UGAL-G (global) also that of
- * the path's global channel, read at the router of r's group that owns it when that is not r. */
+ * group T (-1: the destination is in r's group): the first hop's; for
+ * UGAL-G (global) also that of the path's global channel, read at the
+ * router of r's group that owns it when that is not r. */
 static uint64_t path_q(const sim_routing *R, int r, int first, int T, int global, sim_occ_fn occ,
                        void *occ_arg) {
   if (!occ)
