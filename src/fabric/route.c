@@ -38,7 +38,7 @@ void sim_routing_free(sim_routing *R) {
   free(R->leaf_of);
   free(R->tab);
   free(R->pool);
-  free(R->dfk);
+  free(R->dfw);
   free(R);
 }
 

@@ -5,7 +5,7 @@
  * are its ports k = j * M + e, e = (G - T - 1) mod (M + 1), one per copy
  * j < links, on router k / h; M = floor(a*h / links)).  Towards group T a
  * router takes its own link when it has one (no local hop), else a copy
- * that depends on the router and T only (df_k): the parallel links share
+ * that depends on the router and T only (df_k_of): the parallel links share
  * the group pair's traffic, and the hop counts UGAL weighs are those of
  * the route taken.
  *   minimal   local-global-local;
@@ -70,9 +70,25 @@ static int df_k_of(const sim_routing *R, int i, int e) {
   return (i - jlo + e) % R->gl * R->gm + e;
 }
 
-/* df_k_of's table, a * M entries (the routes ask it on every UGAL
- * candidate); left NULL past DFK_MAX entries, computed then. */
-#define DFK_MAX (1 << 20)
+/* A router's way towards the group at offset e: the group port it takes
+ * (df_k_of), the index of that port's router in the group (the gateway)
+ * and the index of the router the link enters in the target group. */
+struct sim_df_way {
+  int32_t k;
+  int16_t gw, ent;
+};
+typedef struct sim_df_way df_way;
+
+static df_way df_way_of(const sim_routing *R, int i, int e) {
+  const int k = df_k_of(R, i, e), j = (k - e) / R->gm;
+  return (df_way){
+      .k = k, .gw = (int16_t)(k / R->hg), .ent = (int16_t)((j * R->gm + R->gm - 1 - e) / R->hg)};
+}
+
+/* df_way_of's table, a * M entries (the routes ask it on every hop out of
+ * a group and every UGAL candidate); left NULL past DFW_MAX entries, or
+ * for groups of more than INT16_MAX routers: computed then. */
+#define DFW_MAX (1 << 20)
 
 static int df_init(sim_routing *R) {
   const sim_topo *t = R->t;
@@ -84,13 +100,13 @@ static int df_init(sim_routing *R) {
   R->gm = t->a * t->hg / R->gl;
   R->gp0 = t->p + t->a - 1;
   const long n = (long)R->a * R->gm;
-  if (n > 0 && n <= DFK_MAX) {
-    R->dfk = malloc(sizeof *R->dfk * (size_t)n);
-    if (!R->dfk)
+  if (n > 0 && n <= DFW_MAX && R->a <= INT16_MAX) {
+    R->dfw = malloc(sizeof *R->dfw * (size_t)n);
+    if (!R->dfw)
       return -1;
     for (int i = 0; i < R->a; i++)
       for (int e = 0; e < R->gm; e++)
-        R->dfk[(long)i * R->gm + e] = df_k_of(R, i, e);
+        R->dfw[(long)i * R->gm + e] = df_way_of(R, i, e);
   }
   return 0;
 }
@@ -100,24 +116,20 @@ static int df_init(sim_routing *R) {
 static inline int df_local(const sim_routing *R, int i, int j) {
   return R->p + (j - i - 1 + R->a) % R->a;
 }
-/* The group port router r takes towards group T (T != r's group). */
-static inline int df_k(const sim_routing *R, int r, int T) {
+/* Router r's way towards group T (T != r's group). */
+static inline df_way df_way_to(const sim_routing *R, int r, int T) {
   const int i = r % R->a, d = r / R->a - T - 1, e = d < 0 ? d + R->gm + 1 : d;
-  return R->dfk ? R->dfk[(long)i * R->gm + e] : df_k_of(R, i, e);
+  return R->dfw ? R->dfw[(long)i * R->gm + e] : df_way_of(R, i, e);
 }
 /* First port from router r towards group T (T != r's group). */
 static inline int df_to_group(const sim_routing *R, int r, int T) {
-  const int k = df_k(R, r, T), gw = k / R->hg;
-  return r % R->a == gw ? R->gp0 + k % R->hg : df_local(R, r % R->a, gw);
+  const df_way w = df_way_to(R, r, T);
+  const int i = r % R->a;
+  return i == w.gw ? R->gp0 + w.k - w.gw * R->hg : df_local(R, i, w.gw);
 }
 /* First port from router r towards router d (r != d). */
 static inline int df_to_router(const sim_routing *R, int r, int d) {
   return r / R->a == d / R->a ? df_local(R, r % R->a, d % R->a) : df_to_group(R, r, d / R->a);
-}
-/* The router where a packet leaving its group by group port k enters group T. */
-static inline int df_entry_k(const sim_routing *R, int k, int T) {
-  const int e = k % R->gm;
-  return T * R->a + (k - e + R->gm - 1 - e) / R->hg;
 }
 /* Router hops from x to y on the minimal route. */
 static int df_hops(const sim_routing *R, int x, int y) {
@@ -126,13 +138,13 @@ static int df_hops(const sim_routing *R, int x, int y) {
   const int Gy = y / R->a;
   if (x / R->a == Gy)
     return 1;
-  const int k = df_k(R, x, Gy);
-  return (x % R->a != k / R->hg) + 1 + (df_entry_k(R, k, Gy) != y);
+  const df_way w = df_way_to(R, x, Gy);
+  return (x % R->a != w.gw) + 1 + (Gy * R->a + w.ent != y);
 }
 /* Router hops from s by way of group I to d. */
 static int df_hops_valiant(const sim_routing *R, int s, int I, int d) {
-  const int k = df_k(R, s, I);
-  return (s % R->a != k / R->hg) + 1 + df_hops(R, df_entry_k(R, k, I), d);
+  const df_way w = df_way_to(R, s, I);
+  return (s % R->a != w.gw) + 1 + df_hops(R, I * R->a + w.ent, d);
 }
 
 /* Valiant's candidate groups for a packet from group Gs to group Gd. */
@@ -202,9 +214,10 @@ static uint64_t path_q(const sim_routing *R, int r, int first, int T, int global
     return 0;
   uint64_t q = occ(occ_arg, r, first);
   if (global && T >= 0) {
-    const int k = df_k(R, r, T), gw = r / R->a * R->a + k / R->hg;
+    const df_way w = df_way_to(R, r, T);
+    const int gw = r / R->a * R->a + w.gw;
     if (gw != r)
-      q += occ(occ_arg, gw, R->gp0 + k % R->hg);
+      q += occ(occ_arg, gw, R->gp0 + w.k - w.gw * R->hg);
   }
   return q;
 }

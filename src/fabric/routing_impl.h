@@ -47,7 +47,7 @@ struct sim_routing {
   int div[SIM_MAX_LEVELS + 1];
   /* dragonfly */
   int a, p, hg, g, gl, gm, gp0; /* gl copies of gm = a*h / gl group ports */
-  int32_t *dfk;                 /* [i * gm + e]: the group port router index i takes to offset e */
+  struct sim_df_way *dfw;       /* [i * gm + e]: routing_dragonfly.c's way from router index i */
 };
 
 /* One routing: a row of the registry (routings.c).  The hooks get the
