@@ -18,7 +18,7 @@ QUICK_NODES, QUICK_ITERS = 32, 16
 # system's network, wall time per seed on 2 cores (docs/simulator.md)
 SYSTEMS = (
     ("crystal", "Crystal", 696, 1, "aries-like", (), "Cray XC40 (Aries dragonfly)",
-     "an estimated 2 h per seed (60-75 min on the one-link wiring before links=)"),
+     "70-80 min per seed"),
     ("osprey", "Osprey", 128, 1, "ib-like", (), "Cray CS500 (EDR InfiniBand tree), MVAPICH",
      "about 3 s per seed"),
     ("summit", "Summit", 4500, 4, "ib-like",
