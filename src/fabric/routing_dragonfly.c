@@ -85,10 +85,11 @@ static df_way df_way_of(const sim_routing *R, int i, int e) {
       .k = k, .gw = (int16_t)(k / R->hg), .ent = (int16_t)((j * R->gm + R->gm - 1 - e) / R->hg)};
 }
 
-/* df_way_of's table, a * M entries (the routes ask it on every hop out of
- * a group and every UGAL candidate); left NULL past DFW_MAX entries, or
- * for groups of more than INT16_MAX routers: computed then. */
-#define DFW_MAX (1 << 20)
+/* The table of ways: router index i towards the group T at difference
+ * d = G - T - 1 (-g .. g-2, its own group's d = -1 unused) at
+ * [i * (2g - 1) + d + g]: 2 * a * g entries at most, twice the routers
+ * (a <= SIM_TOPO_MAX_RADIX fits gw and ent). */
+_Static_assert(SIM_TOPO_MAX_RADIX <= INT16_MAX, "a router index fits df_way's int16_t");
 
 static int df_init(sim_routing *R) {
   const sim_topo *t = R->t;
@@ -99,15 +100,14 @@ static int df_init(sim_routing *R) {
   R->gl = t->gl > 0 ? t->gl : 1;
   R->gm = t->a * t->hg / R->gl;
   R->gp0 = t->p + t->a - 1;
-  const long n = (long)R->a * R->gm;
-  if (n > 0 && n <= DFW_MAX && R->a <= INT16_MAX) {
-    R->dfw = malloc(sizeof *R->dfw * (size_t)n);
-    if (!R->dfw)
-      return -1;
-    for (int i = 0; i < R->a; i++)
-      for (int e = 0; e < R->gm; e++)
-        R->dfw[(long)i * R->gm + e] = df_way_of(R, i, e);
-  }
+  const int span = 2 * R->g - 1;
+  R->dfw = calloc((size_t)R->a * (size_t)span, sizeof *R->dfw);
+  if (!R->dfw)
+    return -1;
+  for (int i = 0; i < R->a; i++)
+    for (int d = -R->g; d <= R->g - 2; d++)
+      if (d != -1)
+        R->dfw[(long)i * span + d + R->g] = df_way_of(R, i, d < 0 ? d + R->gm + 1 : d);
   return 0;
 }
 
@@ -118,8 +118,7 @@ static inline int df_local(const sim_routing *R, int i, int j) {
 }
 /* Router r's way towards group T (T != r's group). */
 static inline df_way df_way_to(const sim_routing *R, int r, int T) {
-  const int i = r % R->a, d = r / R->a - T - 1, e = d < 0 ? d + R->gm + 1 : d;
-  return R->dfw ? R->dfw[(long)i * R->gm + e] : df_way_of(R, i, e);
+  return R->dfw[(long)(r % R->a) * (2 * R->g - 1) + r / R->a - T - 1 + R->g];
 }
 /* First port from router r towards group T (T != r's group). */
 static inline int df_to_group(const sim_routing *R, int r, int T) {
