@@ -263,8 +263,10 @@ static void on_sample(void *arg) {
   sim_net *n = k->n;
   int more = k->interval && work_left(n);
   take_sample(k, n->des.now, &more);
-  if (more) /* the fabric still has work: keep sampling */
+  if (more) { /* the fabric still has work: keep sampling */
+    n->passive++;
     sim_des_push(&n->des, n->des.now + k->interval, EV_SAMPLE, 0);
+  }
 }
 
 int sim_counters_open(sim_counters **out, sim_net *n, contend_group *world, const char *path,
@@ -299,8 +301,10 @@ int sim_counters_open(sim_counters **out, sim_net *n, contend_group *world, cons
   }
   n->sample = on_sample;
   n->sample_arg = k;
-  if (interval)
+  if (interval) {
+    n->passive++;
     sim_des_push(&n->des, n->des.now + interval, EV_SAMPLE, 0);
+  }
   *out = k;
   return 0;
 }

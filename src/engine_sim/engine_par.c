@@ -174,7 +174,8 @@ static sim_time mine(void) {
 
 /* Runs what is left of the window (stopping when a rank here wakes:
  * returns 1), then swaps, agrees on the next window and opens it;
- * returns 0 when no event is left anywhere, -1 when no rank is left
+ * returns 0 when nothing left anywhere can wake a rank (no event but
+ * passive timers and samples, nothing sent), -1 when no rank is left
  * anywhere either (busy: this process has ranks). */
 static int window(int busy) {
   for (;;) {
@@ -184,11 +185,11 @@ static int window(int busy) {
         return 1;
       PX.win_open = 0;
     }
-    int anywhere;
-    const sim_time next = sim_par_swap(PX.net, &PX.par, mine(), busy, &anywhere);
+    int anywhere, live;
+    const sim_time next = sim_par_swap(PX.net, &PX.par, mine(), busy, &anywhere, &live);
     if (!anywhere)
       return -1;
-    if (next == SIM_NEVER)
+    if (next == SIM_NEVER || !live)
       return 0;
     PX.win_end = sim_par_window_end(&PX.par, next, SIM_NEVER);
     PX.win_open = 1;

@@ -143,9 +143,13 @@ static void on_timer(void *arg, uint32_t kind, uint32_t id) {
   }
 }
 
-static int some_rank_runnable(void *arg) {
+/* Stops the fabric when a rank wakes, or when nothing left can wake one
+ * (only the watchdog, the throttle's windows or the counters' samples are
+ * pending: without the check a deadlocked run went on to the watchdog's
+ * hour of simulated time, sampling and throttling all the way). */
+static int rank_runnable_or_stuck(void *arg) {
   (void)arg;
-  return coop_runnable() > 0;
+  return coop_runnable() > 0 || !sim_net_pending_active(E.net);
 }
 
 static double wall(void) {
@@ -184,7 +188,8 @@ static int idle(void) {
   if (sim_engine_par_count() > 1) {
     woke = sim_engine_par_idle();
   } else {
-    sim_net_run(E.net, SIM_NEVER, some_rank_runnable, NULL);
+    if (sim_net_pending_active(E.net)) /* else every rank waits for nothing: a deadlock */
+      sim_net_run(E.net, SIM_NEVER, rank_runnable_or_stuck, NULL);
     woke = coop_runnable() > 0;
   }
   if (E.progress)
@@ -198,8 +203,8 @@ static void watchdog(double seconds, const char *msg) {
     return;
   snprintf(E.watchdog_msg, sizeof E.watchdog_msg, "%s", msg ? msg : "watchdog expired");
   E.watchdog_msg[strcspn(E.watchdog_msg, "\n")] = 0; /* one line with the simulated time */
-  sim_net_timer(E.net, sim_net_now(E.net) + (sim_time)(seconds * SIM_PS_PER_S), SIM_T_WATCHDOG,
-                (uint32_t)E.watchdog_gen);
+  sim_net_timer_passive(E.net, sim_net_now(E.net) + (sim_time)(seconds * SIM_PS_PER_S),
+                        SIM_T_WATCHDOG, (uint32_t)E.watchdog_gen);
 }
 
 /* The run's seed (every rank, before any packet moves): the fabric's

@@ -111,6 +111,25 @@ void sim_net_timer(sim_net *n, sim_time t, uint32_t kind, uint32_t id) {
   sim_des_push(&n->des, t, EV_USER + kind, id);
 }
 
+static int passive_kind(const sim_net *n, uint32_t kind) {
+  for (int k = 0; k < n->npassive_kinds; k++)
+    if (n->passive_kind[k] == kind)
+      return 1;
+  return 0;
+}
+
+void sim_net_timer_passive(sim_net *n, sim_time t, uint32_t kind, uint32_t id) {
+  if (!passive_kind(n, kind)) {
+    if (n->npassive_kinds == SIM_PASSIVE_KINDS)
+      contend_fail("internal error: more than %d kinds of passive timers", SIM_PASSIVE_KINDS);
+    n->passive_kind[n->npassive_kinds++] = kind;
+  }
+  n->passive++;
+  sim_des_push(&n->des, t, EV_USER + kind, id);
+}
+
+size_t sim_net_pending_active(const sim_net *n) { return sim_des_pending(&n->des) - n->passive; }
+
 /* ---- occupancy and stalls (counters) ---- */
 
 _Static_assert(SIM_TOPO_MAX_RADIX <= INT16_MAX, "sim_chan.dst_port is 16 bits");
@@ -521,10 +540,13 @@ int sim_net_run(sim_net *n, sim_time until, int (*stop)(void *arg), void *arg) {
       sim_cc_event(n, e.id);
       break;
     case EV_SAMPLE:
+      n->passive--;
       if (n->sample)
         n->sample(n->sample_arg);
       break;
     default:
+      if (n->npassive_kinds && passive_kind(n, e.kind - EV_USER))
+        n->passive--;
       if (n->hooks.timer)
         n->hooks.timer(n->hooks.arg, e.kind - EV_USER, e.id);
       break;

@@ -150,6 +150,15 @@ sim_msg *sim_msg_at(sim_net *n, uint32_t msg);
 void sim_msg_send(sim_net *n, uint32_t msg);
 /* Calls hooks->timer(kind, id) at time t (>= now). */
 void sim_net_timer(sim_net *n, sim_time t, uint32_t kind, uint32_t id);
+/* The same, for a timer that by itself neither moves a packet nor wakes a
+ * rank (a watchdog, a periodic controller): sim_net_pending_active does
+ * not count it.  A kind is passive or not for the whole run (at most
+ * SIM_PASSIVE_KINDS kinds). */
+void sim_net_timer_passive(sim_net *n, sim_time t, uint32_t kind, uint32_t id);
+/* Pending events that may move a packet or wake a rank: all but passive
+ * timers and the counters' samples.  0 with every rank parked: nothing
+ * can ever wake them (a deadlock), whatever the passive timers do. */
+size_t sim_net_pending_active(const sim_net *n);
 /* Runs events in time order until none is left, the next is later than
  * `until`, or stop(arg) returns non-zero after an event.  Returns 1 if
  * events remain. */

@@ -13,6 +13,7 @@
  * queue's reserved minimum / returned its input credits on admission */
 enum { PKT_LAST = 1, PKT_ECN = 2, PKT_RSV = 4, PKT_CRED = 8 };
 /* EV_ROUTER: the router model's own events (sim_router_model.event) */
+enum { SIM_PASSIVE_KINDS = 4 };
 enum { EV_ARRIVE = 0, EV_ARB = 1, EV_CC = 2, EV_SAMPLE = 3, EV_ROUTER = 4, EV_USER = 16 };
 
 /* One cache line per packet (the pool is aligned). */
@@ -130,6 +131,11 @@ struct sim_net {
   /* counters.c's sampler: called at EV_SAMPLE events */
   void (*sample)(void *arg);
   void *sample_arg;
+  /* pending events that are EV_SAMPLE or passive timers (of the kinds
+   * in passive_kind[0..npassive_kinds)): sim_net_pending_active */
+  size_t passive;
+  uint32_t passive_kind[SIM_PASSIVE_KINDS];
+  int npassive_kinds;
 };
 
 /* ---- shared by net.c and the router models ---- */

@@ -21,15 +21,18 @@ static const void *outbox(sim_net *n, const sim_par *par, int k, int q, size_t *
 /* What every process tells every other at a swap, after its lengths:
  * its next event before the swap (INT64_MAX: none), whether it sent any
  * record this window (their events come at the earliest a window after
- * the sender's window began: par->bound), and whether it has ranks. */
-enum { H_MINE, H_SENT, H_BUSY, H_N };
+ * the sender's window began: par->bound), whether it has ranks, and
+ * whether anything it holds or sent may still wake a rank (pending events
+ * other than passive timers and samples, or records sent). */
+enum { H_MINE, H_SENT, H_BUSY, H_LIVE, H_N };
 
 /* Everything the parts sent each other in the last window, swapped and
  * applied in the senders' order: to each process, a length per layer and
  * the header above, then the layers' records.  Returns the next window's
  * start: the earliest of every process's next event and, if any record
  * went anywhere, the bound on its events (the same in every process). */
-static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int *any_busy) {
+static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int *any_busy,
+                         int *any_live) {
   const double t0 = now_s();
   const int P = par->parts;
   int layers = 1;
@@ -51,7 +54,8 @@ static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int 
     }
     total += counts[q];
   }
-  const int64_t tell[H_N] = {mine == SIM_NEVER ? INT64_MAX : (int64_t)mine, sent, busy != 0};
+  const int64_t tell[H_N] = {mine == SIM_NEVER ? INT64_MAX : (int64_t)mine, sent, busy != 0,
+                             sent || sim_net_pending_active(n) > 0};
   char *send = malloc(total ? total : 1), *at = send;
   if (!send)
     contend_fail("out of memory (simulator outboxes, %zu B)", total);
@@ -74,7 +78,7 @@ static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int 
     par->channel[k - 1]->clear();
   char *got = par->world->ops->alltoallv(par->world, send, counts, rcounts);
   at = got;
-  int64_t next = INT64_MAX, anybody = 0;
+  int64_t next = INT64_MAX, anybody = 0, live = 0;
   for (int q = 0; q < P; q++) {
     const char *h = at;
     int64_t told[H_N];
@@ -84,6 +88,7 @@ static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int 
     if (told[H_SENT] && (int64_t)par->bound < next)
       next = (int64_t)par->bound;
     anybody |= told[H_BUSY];
+    live |= told[H_LIVE];
     at += head;
     for (int k = 0; k < layers; k++) {
       uint64_t len;
@@ -101,6 +106,8 @@ static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int 
   par->wait_s += now_s() - t0;
   if (any_busy)
     *any_busy = anybody != 0;
+  if (any_live)
+    *any_live = live != 0;
   return next == INT64_MAX ? SIM_NEVER : (sim_time)next;
 }
 
@@ -113,8 +120,9 @@ sim_time sim_par_window_end(sim_par *par, sim_time next, sim_time until) {
   return end;
 }
 
-sim_time sim_par_swap(sim_net *n, sim_par *par, sim_time mine, int busy, int *any_busy) {
-  return exchange(n, par, mine, busy, any_busy);
+sim_time sim_par_swap(sim_net *n, sim_par *par, sim_time mine, int busy, int *any_busy,
+                      int *any_live) {
+  return exchange(n, par, mine, busy, any_busy, any_live);
 }
 
 sim_time sim_par_agree(sim_par *par, sim_time mine, int busy, int *any_busy) {
@@ -138,6 +146,6 @@ int sim_par_run(sim_net *n, sim_par *par, sim_time until) {
     if (next == SIM_NEVER || next > until)
       return next != SIM_NEVER;
     sim_net_run(n, sim_par_window_end(par, next, until), NULL, NULL);
-    next = exchange(n, par, mine_of(n), 0, NULL);
+    next = exchange(n, par, mine_of(n), 0, NULL, NULL);
   }
 }

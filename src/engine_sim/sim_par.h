@@ -57,11 +57,14 @@ int sim_par_run(sim_net *n, sim_par *par, sim_time until);
  * (one collective a window): returns the next window's start, the
  * earliest of every part's `mine` (its next event before the swap;
  * SIM_NEVER: none) and of the events of what was sent (at least a window
- * on), the same in every part, and in *any_busy whether any part passed
- * busy != 0.  sim_par_agree (collective): that agreement alone, for a
+ * on), the same in every part, in *any_busy whether any part passed
+ * busy != 0, and in *any_live (may be NULL) whether any part held or sent
+ * something that may wake a rank (sim_net_pending_active; 0 with every
+ * rank parked: a deadlock).  sim_par_agree (collective): that agreement alone, for a
  * start (nothing sent yet). */
 sim_time sim_par_window_end(sim_par *par, sim_time next, sim_time until);
-sim_time sim_par_swap(sim_net *n, sim_par *par, sim_time mine, int busy, int *any_busy);
+sim_time sim_par_swap(sim_net *n, sim_par *par, sim_time mine, int busy, int *any_busy,
+                      int *any_live);
 sim_time sim_par_agree(sim_par *par, sim_time mine, int busy, int *any_busy);
 
 #endif

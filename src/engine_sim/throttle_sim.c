@@ -56,7 +56,7 @@ int sim_throttle_config(const contend_params *opts, double node_gbps, ct_config 
 }
 
 static void arm(sim_throttle *t) {
-  sim_net_timer(t->net, sim_net_now(t->net) + t->window, t->timer_kind, 0);
+  sim_net_timer_passive(t->net, sim_net_now(t->net) + t->window, t->timer_kind, 0);
 }
 
 int sim_throttle_open(sim_throttle **out, sim_net *net, const ct_config *cfg, int signal,

@@ -5,6 +5,8 @@
  *   otf2_forge DIR outside-comm   rank 0 sends to rank 5 of the 2-rank world
  *   otf2_forge DIR huge-message   rank 0 sends 2 GiB (beyond the 1 GiB limit)
  *   otf2_forge DIR many-ranks     65537 locations defined (beyond the limit)
+ *   otf2_forge DIR no-send        rank 1 receives 64 B that rank 0 never
+ *                                 sends (a replay deadlocks)
  *   otf2_forge DIR ok             rank 0 sends 64 B to rank 1 (a control)
  * Exit status 0, or 1 with a message. */
 #include <otf2/otf2.h>
@@ -24,14 +26,15 @@ static OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: otf2_forge DIR unknown-comm|outside-comm|huge-message|many-ranks|ok\n");
+    fprintf(stderr,
+            "usage: otf2_forge DIR unknown-comm|outside-comm|huge-message|many-ranks|no-send|ok\n");
     return 1;
   }
   const char *kind = argv[2];
   OTF2_CommRef comm = 0;
   uint32_t peer = 1;
   uint64_t bytes = 64;
-  int nloc = 2;
+  int nloc = 2, send = 1;
   if (!strcmp(kind, "unknown-comm"))
     comm = 7;
   else if (!strcmp(kind, "outside-comm"))
@@ -40,6 +43,8 @@ int main(int argc, char **argv) {
     bytes = 2ULL << 30;
   else if (!strcmp(kind, "many-ranks"))
     nloc = 65537;
+  else if (!strcmp(kind, "no-send"))
+    send = 0;
   else if (strcmp(kind, "ok")) {
     fprintf(stderr, "otf2_forge: unknown kind %s\n", kind);
     return 1;
@@ -56,9 +61,9 @@ int main(int argc, char **argv) {
   for (int r = 0; r < 2; r++) {
     OTF2_EvtWriter *ev = OTF2_Archive_GetEvtWriter(ar, (OTF2_LocationRef)r);
     OTF2_EvtWriter_Enter(ev, NULL, 10, 0);
-    if (r == 0)
+    if (r == 0 && send)
       OTF2_EvtWriter_MpiSend(ev, NULL, 11, peer, comm, 0, bytes);
-    else
+    else if (r == 1)
       OTF2_EvtWriter_MpiRecv(ev, NULL, 11, 0, 0, 0, 64);
     OTF2_EvtWriter_Leave(ev, NULL, 12, 0);
     OTF2_Archive_CloseEvtWriter(ar, ev);
