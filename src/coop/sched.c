@@ -47,22 +47,63 @@ static void rank_main(void *p) {
   S.s[r].status = S.body(r, S.arg);
 }
 
-/* Names up to 8 parked ranks and ends the run. */
+/* Names the parked ranks by what they wait for and ends the run: the
+ * reasons (at most 8) fewest ranks first, as the rank stuck on its own
+ * is the one to look at, each with up to 4 of its ranks. */
+enum { DL_GROUPS = 8, DL_NAMED = 4 };
+struct dl_group {
+  const char *why;
+  int count, first[DL_NAMED];
+};
 static void deadlock(void) {
-  char msg[1024];
-  int len = snprintf(msg, sizeof msg, "deadlock: %d rank%s parked and none runnable:", S.nparked,
-                     S.nparked == 1 ? "" : "s");
-  int shown = 0;
-  for (int r = 0; r < S.n && shown < 8; r++)
-    if (S.s[r].state == PARKED) {
-      len += snprintf(msg + len, sizeof msg - (size_t)len, "%s rank %d (%.80s)", shown ? "," : "",
-                      r, S.s[r].why ? S.s[r].why : "?");
-      shown++;
-      if (len >= (int)sizeof msg)
-        break;
+  struct dl_group g[DL_GROUPS];
+  int ng = 0, other = 0;
+  for (int r = 0; r < S.n; r++) {
+    if (S.s[r].state != PARKED)
+      continue;
+    const char *why = S.s[r].why ? S.s[r].why : "?";
+    int k = 0;
+    while (k < ng && strcmp(g[k].why, why))
+      k++;
+    if (k == ng) {
+      if (ng == DL_GROUPS) {
+        other++;
+        continue;
+      }
+      g[ng].why = why;
+      g[ng++].count = 0;
     }
-  if (S.nparked > shown && len < (int)sizeof msg)
-    snprintf(msg + len, sizeof msg - (size_t)len, " and %d more", S.nparked - shown);
+    if (g[k].count < DL_NAMED)
+      g[k].first[g[k].count] = r;
+    g[k].count++;
+  }
+  for (int a = 1; a < ng; a++) /* fewest first; among equals, by first rank (stable) */
+    for (int b = a; b > 0 && g[b].count < g[b - 1].count; b--) {
+      const struct dl_group t = g[b];
+      g[b] = g[b - 1];
+      g[b - 1] = t;
+    }
+  char msg[2048];
+  size_t len =
+      (size_t)snprintf(msg, sizeof msg, "deadlock: %d rank%s parked and none runnable:", S.nparked,
+                       S.nparked == 1 ? "" : "s");
+  for (int k = 0; k < ng && len < sizeof msg; k++) {
+    if (g[k].count == 1) {
+      len += (size_t)snprintf(msg + len, sizeof msg - len, "%s rank %d (%.80s)", k ? ";" : "",
+                              g[k].first[0], g[k].why);
+      continue;
+    }
+    len += (size_t)snprintf(msg + len, sizeof msg - len, "%s %d ranks (%.80s):", k ? ";" : "",
+                            g[k].count, g[k].why);
+    const int shown = g[k].count < DL_NAMED ? g[k].count : DL_NAMED;
+    for (int i = 0; i < shown && len < sizeof msg; i++)
+      len += (size_t)snprintf(msg + len, sizeof msg - len, "%s %d", i ? "," : "", g[k].first[i]);
+    if (g[k].count > shown && len < sizeof msg)
+      len += (size_t)snprintf(msg + len, sizeof msg - len, " and %d more", g[k].count - shown);
+  }
+  if (other && len < sizeof msg)
+    snprintf(msg + len, sizeof msg - len, "; %d more rank%s waiting for other things", other,
+             other == 1 ? "" : "s");
   fprintf(stderr, "contend: %s\n", msg); /* no rank to name: the scheduler speaks */
   contend_die();
 }

@@ -175,7 +175,9 @@ static int deadlock_body(int rank, void *arg) {
   const int n = *(int *)arg;
   if (rank == n - 1)
     return 0; /* the only rank that could have woken the others leaves */
-  coop_park(rank % 2 ? "an odd wait" : "an even wait");
+  static const char *const tenth[] = {"wait 0", "wait 1", "wait 2", "wait 3", "wait 4",
+                                      "wait 5", "wait 6", "wait 7", "wait 8", "wait 9"};
+  coop_park(n > 20 ? tenth[rank % 10] : rank % 2 ? "an odd wait" : "an even wait");
   return 0;
 }
 
@@ -246,13 +248,21 @@ static void test_failures(void) {
   int n = 4;
   int st = in_child(run_deadlock, &n, err, sizeof err);
   CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
-  CHECK(!strcmp(err, "contend: deadlock: 3 ranks parked and none runnable: rank 0 (an even wait), "
-                     "rank 1 (an odd wait), rank 2 (an even wait)\n"));
+  /* grouped by what they wait for, the fewest ranks first */
+  CHECK(!strcmp(err, "contend: deadlock: 3 ranks parked and none runnable: rank 1 (an odd wait); "
+                     "2 ranks (an even wait): 0, 2\n"));
   n = 20;
   st = in_child(run_deadlock, &n, err, sizeof err);
   CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
-  CHECK(strstr(err, "deadlock: 19 ranks parked") &&
-        strstr(err, "rank 7 (an odd wait) and 11 more") && !strstr(err, "rank 8 ("));
+  CHECK(!strcmp(err, "contend: deadlock: 19 ranks parked and none runnable: 9 ranks (an odd wait): "
+                     "1, 3, 5, 7 and 5 more; 10 ranks (an even wait): 0, 2, 4, 6 and 6 more\n"));
+  n = 31; /* ten reasons: eight named, the others counted */
+  st = in_child(run_deadlock, &n, err, sizeof err);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+  CHECK(strstr(err, "contend: deadlock: 30 ranks parked and none runnable: 3 ranks (wait 0): 0, "
+                    "10, 20; 3 ranks (wait 1): 1, 11, 21;") &&
+        strstr(err, "; 3 ranks (wait 7): 7, 17, 27; 6 more ranks waiting for other things\n") &&
+        !strstr(err, "wait 8"));
   st = in_child(run_overflow, NULL, err, sizeof err);
   CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
   st = in_child(run_unguarded, (void *)(intptr_t)100, err, sizeof err); /* about 30 KiB */
