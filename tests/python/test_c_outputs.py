@@ -5,9 +5,12 @@ through temporaries, and a refused or failed run leaves nothing behind
 (no header-only counters CSV, no temporary)."""
 
 import os
+import signal
+import subprocess
+import time
 
 import pytest
-from refusal import assert_refused, listing, run
+from refusal import assert_refused, contend_bin, listing, run
 
 JOB = """[JOB_NAME] a
 [NID_LIST] 0-1
@@ -148,6 +151,32 @@ def test_failed_sim_run_leaves_no_counters_or_log(work):
     r = run(args, cwd=work, timeout=30)
     assert r.returncode == 3, r.stderr
     assert "watchdog" in r.stderr and "contend: contend:" not in r.stderr, r.stderr
+    assert listing(work) == before
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_terminated_run_leaves_no_temporary(work, sig):
+    """A run ended by a signal (a batch system's time limit sends SIGTERM,
+    ^C SIGINT, a closed terminal SIGHUP) removes its outputs' temporaries
+    and ends as the signal would have; before, they stayed behind."""
+    before = listing(work)
+    args = ["sim", "--topology", "dragonfly:a=8,p=4,h=4", "--load", "0.5", "--measure-us", "500",
+            "-o", "s.json", "--counters", "c.csv", "--counter-interval-us", "1", "-q"]  # fmt: skip
+    p = subprocess.Popen([str(contend_bin()), *args], cwd=work, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not any(".tmp." in x.name for x in work.iterdir()):
+            assert p.poll() is None, "the run ended before its temporaries appeared"
+            assert time.monotonic() < deadline, "no temporary after 60 s"
+            time.sleep(0.05)
+        p.send_signal(sig)
+        p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == -sig
     assert listing(work) == before
 
 
