@@ -162,8 +162,15 @@ def test_a_terminated_run_leaves_no_temporary(work, sig):
     before = listing(work)
     args = ["sim", "--topology", "dragonfly:a=8,p=4,h=4", "--load", "0.5", "--measure-us", "500",
             "-o", "s.json", "--counters", "c.csv", "--counter-interval-us", "1", "-q"]  # fmt: skip
-    p = subprocess.Popen([str(contend_bin()), *args], cwd=work, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)  # fmt: skip
+    # the child gets the signal at its default, as from a shell (under
+    # nohup SIGHUP is ignored, an ignored signal stays ignored across exec,
+    # and contend leaves it so)
+    before_sig = signal.signal(sig, signal.SIG_DFL)
+    try:
+        p = subprocess.Popen([str(contend_bin()), *args], cwd=work, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)  # fmt: skip
+    finally:
+        signal.signal(sig, before_sig)
     try:
         deadline = time.monotonic() + 60
         while not any(".tmp." in x.name for x in work.iterdir()):
