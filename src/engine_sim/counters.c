@@ -255,6 +255,13 @@ static int work_left(const sim_net *n) {
   return 0;
 }
 
+/* The next sample at now + interval: a passive event (it wakes no rank,
+ * sim_net_pending_active leaves it out). */
+static void next_sample(sim_net *n, sim_time interval) {
+  n->passive++;
+  sim_des_push(&n->des, n->des.now + interval, EV_SAMPLE, 0);
+}
+
 /* The sample event: the timer runs in every part at the same times, so
  * over processes every part takes every sample (the collective in it is
  * made by all, in the same order, inside the same window). */
@@ -263,10 +270,8 @@ static void on_sample(void *arg) {
   sim_net *n = k->n;
   int more = k->interval && work_left(n);
   take_sample(k, n->des.now, &more);
-  if (more) { /* the fabric still has work: keep sampling */
-    n->passive++;
-    sim_des_push(&n->des, n->des.now + k->interval, EV_SAMPLE, 0);
-  }
+  if (more) /* the fabric still has work: keep sampling */
+    next_sample(n, k->interval);
 }
 
 int sim_counters_open(sim_counters **out, sim_net *n, contend_group *world, const char *path,
@@ -301,10 +306,8 @@ int sim_counters_open(sim_counters **out, sim_net *n, contend_group *world, cons
   }
   n->sample = on_sample;
   n->sample_arg = k;
-  if (interval) {
-    n->passive++;
-    sim_des_push(&n->des, n->des.now + interval, EV_SAMPLE, 0);
-  }
+  if (interval)
+    next_sample(n, interval);
   *out = k;
   return 0;
 }

@@ -22,9 +22,9 @@ static const void *outbox(sim_net *n, const sim_par *par, int k, int q, size_t *
  * its next event before the swap (INT64_MAX: none), whether it sent any
  * record this window (their events come at the earliest a window after
  * the sender's window began: par->bound), whether it has ranks, and
- * whether anything it holds or sent may still wake a rank (pending events
- * other than passive timers and samples, or records sent). */
-enum { H_MINE, H_SENT, H_BUSY, H_LIVE, H_N };
+ * whether it holds events other than passive timers and samples (with
+ * H_SENT: whether anything of it may still wake a rank). */
+enum { H_MINE, H_SENT, H_BUSY, H_ACTIVE, H_N };
 
 /* Everything the parts sent each other in the last window, swapped and
  * applied in the senders' order: to each process, a length per layer and
@@ -55,7 +55,7 @@ static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int 
     total += counts[q];
   }
   const int64_t tell[H_N] = {mine == SIM_NEVER ? INT64_MAX : (int64_t)mine, sent, busy != 0,
-                             sent || sim_net_pending_active(n) > 0};
+                             sim_net_pending_active(n) > 0};
   char *send = malloc(total ? total : 1), *at = send;
   if (!send)
     contend_fail("out of memory (simulator outboxes, %zu B)", total);
@@ -88,7 +88,7 @@ static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int 
     if (told[H_SENT] && (int64_t)par->bound < next)
       next = (int64_t)par->bound;
     anybody |= told[H_BUSY];
-    live |= told[H_LIVE];
+    live |= told[H_SENT] | told[H_ACTIVE];
     at += head;
     for (int k = 0; k < layers; k++) {
       uint64_t len;
