@@ -24,7 +24,90 @@ void sim_des_free(sim_des *d) {
   contend_vgrow_free(d->tmp, d->capcur, sizeof *d->tmp);
   contend_vgrow_free(d->side.h, d->side.cap, sizeof *d->side.h);
   contend_vgrow_free(d->far.h, d->far.cap, sizeof *d->far.h);
+  for (int k = 0; k < d->nnowset; k++)
+    free(d->nowset[k].bits[0]);
   sim_des_init(d);
+}
+
+/* ---- the bitmap of the current time's events of one kind ---- */
+
+void sim_des_now_kind(sim_des *d, uint32_t kind, uint32_t ids) {
+  if (sim_des_pending(d) || d->processed)
+    contend_fail("internal error: sim_des_now_kind on a used queue");
+  const uint64_t cap = 1ull << (6 * SIM_DES_NOW_LEVELS);
+  ids = ids > cap ? (uint32_t)cap : ids;
+  if (!ids || d->nnowset == SIM_DES_NOW_KINDS)
+    return;
+  sim_des_nowset *s = &d->nowset[d->nnowset];
+  size_t words[SIM_DES_NOW_LEVELS], total = 0;
+  int levels = 0;
+  for (uint64_t nbits = ids;; nbits = words[levels - 1]) {
+    words[levels] = (size_t)((nbits + 63) / 64);
+    total += words[levels++];
+    if (words[levels - 1] == 1)
+      break;
+  }
+  uint64_t *b = calloc(total, sizeof *b);
+  if (!b)
+    contend_fail("out of memory for the simulator's event queue (%zu B)", total * sizeof *b);
+  for (int l = 0; l < levels; l++) {
+    s->bits[l] = b;
+    b += words[l];
+  }
+  s->kind = kind;
+  s->ids = ids;
+  s->levels = levels;
+  s->words = total;
+  d->nnowset++;
+}
+
+/* Adds id (< ids); 0 when it is held already (the caller queues the
+ * duplicate elsewhere, so that both pop). */
+static inline int nowset_add(sim_des_nowset *s, uint32_t id) {
+  const uint64_t bit = 1ull << (id & 63);
+  if (s->bits[0][id >> 6] & bit)
+    return 0;
+  uint32_t i = id;
+  for (int l = 0; l < s->levels; l++, i >>= 6) {
+    uint64_t *w = &s->bits[l][i >> 6];
+    const uint64_t was = *w;
+    *w = was | 1ull << (i & 63);
+    if (was)
+      break; /* the levels above have this word's bit */
+  }
+  if (!s->n++ || id < s->min)
+    s->min = id;
+  return 1;
+}
+
+/* Removes the smallest id and finds the next one: up the levels to the
+ * first word with a bit past it, then down. */
+static void nowset_pop_min(sim_des_nowset *s) {
+  uint32_t i = s->min;
+  for (int l = 0; l < s->levels; l++, i >>= 6) {
+    uint64_t *w = &s->bits[l][i >> 6];
+    *w &= ~(1ull << (i & 63));
+    if (*w)
+      break;
+  }
+  if (!--s->n)
+    return;
+  i = s->min; /* a held id is above it: the search ends within the levels */
+  int l = 0;
+  for (;;) {
+    const uint64_t m = s->bits[l][i >> 6] & (~0ull << (i & 63));
+    if (m) {
+      i = (i & ~63u) | (uint32_t)__builtin_ctzll(m);
+      break;
+    }
+    i = (i >> 6) + 1;
+    l++;
+  }
+  while (l > 0) {
+    l--;
+    i = i * 64 + (uint32_t)__builtin_ctzll(s->bits[l][i]);
+  }
+  s->min = i;
 }
 
 /* The event arrays grow in their own mappings (vgrow.h): a queue of
@@ -195,7 +278,7 @@ static void sort_bucket(sim_event *a, sim_event *t, size_t n) {
   }
 }
 
-/* cur and side are empty: takes the next bucket (wheel or far) into cur.
+/* cur, side and the nowsets are empty: takes the next bucket (wheel or far) into cur.
  * 0 when nothing is left. */
 static int refill(sim_des *d) {
   const uint64_t dist = wheel_next(d, (uint32_t)(d->cur_abs & BMASK));
@@ -256,6 +339,12 @@ void sim_des_push(sim_des *d, sim_time t, uint32_t kind, uint32_t id) {
   if (t < d->now)
     contend_fail("internal error: simulator event in the past (%llu < %llu ps)",
                  (unsigned long long)t, (unsigned long long)d->now);
+  if (t == d->now)
+    for (int k = 0; k < d->nnowset; k++)
+      if (kind == d->nowset[k].kind && id < d->nowset[k].ids && nowset_add(&d->nowset[k], id)) {
+        d->nowset_n++;
+        return;
+      }
   const sim_event e = {.t = t, .id = id, .kind = kind};
   const uint64_t abs = t >> SIM_DES_BUCKET_SHIFT;
   if (abs <= d->cur_abs)
@@ -266,32 +355,55 @@ void sim_des_push(sim_des *d, sim_time t, uint32_t kind, uint32_t id) {
     heap_push(&d->far, e);
 }
 
-/* The earliest of cur and side (both of the current bucket), or NULL. */
-static inline const sim_event *near_min(const sim_des *d) {
-  const sim_event *c = d->pos < d->ncur ? &d->cur[d->pos] : NULL;
-  if (!d->side.n)
-    return c;
-  return c && before(c, &d->side.h[0]) ? c : &d->side.h[0];
+/* The earliest event of cur, side and the nowsets (all of the current
+ * bucket) into *e: 0 from cur, 1 side, 2 + k nowset k; -1 none. */
+static inline int near_min(const sim_des *d, sim_event *e) {
+  int w = -1;
+  if (d->pos < d->ncur) {
+    *e = d->cur[d->pos];
+    w = 0;
+  }
+  if (d->side.n && (w < 0 || before(&d->side.h[0], e))) {
+    *e = d->side.h[0];
+    w = 1;
+  }
+  if (d->nowset_n)
+    for (int k = 0; k < d->nnowset; k++)
+      if (d->nowset[k].n) {
+        const sim_event s = {.t = d->now, .id = d->nowset[k].min, .kind = d->nowset[k].kind};
+        if (w < 0 || before(&s, e)) {
+          *e = s;
+          w = 2 + k;
+        }
+      }
+  return w;
 }
 
 sim_time sim_des_next_time(sim_des *d) {
-  const sim_event *m = near_min(d);
-  if (!m && refill(d))
-    m = near_min(d);
-  return m ? m->t : SIM_NEVER;
+  if (d->nowset_n) /* nothing pending is earlier than now */
+    return d->now;
+  sim_event e;
+  int w = near_min(d, &e);
+  if (w < 0 && refill(d))
+    w = near_min(d, &e);
+  return w < 0 ? SIM_NEVER : e.t;
 }
 
 int sim_des_pop(sim_des *d, sim_event *out) {
-  const sim_event *m = near_min(d);
-  if (!m) {
+  int w = near_min(d, out);
+  if (w < 0) {
     if (!refill(d))
       return 0;
-    m = near_min(d);
+    w = near_min(d, out);
   }
-  if (m == &d->cur[d->pos] && d->pos < d->ncur)
-    *out = d->cur[d->pos++];
-  else
-    *out = heap_pop(&d->side);
+  if (w == 0)
+    d->pos++;
+  else if (w == 1)
+    heap_pop(&d->side);
+  else {
+    nowset_pop_min(&d->nowset[w - 2]);
+    d->nowset_n--;
+  }
   d->now = out->t;
   d->processed++;
   return 1;

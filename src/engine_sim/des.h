@@ -16,8 +16,14 @@
  * - events beyond the wheel's horizon wait in a 4-ary heap (`far`);
  * - the current bucket is taken out whole (wheel chunks and the far
  *   events that fall in it), sorted by (time, kind, id) into `cur` and
- *   popped in order; events scheduled into it meanwhile (those at the
- *   current time included) go to a small heap (`side`) merged on pop.
+ *   popped in order; events scheduled into it meanwhile go to a small
+ *   heap (`side`) merged on pop;
+ * - events of a few kinds (sim_des_now_kind: a channel's arbitration or
+ *   a router's allocation asked for at once, thousands pending at one
+ *   time on a large fabric) pushed for the current time are bits of a
+ *   bitmap by id per kind (`nowset`), in levels of 64 words: a push sets
+ *   a bit, a pop finds the next one, whatever their number; they pop in
+ *   (kind, id) order, as from the heap.
  * sim_des_ahead() lets the loop look at the next events of the current
  * bucket to prefetch their state. */
 #ifndef CONTEND_SIM_DES_H
@@ -56,6 +62,21 @@ typedef struct sim_des_heap {
   size_t n, cap;
 } sim_des_heap;
 
+/* The bitmap of `kind` events at the current time (sim_des_now_kind):
+ * level 0 has a bit per id, level l + 1 a bit per non-zero word of level
+ * l; the top level is one word. */
+#define SIM_DES_NOW_LEVELS 4 /* ids below 64^4 */
+#define SIM_DES_NOW_KINDS 2
+typedef struct sim_des_nowset {
+  uint32_t kind; /* UINT32_MAX: none */
+  uint32_t ids;  /* ids below this are kept here */
+  int levels;
+  uint64_t *bits[SIM_DES_NOW_LEVELS];
+  size_t words; /* of all levels, one allocation from bits[0] */
+  size_t n;     /* events held, all at time now */
+  uint32_t min; /* the smallest id held (when n) */
+} sim_des_nowset;
+
 typedef struct sim_des_chunk {
   uint32_t next, n;
   sim_event ev[SIM_DES_CHUNK];
@@ -73,12 +94,20 @@ typedef struct sim_des {
   size_t pos, ncur, capcur;
   sim_event *tmp; /* sort scratch, capcur */
   sim_des_heap side, far;
+  sim_des_nowset nowset[SIM_DES_NOW_KINDS];
+  int nnowset;   /* kinds given a nowset */
+  size_t nowset_n; /* events in them */
   uint64_t processed; /* events popped */
   sim_time now;
 } sim_des;
 
 void sim_des_init(sim_des *d);
 void sim_des_free(sim_des *d);
+/* Keeps the events of `kind` with ids below `ids` that are pushed for the
+ * current time in a bitmap (ids / 8 bytes and less above); on an empty
+ * queue, for up to SIM_DES_NOW_KINDS kinds (more are left to the heap).
+ * The order of events is unchanged. */
+void sim_des_now_kind(sim_des *d, uint32_t kind, uint32_t ids);
 /* Schedules (kind, id) at t (>= now; earlier times are a programming
  * error and end the run). */
 void sim_des_push(sim_des *d, sim_time t, uint32_t kind, uint32_t id);
@@ -89,10 +118,10 @@ int sim_des_pop(sim_des *d, sim_event *e);
 sim_time sim_des_next_time(sim_des *d);
 /* Events pending. */
 static inline size_t sim_des_pending(const sim_des *d) {
-  return (d->ncur - d->pos) + d->side.n + d->far.n + d->nwheel;
+  return (d->ncur - d->pos) + d->side.n + d->far.n + d->nwheel + d->nowset_n;
 }
 /* The k-th next event of the current bucket's sorted run, or NULL: a
- * hint for prefetching (side events are not seen). */
+ * hint for prefetching (side and nowset events are not seen). */
 static inline const sim_event *sim_des_ahead(const sim_des *d, size_t k) {
   return d->pos + k < d->ncur ? &d->cur[d->pos + k] : NULL;
 }

@@ -680,6 +680,11 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   }
   n->free_pkt = n->free_msg = n->free_cred = SIM_NIL;
   sim_des_init(&n->des);
+  /* a channel's arbitration, a router's own event (voq: its allocation),
+   * asked for at once */
+  sim_des_now_kind(&n->des, EV_ARB, n->nchan);
+  if (cfg->router->event)
+    sim_des_now_kind(&n->des, EV_ROUTER, (uint32_t)t->nrouters);
   n->rng = sim_xcalloc((size_t)t->nrouters, sizeof *n->rng, "routing streams");
   sim_net_seed(n, cfg->seed);
   if (n->cfg.router->init)

@@ -132,6 +132,9 @@ int sim_routing_new_unchecked(const sim_topo *t, const char *name, const sim_rou
 int sim_routing_check_deadlock_ref(const sim_routing *R, int width, int use_dclass,
                                    uint64_t *digest, char *err, size_t errlen);
 const sim_topo *sim_routing_topo(const sim_routing *R);
+/* The name of the routing whose alternatives include R's everywhere, which
+ * the deadlock check tries first (routing_impl.h's covered_by), or NULL. */
+const char *sim_routing_cover(const sim_routing *R);
 int sim_routing_classes(const sim_routing *R); /* VC classes in use */
 int sim_routing_lanes(const sim_routing *R);   /* VC = class * lanes + lane */
 

@@ -82,6 +82,14 @@ struct sim_routing_def {
    * D-mod-k's up ports); the check batches keys in rank order, which only
    * changes its speed.  NULL: node order. */
   int64_t (*key_rank)(const sim_routing *R, int dst);
+  /* Optional: a routing of the same family (same init, so the same
+   * tables; same classes) whose alternatives include this one's at every
+   * router, for every destination, input and state.  Its graph contains
+   * this one's, so if it is acyclic this one is: the deadlock check tries
+   * it first when it is cheaper (keys per router, not per node: D-mod-k
+   * under random up ports), and checks this routing itself only if the
+   * cover has a cycle (the error is then this routing's own). */
+  const sim_routing_def *covered_by;
   const char *help; /* one line for --help and docs */
 };
 

@@ -436,6 +436,8 @@ static int alts_every_up(const sim_routing *R, int r, int inject, int dst,
   return tree_alternatives(R, r, dst, st, alts, max, 1);
 }
 
+extern const sim_routing_def sim_routing_tree_random;
+
 const sim_routing_def sim_routing_tree_dmodk = {
     .name = "dmodk",
     .kinds = SIM_KINDS_TREE,
@@ -447,6 +449,7 @@ const sim_routing_def sim_routing_tree_dmodk = {
     .alternatives = alts_one,
     .dclass = dclass_one,
     .key_rank = key_rank_dmodk,
+    .covered_by = &sim_routing_tree_random, /* its one up port is one of random's */
     .help = "static D-mod-k: up port (dst / prod w) mod w, by the destination node",
 };
 

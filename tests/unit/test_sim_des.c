@@ -2,8 +2,9 @@
  * promises: events pop in (time, kind, id) order, whatever mix of pushes
  * at the current time, within the current bucket, across the wheel and
  * beyond its horizon, peeks of the next time and pops (the reference is a
- * plain array searched for its minimum); and the same events pushed in
- * another order pop in the same order. */
+ * plain array searched for its minimum), with and without the bitmaps
+ * of events at the current time; and the same events pushed in another
+ * order pop in the same order. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -60,18 +61,33 @@ static size_t ref_min(const ref_event *r, size_t n) {
   return m;
 }
 
-static void run(int ops, int push_bias) {
+/* nowsets: kinds 1 and 4 keep their events at the current time in
+ * bitmaps (ids below 5,000, and below 64^3 + 5: four levels), some ids
+ * beyond them, repeated (time, kind, id) events among them; kind 7 asks
+ * for a third, which is left to the heap. */
+static void run(int ops, int push_bias, int nowsets) {
   sim_des d;
   sim_des_init(&d);
+  if (nowsets) {
+    sim_des_now_kind(&d, 1, 5000);
+    sim_des_now_kind(&d, 4, (1u << 18) + 5);
+    sim_des_now_kind(&d, 7, 100);
+  }
   ref_event *ref = malloc(sizeof *ref * (size_t)ops);
   size_t nref = 0;
   uint32_t id = 0; /* distinct ids: every event is told apart */
   int mismatches = 0;
+  size_t most_now = 0; /* events held in the bitmaps at once */
   for (int op = 0; op < ops; op++) {
     const uint64_t r = rnd() % 100;
     if (r < (uint64_t)push_bias || !nref) {
       const sim_time t = later(d.now);
-      const uint32_t kind = (uint32_t)(rnd() % 20), eid = id++ ^ 0x5555; /* not push order */
+      const uint32_t kind = (uint32_t)(rnd() % 20);
+      uint32_t eid = id++ ^ 0x5555; /* not push order */
+      if (nowsets && kind == 1)
+        eid = (uint32_t)(rnd() % 5100); /* repeats, and a few beyond the bitmap */
+      else if (nowsets && kind == 4)
+        eid = rnd() % 2 ? (uint32_t)(rnd() % 300) : (1u << 18) - (uint32_t)(rnd() % 200);
       sim_des_push(&d, t, kind, eid);
       ref[nref++] = (ref_event){t, kind, eid};
     } else if (r < (uint64_t)push_bias + 5) {
@@ -86,6 +102,7 @@ static void run(int ops, int push_bias) {
       ref[m] = ref[--nref];
     }
     mismatches += sim_des_pending(&d) != nref;
+    most_now = d.nowset_n > most_now ? d.nowset_n : most_now;
   }
   while (nref) { /* drain */
     const size_t m = ref_min(ref, nref);
@@ -99,6 +116,8 @@ static void run(int ops, int push_bias) {
   CHECK(sim_des_next_time(&d) == SIM_NEVER);
   CHECK(mismatches == 0);
   CHECK(d.processed == (uint64_t)id);
+  CHECK(d.nnowset == (nowsets ? 2 : 0));
+  CHECK(nowsets ? most_now > 1 : most_now == 0);
   free(ref);
   sim_des_free(&d);
 }
@@ -168,9 +187,11 @@ int main(void) {
     bucket_shape(shape, 400, 5);  /* and by insertion */
   }
   order_free_of_pushes(5000);
-  run(20000, 50); /* about as many pushes as pops: a small queue */
-  run(20000, 70); /* a growing queue: many events per bucket, chunks chained */
-  run(5000, 95);  /* mostly pushes, then drained in order */
+  for (int nowsets = 0; nowsets < 2; nowsets++) {
+    run(20000, 50, nowsets); /* about as many pushes as pops: a small queue */
+    run(20000, 70, nowsets); /* a growing queue: many events per bucket, chunks chained */
+    run(5000, 95, nowsets);  /* mostly pushes, then drained in order */
+  }
   printf("test_sim_des: %d checks, %d failures\n", checks, failures);
   return failures != 0;
 }

@@ -748,6 +748,63 @@ static void test_deadlock_reduction_exact(void) {
   printf("  deadlock check: reduced graph equals the per-destination one in %d cases\n", compared);
 }
 
+/* The deadlock check settles a routing through its cover when the cover
+ * is acyclic: sound only if the cover's alternatives include the
+ * routing's at every router for every destination, which is checked
+ * here on trees of each kind (D-mod-k under random). */
+static void test_deadlock_cover(void) {
+  const char *specs[] = {"fattree:pods=2,leaves=4,nodes=4,uplinks=2,pod_uplinks=3",
+                         "xgft:h=3,down=4,4,4,up=1,2,2", "xgft:h=2,down=8,8,up=4,8",
+                         conf("cover.conf", "SwitchName=l0 Nodes=c[1-2]\n"
+                                            "SwitchName=l1 Nodes=c[3-4]\n"
+                                            "SwitchName=a0 Switches=l[0-1]\n"
+                                            "SwitchName=a1 Switches=l[0-1]\n")};
+  int covered = 0, pairs = 0, missing = 0;
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    sim_topo t;
+    if (parse(specs[i], &t)) {
+      CHECK(0);
+      continue;
+    }
+    char names[64], err[512] = "";
+    snprintf(names, sizeof names, "%s", sim_routing_names(t.kind));
+    for (char *save = NULL, *nm = strtok_r(names, ",", &save); nm;
+         nm = strtok_r(NULL, ",", &save)) {
+      sim_routing *R = NULL, *C = NULL;
+      CHECK(sim_routing_new(&t, nm, NULL, &R, err, sizeof err) == 0);
+      const char *cov = R ? sim_routing_cover(R) : NULL;
+      if (!cov) {
+        sim_routing_free(R);
+        continue;
+      }
+      covered++;
+      CHECK(sim_routing_new(&t, cov, NULL, &C, err, sizeof err) == 0);
+      const sim_route_state st0 = {.inter = -1};
+      for (int r = 0; C && r < t.nrouters; r++)
+        for (int dst = 0; dst < t.nnodes; dst++) {
+          sim_route_alt a[64], b[64];
+          const int na = sim_route_alternatives(R, r, 0, 0, dst, &st0, SIM_ALT_ALL, a, 64);
+          const int nb = sim_route_alternatives(C, r, 0, 0, dst, &st0, SIM_ALT_ALL, b, 64);
+          for (int x = 0; x < na && x < 64; x++) {
+            int found = 0;
+            for (int y = 0; y < nb && y < 64; y++)
+              found |= a[x].port == b[y].port && a[x].vc == b[y].vc;
+            missing += !found;
+            pairs++;
+          }
+        }
+      CHECK(sim_routing_check_deadlock(R, err, sizeof err) == 0);
+      sim_routing_free(C);
+      sim_routing_free(R);
+    }
+    sim_topo_free(&t);
+  }
+  CHECK(covered >= 4 && pairs > 1000);
+  CHECK(missing == 0);
+  printf("  deadlock check: %d routings with a cover, %d of their choices all in it\n", covered,
+         pairs);
+}
+
 static void test_deadlock(void) {
   sim_topo t;
   sim_routing *R = NULL;
@@ -836,6 +893,7 @@ int main(void) {
   test_dmodk_adaptive();
   test_par_turns_at_the_second_router();
   test_deadlock();
+  test_deadlock_cover();
   test_deadlock_reduction_exact();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
