@@ -95,8 +95,8 @@ typedef struct sim_des {
   sim_event *tmp; /* sort scratch, capcur */
   sim_des_heap side, far;
   sim_des_nowset nowset[SIM_DES_NOW_KINDS];
-  int nnowset;   /* kinds given a nowset */
-  size_t nowset_n; /* events in them */
+  int nnowset;        /* kinds given a nowset */
+  size_t nowset_n;    /* events in them */
   uint64_t processed; /* events popped */
   sim_time now;
 } sim_des;
