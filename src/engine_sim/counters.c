@@ -249,7 +249,8 @@ static int work_left(const sim_net *n) {
   }
   for (uint32_t c = 0; c < n->nchan; c++) {
     const sim_chan *ch = &n->chan[c];
-    if (ch->cred_tail != SIM_NIL && n->cred[ch->cred_tail].t > n->des.now)
+    const sim_time last = sim_cred_last_t(n, ch);
+    if (last != SIM_NEVER && last > n->des.now)
       return 1;
   }
   return 0;

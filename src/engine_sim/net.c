@@ -162,38 +162,55 @@ int64_t sim_downstream_used(const sim_net *n, uint32_t c) {
   int64_t used = 0;
   for (int v = 0; v < n->V; v++)
     used += (int64_t)n->cfg.buffer_bytes - n->cvc[(size_t)c * n->V + v].credit;
-  for (uint32_t i = ch->cred_head; i != SIM_NIL && n->cred[i].t <= n->des.now; i = n->cred[i].next)
-    used -= n->cred[i].bytes;
+  for (int k = 0; k < ch->ncred_inl && ch->cred_inl[k].t <= n->des.now; k++)
+    used -= ch->cred_inl[k].bytes;
+  if (ch->ncred_inl == SIM_CRED_INLINE) /* the list follows the inline ones */
+    for (uint32_t i = ch->cred_head; i != SIM_NIL && n->cred[i].t <= n->des.now;
+         i = n->cred[i].next)
+      used -= n->cred[i].bytes;
   return used;
 }
 
 void sim_drain_credits(sim_net *n, uint32_t c) {
   sim_chan *ch = &n->chan[c];
   const sim_time now = n->des.now;
-  while (ch->cred_head != SIM_NIL && n->cred[ch->cred_head].t <= now) {
-    const uint32_t i = ch->cred_head;
-    sim_cvc *v = &n->cvc[(size_t)c * n->V + n->cred[i].vc];
+  while (ch->ncred_inl && ch->cred_inl[0].t <= now) {
+    const sim_cred cr = ch->cred_inl[0];
+    sim_cvc *v = &n->cvc[(size_t)c * n->V + cr.vc];
     sim_cvc_touch(n, v);
-    v->credit += n->cred[i].bytes;
-    ch->cred_head = n->cred[i].next;
-    if (ch->cred_head == SIM_NIL)
-      ch->cred_tail = SIM_NIL;
-    n->cred[i].next = n->free_cred;
-    n->free_cred = i;
+    v->credit += cr.bytes;
+    for (int k = 1; k < ch->ncred_inl; k++)
+      ch->cred_inl[k - 1] = ch->cred_inl[k];
+    ch->ncred_inl--;
+    const uint32_t i = ch->cred_head;
+    if (i != SIM_NIL) { /* the list's oldest moves in */
+      ch->cred_inl[ch->ncred_inl++] = n->cred[i];
+      ch->cred_head = n->cred[i].next;
+      if (ch->cred_head == SIM_NIL)
+        ch->cred_tail = SIM_NIL;
+      n->cred[i].next = n->free_cred;
+      n->free_cred = i;
+    }
   }
 }
 
 void sim_credit_land(sim_net *n, uint32_t c, uint32_t vc, uint32_t bytes, sim_time t) {
-  const uint32_t i = cred_new(n);
   sim_chan *ch = &n->chan[c];
-  if (ch->cred_tail != SIM_NIL && n->cred[ch->cred_tail].t > t)
-    t = n->cred[ch->cred_tail].t; /* keep the list in time order */
-  n->cred[i] = (sim_cred){.t = t, .next = SIM_NIL, .bytes = bytes, .vc = vc};
-  if (ch->cred_tail == SIM_NIL)
-    ch->cred_head = i;
-  else
-    n->cred[ch->cred_tail].next = i;
-  ch->cred_tail = i;
+  const sim_time last = sim_cred_last_t(n, ch);
+  if (last != SIM_NEVER && last > t)
+    t = last; /* keep the FIFO in time order */
+  const sim_cred cr = {.t = t, .next = SIM_NIL, .bytes = bytes, .vc = vc};
+  if (ch->ncred_inl < SIM_CRED_INLINE) {
+    ch->cred_inl[ch->ncred_inl++] = cr;
+  } else {
+    const uint32_t i = cred_new(n);
+    n->cred[i] = cr;
+    if (ch->cred_tail == SIM_NIL)
+      ch->cred_head = i;
+    else
+      n->cred[ch->cred_tail].next = i;
+    ch->cred_tail = i;
+  }
   if (ch->stalled)
     sim_chan_request(n, c, t);
 }
@@ -318,8 +335,8 @@ static void arbitrate_nic(sim_net *n, uint32_t c) {
   sim_cvc *v0 = &n->cvc[(size_t)c * n->V];
   if (v0->credit < wire) {
     sim_stall_begin(n, ch, 1);
-    if (ch->cred_head != SIM_NIL)
-      sim_chan_request(n, c, n->cred[ch->cred_head].t);
+    if (ch->ncred_inl)
+      sim_chan_request(n, c, sim_cred_first_t(n, ch));
     return;
   }
   sim_stall_end(n, ch, c);
@@ -471,8 +488,8 @@ static inline void prefetch_near(const sim_net *n, const sim_event *e) {
     if (ch->dst_router >= 0) /* a router's input buffer (iq: its tail is linked) */
       sim_prefetch(sim_in_buf(n, e->id, 0));
   } else {
-    if (ch->cred_head != SIM_NIL)
-      sim_prefetch(&n->cred[ch->cred_head]);
+    if (ch->cred_head != SIM_NIL && ch->cred_inl[0].t <= e->t)
+      sim_prefetch(&n->cred[ch->cred_head]); /* moves in as the first drains */
     if (e->id >= (uint32_t)n->t->nports) { /* a NIC: the message it sends from */
       const uint32_t m = n->nic[e->id - (uint32_t)n->t->nports].q_head;
       if (m != SIM_NIL)

@@ -59,7 +59,11 @@ typedef struct sim_cvc {
 /* One channel: the direction of a link leaving a router port (id = the
  * global port) or a NIC (id = nports + node).  Two cache lines, aligned:
  * the first holds what every event of the channel reads (the event loop
- * prefetches both). */
+ * prefetches both).  Its credits on their way back are a FIFO in time
+ * order: the oldest SIM_CRED_INLINE in the channel's second line (most
+ * channels have no more in flight), the rest a list of pool records
+ * (cred_head..cred_tail, non-empty only when the inline ones are full). */
+#define SIM_CRED_INLINE 2
 typedef struct __attribute__((aligned(64))) sim_chan {
   sim_time busy_until; /* serializing until */
   sim_time ev_time;    /* pending arbitration event, or SIM_NEVER */
@@ -73,10 +77,13 @@ typedef struct __attribute__((aligned(64))) sim_chan {
   uint32_t cred_head, cred_tail; /* credits on their way back */
   int32_t dst_gp; /* the router port (global) whose input buffers this channel feeds, or -1 */
   uint8_t stall_mask;
+  uint8_t ncred_inl; /* credits in cred_inl, oldest first */
   sim_time stall_since;
   sim_time busy;  /* total serialization time */
   sim_time stall; /* total credit-stall time */
+  sim_cred cred_inl[SIM_CRED_INLINE];
 } sim_chan;
+_Static_assert(sizeof(sim_chan) == 128, "a channel is two cache lines");
 
 typedef struct sim_ibuf {
   uint32_t head, tail;
@@ -197,9 +204,19 @@ static inline void sim_chan_request(sim_net *n, uint32_t c, sim_time t) {
     const char *v = (const char *)&n->cvc[(size_t)c * (size_t)n->V];
     sim_prefetch(v);
     sim_prefetch(v + sizeof(sim_cvc) * (size_t)n->V - 1);
-    if (ch->cred_head != SIM_NIL)
-      sim_prefetch(&n->cred[ch->cred_head]);
+    sim_prefetch(ch->cred_inl);
   }
+}
+/* When the first / last of channel c's credits on their way back lands
+ * (SIM_NEVER: none). */
+static inline sim_time sim_cred_first_t(const sim_net *n, const sim_chan *ch) {
+  (void)n;
+  return ch->ncred_inl ? ch->cred_inl[0].t : SIM_NEVER;
+}
+static inline sim_time sim_cred_last_t(const sim_net *n, const sim_chan *ch) {
+  if (ch->cred_tail != SIM_NIL)
+    return n->cred[ch->cred_tail].t;
+  return ch->ncred_inl ? ch->cred_inl[ch->ncred_inl - 1].t : SIM_NEVER;
 }
 /* The latency of router-bound channel c's link, for its credits' way back
  * (head_delay is link + router latency; the link's own is not kept). */

@@ -96,8 +96,8 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   if (win == SIM_NIL) { /* every waiter lacks credits or its input is busy */
     if (blocked)
       sim_stall_begin(n, o, blocked);
-    if (o->cred_head != SIM_NIL)
-      sim_chan_request(n, oc, n->cred[o->cred_head].t);
+    if (o->ncred_inl)
+      sim_chan_request(n, oc, sim_cred_first_t(n, o));
     if (input_free != SIM_NEVER)
       sim_chan_request(n, oc, input_free);
     return;

@@ -122,8 +122,8 @@ static void oq_output(sim_net *n, uint32_t oc) {
   }
   if (win < 0) {
     sim_stall_begin(n, ch, blocked);
-    if (ch->cred_head != SIM_NIL)
-      sim_chan_request(n, oc, n->cred[ch->cred_head].t);
+    if (ch->ncred_inl)
+      sim_chan_request(n, oc, sim_cred_first_t(n, ch));
     return;
   }
   sim_stall_end(n, ch, oc);

@@ -441,8 +441,8 @@ static void voq_alloc(sim_net *n, int r) {
       }
     } else if (s->blocked[o]) {
       sim_stall_begin(n, och, s->blocked[o]);
-      if (och->cred_head != SIM_NIL)
-        sim_chan_request(n, oc, n->cred[och->cred_head].t);
+      if (och->ncred_inl)
+        sim_chan_request(n, oc, sim_cred_first_t(n, och));
     }
   }
   if (next != SIM_NEVER)
