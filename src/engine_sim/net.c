@@ -490,7 +490,7 @@ static inline void prefetch_near(const sim_net *n, const sim_event *e) {
   } else {
     if (ch->cred_head != SIM_NIL && ch->cred_inl[0].t <= e->t)
       sim_prefetch(&n->cred[ch->cred_head]); /* moves in as the first drains */
-    if (e->id >= (uint32_t)n->t->nports) { /* a NIC: the message it sends from */
+    if (e->id >= (uint32_t)n->t->nports) {   /* a NIC: the message it sends from */
       const uint32_t m = n->nic[e->id - (uint32_t)n->t->nports].q_head;
       if (m != SIM_NIL)
         sim_prefetch(&n->msg[m]);
