@@ -21,10 +21,17 @@ typedef struct iq_state {
     uint32_t rr;       /* round-robin position */
   } * out;             /* nports */
   /* per input (router port gp x V + VC), what arbitration reads of its
-   * head packet: sim_head_info (beside the input's other state,
-   * not in the packet pool) */
-  uint32_t *hinfo;
+   * head packet: sim_head_info in the low half, the packet in the high
+   * half (beside the input's other state, not in the packet pool: the
+   * winner's packet is fetched as soon as it wins, with its input) */
+  uint64_t *hinfo;
+  int vshift; /* log2 of the VCs when a power of two (else -1): b / V */
 } iq_state;
+
+/* The input port of bit b (port x V + VC). */
+static inline uint32_t port_of(const iq_state *s, uint32_t b, uint32_t V) {
+  return s->vshift >= 0 ? b >> s->vshift : b / V;
+}
 
 static uint32_t iq_occupancy(void *arg, int router, int port) {
   sim_net *n = arg;
@@ -51,7 +58,7 @@ static void head_route(sim_net *n, uint32_t c, int v) {
   const uint32_t bit = (uint32_t)(in_port * n->V + v);
   s->waitbits[s->out[oc].wait_off + bit / 64] |= 1ull << (bit % 64);
   s->out[oc].nwait++;
-  s->hinfo[(size_t)ch->dst_gp * n->V + v] = sim_head_info(&n->pkt[p]);
+  s->hinfo[(size_t)ch->dst_gp * n->V + v] = (uint64_t)p << 32 | sim_head_info(&n->pkt[p]);
   const sim_time in_free = n->in_busy[ch->dst_gp];
   sim_chan_request(n, oc, in_free > n->des.now ? in_free : n->des.now);
 }
@@ -79,8 +86,8 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   sim_time input_free = SIM_NEVER; /* earliest a busy input is free */
   while (seen < iq->out[oc].nwait) {
     b = sim_bits_next(w, words, nbits, b);
-    const sim_time in_free = n->in_busy[base + (int)(b / (uint32_t)V)];
-    const uint32_t h = iq->hinfo[(size_t)base * V + b]; /* b = in port x V + VC */
+    const sim_time in_free = n->in_busy[base + (int)port_of(iq, b, (uint32_t)V)];
+    const uint32_t h = (uint32_t)iq->hinfo[(size_t)base * V + b]; /* b = in port x V + VC */
     if (in_free > now) {
       if (in_free < input_free)
         input_free = in_free;
@@ -106,12 +113,13 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   w[win / 64] &= ~(1ull << (win % 64));
   iq->out[oc].nwait--;
   iq->out[oc].rr = win + 1;
-  const int gp = base + (int)(win / (uint32_t)V);
-  const uint32_t v = win % (uint32_t)V;
+  const uint32_t p = (uint32_t)(iq->hinfo[(size_t)base * V + win] >> 32);
+  sim_pkt *pk = &n->pkt[p];
+  sim_prefetch(pk); /* while the input's state is read */
+  const int gp = base + (int)port_of(iq, win, (uint32_t)V);
+  const uint32_t v = win - (uint32_t)(gp - base) * (uint32_t)V;
   const uint32_t ic = n->in_chan[gp];
   sim_ibuf *q = &n->ibuf[(size_t)gp * V + v];
-  const uint32_t p = q->head;
-  sim_pkt *pk = &n->pkt[p];
   const uint32_t occupied = q->bytes;
   if (ic >= (uint32_t)n->t->nports)
     sim_nic_in_leave(n, ic);
@@ -181,6 +189,7 @@ static void iq_init(sim_net *n) {
     }
   }
   s->waitbits = sim_xcalloc(words, sizeof *s->waitbits, "iq router model");
+  s->vshift = (n->V & (n->V - 1)) ? -1 : __builtin_ctz((unsigned)n->V);
   n->rm = s;
 }
 
