@@ -57,7 +57,6 @@ void sim_des_now_kind(sim_des *d, uint32_t kind, uint32_t ids) {
   s->kind = kind;
   s->ids = ids;
   s->levels = levels;
-  s->words = total;
   d->nnowset++;
 }
 

@@ -68,13 +68,12 @@ typedef struct sim_des_heap {
 #define SIM_DES_NOW_LEVELS 4 /* ids below 64^4 */
 #define SIM_DES_NOW_KINDS 2
 typedef struct sim_des_nowset {
-  uint32_t kind; /* UINT32_MAX: none */
-  uint32_t ids;  /* ids below this are kept here */
+  uint32_t kind;
+  uint32_t ids; /* ids below this are kept here */
   int levels;
-  uint64_t *bits[SIM_DES_NOW_LEVELS];
-  size_t words; /* of all levels, one allocation from bits[0] */
-  size_t n;     /* events held, all at time now */
-  uint32_t min; /* the smallest id held (when n) */
+  uint64_t *bits[SIM_DES_NOW_LEVELS]; /* one allocation, from bits[0] */
+  size_t n;                           /* events held, all at time now */
+  uint32_t min;                       /* the smallest id held (when n) */
 } sim_des_nowset;
 
 typedef struct sim_des_chunk {
