@@ -12,14 +12,20 @@
 
 typedef struct iq_state {
   /* per router output channel: the (input port, VC) pairs waiting for it,
-   * a bitmap of words_of[router] words from wait_off[c] */
+   * a bitmap of words_of[router] words: in the output's own entry when
+   * one word holds them (radix x VCs <= 64, the usual case: one cache
+   * line for the output's count, position and waiters), else from word
+   * `off` of waitbits */
   uint64_t *waitbits;
   uint32_t *words_of; /* nrouters */
   struct iq_out {
-    uint32_t wait_off; /* first bitmap word of the output */
-    uint32_t nwait;    /* pairs waiting */
-    uint32_t rr;       /* round-robin position */
-  } * out;             /* nports */
+    uint32_t nwait; /* pairs waiting */
+    uint32_t rr;    /* round-robin position */
+    union {
+      uint64_t w0;  /* the bitmap, when words_of[router] == 1 */
+      uint64_t off; /* else its first word in waitbits */
+    };
+  } * out; /* nports */
   /* per input (router port gp x V + VC), what arbitration reads of its
    * head packet: sim_head_info in the low half, the packet in the high
    * half (beside the input's other state, not in the packet pool: the
@@ -27,6 +33,11 @@ typedef struct iq_state {
   uint64_t *hinfo;
   int vshift; /* log2 of the VCs when a power of two (else -1): b / V */
 } iq_state;
+
+/* Output oc's bitmap of waiting (input port, VC) pairs (r: its router). */
+static inline uint64_t *wait_words(iq_state *s, uint32_t oc, int r) {
+  return s->words_of[r] == 1 ? &s->out[oc].w0 : &s->waitbits[s->out[oc].off];
+}
 
 /* The input port of bit b (port x V + VC). */
 static inline uint32_t port_of(const iq_state *s, uint32_t b, uint32_t V) {
@@ -56,7 +67,7 @@ static void head_route(sim_net *n, uint32_t c, int v) {
   const int r = ch->dst_router, in_port = ch->dst_port;
   const uint32_t oc = (uint32_t)(n->t->port_base[r] + n->pkt[p].out_port);
   const uint32_t bit = (uint32_t)(in_port * n->V + v);
-  s->waitbits[s->out[oc].wait_off + bit / 64] |= 1ull << (bit % 64);
+  wait_words(s, oc, r)[bit / 64] |= 1ull << (bit % 64);
   s->out[oc].nwait++;
   s->hinfo[(size_t)ch->dst_gp * n->V + v] = (uint64_t)p << 32 | sim_head_info(&n->pkt[p]);
   const sim_time in_free = n->in_busy[ch->dst_gp];
@@ -80,7 +91,7 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
   const uint32_t words = iq->words_of[r];
   const uint32_t radix = (uint32_t)(n->t->port_base[r + 1] - n->t->port_base[r]);
   const uint32_t nbits = radix * (uint32_t)V;
-  uint64_t *w = &iq->waitbits[iq->out[oc].wait_off];
+  uint64_t *w = wait_words(iq, oc, r);
   uint32_t b = iq->out[oc].rr, seen = 0, win = SIM_NIL;
   unsigned blocked = 0;
   sim_time input_free = SIM_NEVER; /* earliest a busy input is free */
@@ -153,8 +164,8 @@ static void iq_prefetch(const sim_net *n, uint32_t c, uint32_t kind, int stage) 
     return;
   if (!stage)
     sim_prefetch(&s->out[c]);
-  else
-    sim_prefetch(&s->waitbits[s->out[c].wait_off]);
+  else if (s->words_of[n->chan[c].src_router] > 1)
+    sim_prefetch(&s->waitbits[s->out[c].off]);
 }
 
 static void iq_arrive(sim_net *n, uint32_t c, uint32_t p) {
@@ -183,10 +194,11 @@ static void iq_init(sim_net *n) {
   for (int r = 0; r < t->nrouters; r++) {
     const uint32_t radix = sim_radix(n, r);
     s->words_of[r] = (radix * (uint32_t)n->V + 63) / 64;
-    for (int gp = t->port_base[r]; gp < t->port_base[r + 1]; gp++) {
-      s->out[gp].wait_off = (uint32_t)words;
-      words += s->words_of[r];
-    }
+    if (s->words_of[r] > 1)
+      for (int gp = t->port_base[r]; gp < t->port_base[r + 1]; gp++) {
+        s->out[gp].off = words;
+        words += s->words_of[r];
+      }
   }
   s->waitbits = sim_xcalloc(words, sizeof *s->waitbits, "iq router model");
   s->vshift = (n->V & (n->V - 1)) ? -1 : __builtin_ctz((unsigned)n->V);
