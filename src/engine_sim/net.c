@@ -336,7 +336,7 @@ static void arbitrate_nic(sim_net *n, uint32_t c) {
   if (v0->credit < wire) {
     sim_stall_begin(n, ch, 1);
     if (ch->ncred_inl)
-      sim_chan_request(n, c, sim_cred_first_t(n, ch));
+      sim_chan_request(n, c, sim_cred_first_t(ch));
     return;
   }
   sim_stall_end(n, ch, c);

@@ -209,8 +209,7 @@ static inline void sim_chan_request(sim_net *n, uint32_t c, sim_time t) {
 }
 /* When the first / last of channel c's credits on their way back lands
  * (SIM_NEVER: none). */
-static inline sim_time sim_cred_first_t(const sim_net *n, const sim_chan *ch) {
-  (void)n;
+static inline sim_time sim_cred_first_t(const sim_chan *ch) {
   return ch->ncred_inl ? ch->cred_inl[0].t : SIM_NEVER;
 }
 static inline sim_time sim_cred_last_t(const sim_net *n, const sim_chan *ch) {

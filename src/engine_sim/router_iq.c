@@ -115,7 +115,7 @@ static void iq_arbitrate(sim_net *n, uint32_t oc) {
     if (blocked)
       sim_stall_begin(n, o, blocked);
     if (o->ncred_inl)
-      sim_chan_request(n, oc, sim_cred_first_t(n, o));
+      sim_chan_request(n, oc, sim_cred_first_t(o));
     if (input_free != SIM_NEVER)
       sim_chan_request(n, oc, input_free);
     return;

@@ -123,7 +123,7 @@ static void oq_output(sim_net *n, uint32_t oc) {
   if (win < 0) {
     sim_stall_begin(n, ch, blocked);
     if (ch->ncred_inl)
-      sim_chan_request(n, oc, sim_cred_first_t(n, ch));
+      sim_chan_request(n, oc, sim_cred_first_t(ch));
     return;
   }
   sim_stall_end(n, ch, oc);

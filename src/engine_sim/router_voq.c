@@ -24,35 +24,54 @@
  *   downstream credits. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../core/error.h"
 #include "net_impl.h"
 
+/* Per router output port, one cache line: what an allocation reads of an
+ * output it considers, and the output buffer. */
+typedef struct __attribute__((aligned(64))) voq_out {
+  sim_time xbar_busy; /* crossbar output busy until */
+  uint64_t qbytes;    /* bytes in VOQs for the output */
+  uint64_t hver;      /* its VOQ heads' version (pair_sum counts; 64 bits never wrap) */
+  sim_ibuf fifo;      /* the output buffer */
+  uint32_t gptr;      /* the grant pointer */
+  uint8_t full;       /* a request found the output buffer full */
+  /* The last request scan that found nothing to request, with what it
+   * read (the candidate inputs: memo_cand; the output buffer's bytes; the
+   * output VCs' credits: memo_cred; the version of the output's VOQ
+   * heads), and what it found (the VCs blocked, the output buffer full).
+   * A scan of the same inputs would find the same, whatever order it took
+   * them in, so an allocation reuses it rather than reading every head
+   * again (a saturated output is scanned at each cell of its router). */
+  struct voq_memo {
+    uint64_t hver;
+    uint32_t ofifo;
+    uint8_t valid, blocked, ofull;
+  } memo;
+} voq_out;
+
 typedef struct voq_state {
-  uint32_t W;          /* 64-bit words of a port bitmask (the largest radix) */
-  uint32_t maxradix;   /* of any router */
-  uint32_t *coff;      /* nchan: the input's first (input, output) slot; SIM_NIL: feeds no router */
-  sim_ibuf *q;         /* VOQs: slot x V + VC ... see qidx */
-  uint32_t *ooff;      /* nports: the output's first (output, input) slot */
-  uint32_t *head;      /* per (output, input) slot, output-major, `ps` words: per VC its VOQ's
-                        * head's sim_head_info, 0 when empty (the allocation reads
-                        * this, not the packet); then the heads' summary (pair_sum) */
-  uint32_t ps;         /* words per slot of head: V + 2 */
-  uint32_t *npk;       /* per (input, output) slot: packets in its VOQs (all VCs) */
-  uint64_t *imask;     /* nports x W: inputs with a non-empty VOQ for the output */
-  uint64_t *oact;      /* nrouters x W: outputs some input has packets for */
-  uint8_t *vptr;       /* nports: the VC an input port tries first */
-  uint32_t *aptr;      /* nchan: the input's accept pointer */
-  sim_ibuf *ofifo;     /* nports: the output buffers */
-  uint8_t *ofull;      /* nports: a request found the output buffer full */
-  sim_time *xbar_busy; /* nports: crossbar output busy until */
-  uint32_t *gptr;      /* nports: the output's grant pointer */
-  uint64_t *qbytes;    /* nports: bytes in VOQs for the output */
-  sim_time *alloc_t;   /* nrouters: pending allocation, or SIM_NEVER */
-  sim_time (*inheap)[2]; /* nrouters: times of up to two of the router's
-                          * events in the event queue (SIM_NEVER: none), so
-                          * a request at such a time pushes no other */
-  uint32_t *nin;         /* nchan: packets in the input's VOQs */
-  uint64_t *iact;        /* nrouters x W: input ports with packets */
+  uint32_t W;        /* 64-bit words of a port bitmask (the largest radix) */
+  uint32_t maxradix; /* of any router */
+  uint32_t *coff;    /* nchan: the input's first (input, output) slot; SIM_NIL: feeds no router */
+  sim_ibuf *q;       /* VOQs: slot x V + VC ... see qidx */
+  uint32_t *ooff;    /* nports: the output's first (output, input) slot */
+  uint32_t *head;    /* per (output, input) slot, output-major, `ps` words: per VC its VOQ's
+                      * head's sim_head_info, 0 when empty (the allocation reads
+                      * this, not the packet); then the heads' summary (pair_sum) */
+  uint32_t ps;       /* words per slot of head: V + 2 */
+  uint32_t *npk;     /* per (input, output) slot: packets in its VOQs (all VCs) */
+  uint64_t *imask;   /* nports x W: inputs with a non-empty VOQ for the output */
+  uint8_t *vptr;     /* nports: the VC an input port tries first */
+  uint32_t *aptr;    /* nchan: the input's accept pointer */
+  voq_out *out;      /* nports */
+  /* Per router, RS words (one cache line while W is 1: radix <= 64),
+   * read together by every allocation: */
+  uint64_t *rs;
+  uint32_t RS;
+  uint32_t *nin; /* nchan: packets in the input's VOQs */
   /* scratch of one allocation: masks of W words over ports, arrays over ports */
   uint64_t *reqT;   /* output x W: inputs requesting it (valid for touched outputs) */
   uint64_t *grants; /* input x W: outputs granting it (kept zero between uses) */
@@ -60,21 +79,8 @@ typedef struct voq_state {
   uint8_t *reqv;                  /* input x maxradix: the VC of the request */
   unsigned *blocked;              /* output: VCs whose heads lacked credits */
   uint32_t *match_in, *match_out; /* the matches of the round */
-  /* Per output: the last request scan that found nothing to request,
-   * with what it read (the candidate inputs, the output buffer's bytes,
-   * the output VCs' credits, the version of the output's VOQ heads), and
-   * what it found (the VCs blocked, the output buffer full).  A scan of
-   * the same inputs would find the same, whatever order it took them in,
-   * so an allocation reuses it rather than reading every head again (a
-   * saturated output is scanned at each cell of its router). */
-  uint64_t *hver; /* nports: its VOQ heads' version (pair_sum counts; 64 bits never wrap) */
-  struct voq_memo {
-    uint64_t hver;
-    uint32_t ofifo;
-    uint8_t valid, blocked, ofull;
-  } * memo;            /* nports */
-  uint64_t *memo_cand; /* nports x W */
-  int64_t *memo_cred;  /* nports x V */
+  uint64_t *memo_cand;            /* nports x W */
+  int64_t *memo_cred;             /* nports x V */
 } voq_state;
 
 /* Every set bit of the W-word mask m, lowest first, as uint32_t var (each
@@ -90,6 +96,21 @@ static inline void bit_clear(uint64_t *m, uint32_t i) { m[i / 64] &= ~(1ull << (
 static inline int bit_get(const uint64_t *m, uint32_t i) {
   return (int)((m[i / 64] >> (i % 64)) & 1);
 }
+
+/* The words of router r's record (rs): */
+static inline uint64_t *rrec(const voq_state *s, int r) { return &s->rs[(size_t)r * s->RS]; }
+/* its pending allocation's time, or SIM_NEVER */
+static inline sim_time *alloc_t(const voq_state *s, int r) { return &rrec(s, r)[0]; }
+/* the times of up to two of its events in the event queue (SIM_NEVER:
+ * none), so a request at such a time pushes no other */
+static inline sim_time *inheap(const voq_state *s, int r) { return &rrec(s, r)[1]; }
+/* W words: input ports with packets */
+static inline uint64_t *iact(const voq_state *s, int r) { return &rrec(s, r)[3]; }
+/* W words: input ports that may still be crossing (in_busy > now); every
+ * other port of the router is free */
+static inline uint64_t *ibusy(const voq_state *s, int r) { return &rrec(s, r)[3 + s->W]; }
+/* W words: outputs some input has packets for */
+static inline uint64_t *oact(const voq_state *s, int r) { return &rrec(s, r)[3 + 2 * s->W]; }
 
 static inline size_t qidx(const sim_net *n, const voq_state *s, uint32_t c, int v, uint32_t o) {
   return ((size_t)s->coff[c] + o) * (size_t)n->V + (size_t)v;
@@ -118,15 +139,16 @@ static void pair_sum(const sim_net *n, voq_state *s, uint32_t oc, uint32_t i) {
     }
   h[n->V] = vcs ? vcs | lo << 8 : 0;
   h[n->V + 1] = hi;
-  s->hver[oc]++;
+  s->out[oc].hver++;
 }
 
 static void request_alloc(sim_net *n, int r, sim_time t) {
   voq_state *s = n->rm;
-  if (s->alloc_t[r] <= t)
+  sim_time *const at = alloc_t(s, r);
+  if (*at <= t)
     return;
-  s->alloc_t[r] = t;
-  sim_time *h = s->inheap[r];
+  *at = t;
+  sim_time *h = inheap(s, r);
   if (h[0] == t || h[1] == t)
     return; /* an event of an earlier request is due then */
   sim_des_push(&n->des, t, EV_ROUTER, (uint32_t)r);
@@ -141,9 +163,9 @@ static uint32_t voq_occupancy(void *arg, int router, int port) {
   const voq_state *s = n->rm;
   const uint32_t c = (uint32_t)(n->t->port_base[router] + port);
   const sim_chan *ch = &n->chan[c];
-  int64_t used = (int64_t)s->qbytes[c];
+  int64_t used = (int64_t)s->out[c].qbytes;
   if (ch->dst_router < 0)
-    used += s->ofifo[c].bytes;
+    used += s->out[c].fifo.bytes;
   else /* the downstream buffer and this output buffer (its credits are taken) */
     used += sim_downstream_used(n, c);
   return used > 0 ? (uint32_t)(used > UINT32_MAX ? UINT32_MAX : used) : 0;
@@ -153,7 +175,7 @@ static uint32_t voq_occupancy(void *arg, int router, int port) {
 static void link_send(sim_net *n, uint32_t oc) {
   voq_state *s = n->rm;
   sim_chan *ch = &n->chan[oc];
-  sim_ibuf *f = &s->ofifo[oc];
+  sim_ibuf *f = &s->out[oc].fifo;
   if (f->head == SIM_NIL)
     return;
   if (ch->busy_until > n->des.now) {
@@ -161,8 +183,8 @@ static void link_send(sim_net *n, uint32_t oc) {
     return;
   }
   sim_transmit_reserved(n, oc, sim_fifo_pop(n, f));
-  if (s->ofull[oc]) { /* a request waits for this room */
-    s->ofull[oc] = 0;
+  if (s->out[oc].full) { /* a request waits for this room */
+    s->out[oc].full = 0;
     request_alloc(n, ch->src_router, n->des.now);
   }
   if (f->head != SIM_NIL)
@@ -188,7 +210,7 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   if (c >= (uint32_t)n->t->nports && !ib->bytes)
     sim_nic_in_start(n, c);
   ib->bytes += pk->bytes;
-  s->qbytes[n->t->port_base[r] + (int)o] += pk->bytes;
+  s->out[n->t->port_base[r] + (int)o].qbytes += pk->bytes;
   const size_t qi = qidx(n, s, c, v, o);
   if (s->q[qi].tail != SIM_NIL) /* off the wire: next_t_arr is read and done with */
     n->pkt[s->q[qi].tail].next_hinfo = sim_head_info(pk);
@@ -201,10 +223,10 @@ static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   }
   if (s->npk[s->coff[c] + o]++ == 0) {
     bit_set(&s->imask[(size_t)oc * s->W], i);
-    bit_set(&s->oact[(size_t)r * s->W], o);
+    bit_set(oact(s, r), o);
   }
   if (s->nin[c]++ == 0)
-    bit_set(&s->iact[(size_t)r * s->W], (uint32_t)n->chan[c].dst_port);
+    bit_set(iact(s, r), (uint32_t)n->chan[c].dst_port);
   const sim_time in_free = n->in_busy[n->chan[c].dst_gp];
   request_alloc(n, r, in_free > n->des.now ? in_free : n->des.now);
 }
@@ -229,19 +251,20 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
     for (uint32_t w = 0; w < s->W; w++)
       left |= im[w];
     if (!left)
-      bit_clear(&s->oact[(size_t)r * s->W], o);
+      bit_clear(oact(s, r), o);
   }
   if (--s->nin[ic] == 0)
-    bit_clear(&s->iact[(size_t)r * s->W], i);
+    bit_clear(iact(s, r), i);
   sim_ibuf *ib = &n->ibuf[(size_t)gp * n->V + v];
   const uint32_t occupied = ib->bytes;
   ib->bytes -= pk->bytes;
   if (ic >= (uint32_t)n->t->nports)
     sim_nic_in_leave(n, ic);
-  s->qbytes[oc] -= pk->bytes;
+  s->out[oc].qbytes -= pk->bytes;
   const sim_time x = sim_chan_ser(och, pk->bytes) / n->cfg.speedup;
   n->in_busy[gp] = now + x;
-  s->xbar_busy[oc] = now + x;
+  bit_set(ibusy(s, r), i);
+  s->out[oc].xbar_busy = now + x;
   s->vptr[gp] = (uint8_t)((v + 1) % n->V);
   sim_credit_back(n, ic, (uint32_t)v, pk->bytes, now + x + sim_chan_credit_lat(n, ic));
   if (n->cfg.cc != SIM_CC_NONE)
@@ -249,16 +272,17 @@ static void cross(sim_net *n, int r, uint32_t i, int v, uint32_t o) {
   if (och->dst_router >= 0)
     sim_take_credit(n, oc, pk->out_vc, pk->bytes);
   pk->vc = pk->out_vc;
-  sim_fifo_push(n, &s->ofifo[oc], p);
+  sim_fifo_push(n, &s->out[oc].fifo, p);
   link_send(n, oc);
 }
 
 /* One allocation round of router r (iSLIP over the free inputs and
- * crossbar outputs); asks for the next one. */
-static void voq_alloc(sim_net *n, int r) {
+ * crossbar outputs); asks for the next one.  W: s->W, a constant where
+ * voq_alloc calls it for radix <= 64, so that the masks' loops vanish. */
+static inline __attribute__((always_inline)) void alloc_w(sim_net *n, int r, const uint32_t W) {
   voq_state *s = n->rm;
   const sim_time now = n->des.now;
-  const uint32_t R = sim_radix(n, r), W = s->W;
+  const uint32_t R = sim_radix(n, r);
   const int base = n->t->port_base[r];
   const int V = n->V;
   sim_time next = SIM_NEVER;
@@ -271,26 +295,28 @@ static void voq_alloc(sim_net *n, int r) {
    * output (the outcome of an (input, output) pair depends on neither
    * order), so an output's VOQ heads are read together */
   uint64_t *in_ok = s->in_ok, *cand = s->cand;
+  const uint64_t *const ia = iact(s, r);
+  uint64_t *const ib = ibusy(s, r);
   for (uint32_t w = 0; w < W; w++)
-    in_ok[w] = 0;
-  FOR_BITS(i, &s->iact[(size_t)r * W], W) {
-    const sim_time ibusy = n->in_busy[base + (int)i];
-    if (ibusy > now) {
-      if (ibusy < next)
-        next = ibusy;
-      continue;
-    }
-    bit_set(in_ok, i);
+    in_ok[w] = ia[w] & ~ib[w];
+  FOR_BITS(i, ib, W) { /* the few ports that crossed lately: busy still, or free again */
+    const sim_time until = n->in_busy[base + (int)i];
+    if (until <= now) {
+      bit_clear(ib, i);
+      if (bit_get(ia, i))
+        bit_set(in_ok, i);
+    } else if (until < next && bit_get(ia, i))
+      next = until;
   }
   const uint32_t obuf = n->cfg.output_buffer_bytes;
-  FOR_BITS(o, &s->oact[(size_t)r * W], W) {
+  FOR_BITS(o, oact(s, r), W) {
     const uint32_t oc = (uint32_t)base + o;
     uint64_t any = 0;
     for (uint32_t w = 0; w < W; w++)
       any |= cand[w] = s->imask[(size_t)oc * W + w] & in_ok[w];
     if (!any)
       continue;
-    const sim_time xbusy = s->xbar_busy[oc];
+    const sim_time xbusy = s->out[oc].xbar_busy;
     if (xbusy > now) {
       if (xbusy < next)
         next = xbusy;
@@ -303,13 +329,13 @@ static void voq_alloc(sim_net *n, int r) {
       s->reqT[(size_t)o * W + w] = 0;
     if (to_router)
       sim_drain_credits(n, oc);
-    const uint32_t ofifo_bytes = s->ofifo[oc].bytes;
+    const uint32_t ofifo_bytes = s->out[oc].fifo.bytes;
     const sim_cvc *const ocvc = &n->cvc[(size_t)oc * (size_t)V];
     const uint32_t *const oheads = &s->head[hidx(s, oc, 0, 0)];
-    struct voq_memo *const memo = &s->memo[oc];
+    struct voq_memo *const memo = &s->out[oc].memo;
     uint64_t *const mcand = &s->memo_cand[(size_t)oc * W];
     int64_t *const mcred = &s->memo_cred[(size_t)oc * (size_t)V];
-    if (memo->valid && memo->hver == s->hver[oc] && memo->ofifo == ofifo_bytes) {
+    if (memo->valid && memo->hver == s->out[oc].hver && memo->ofifo == ofifo_bytes) {
       int same = 1;
       for (uint32_t w = 0; same && w < W; w++)
         same = mcand[w] == cand[w];
@@ -318,10 +344,12 @@ static void voq_alloc(sim_net *n, int r) {
       if (same) { /* as the scan below would find: nothing to request */
         s->blocked[o] = memo->blocked;
         if (memo->ofull)
-          s->ofull[oc] = 1;
+          s->out[oc].full = 1;
         continue;
       }
     }
+    FOR_BITS(i, cand, W) /* the heads read below, their misses overlapped */
+    sim_prefetch(&oheads[(size_t)i * s->ps]);
     int set_full = 0;
     FOR_BITS(i, cand, W) {
       const uint32_t *const heads = &oheads[(size_t)i * s->ps];
@@ -342,7 +370,7 @@ static void voq_alloc(sim_net *n, int r) {
           continue;
         const uint32_t bytes = h >> 3, ovc = h & 7;
         if (ofifo_bytes + bytes > obuf) {
-          s->ofull[oc] = 1;
+          s->out[oc].full = 1;
           set_full = 1;
           continue;
         }
@@ -361,7 +389,7 @@ static void voq_alloc(sim_net *n, int r) {
     }
     memo->valid = !bit_get(ook, o);
     if (memo->valid) {
-      memo->hver = s->hver[oc];
+      memo->hver = s->out[oc].hver;
       memo->ofifo = ofifo_bytes;
       memo->blocked = (uint8_t)s->blocked[o];
       memo->ofull = (uint8_t)set_full;
@@ -387,7 +415,7 @@ static void voq_alloc(sim_net *n, int r) {
         any |= s->cand[w] = s->reqT[(size_t)o * W + w] & ifree[w];
       if (!any)
         continue;
-      const uint32_t g = sim_bits_next(s->cand, W, R, s->gptr[base + (int)o]);
+      const uint32_t g = sim_bits_next(s->cand, W, R, s->out[base + (int)o].gptr);
       bit_set(&s->grants[(size_t)g * W], o);
       bit_set(ginp, g);
       granted = 1;
@@ -405,7 +433,7 @@ static void voq_alloc(sim_net *n, int r) {
       bit_clear(ifree, i);
       bit_set(omatched, o);
       if (it == 0) {
-        s->gptr[base + (int)o] = (i + 1) % R;
+        s->out[base + (int)o].gptr = (i + 1) % R;
         s->aptr[ic] = (o + 1) % R;
       }
     }
@@ -423,9 +451,9 @@ static void voq_alloc(sim_net *n, int r) {
    * arrival at an idle router asks for its own) */
   uint64_t waiting = 0;
   for (uint32_t w = 0; w < W; w++)
-    waiting |= s->iact[(size_t)r * W + w];
+    waiting |= ia[w];
   for (uint32_t k = 0; waiting && k < nm; k++) {
-    const sim_time x = s->xbar_busy[base + (int)s->match_out[k]];
+    const sim_time x = s->out[base + (int)s->match_out[k]].xbar_busy;
     if (x < next)
       next = x;
   }
@@ -442,23 +470,31 @@ static void voq_alloc(sim_net *n, int r) {
     } else if (s->blocked[o]) {
       sim_stall_begin(n, och, s->blocked[o]);
       if (och->ncred_inl)
-        sim_chan_request(n, oc, sim_cred_first_t(n, och));
+        sim_chan_request(n, oc, sim_cred_first_t(och));
     }
   }
   if (next != SIM_NEVER)
     request_alloc(n, r, next);
 }
 
+static void voq_alloc(sim_net *n, int r) {
+  const voq_state *s = n->rm;
+  if (s->W == 1)
+    alloc_w(n, r, 1);
+  else
+    alloc_w(n, r, s->W);
+}
+
 static void voq_event(sim_net *n, uint32_t r) {
   voq_state *s = n->rm;
-  sim_time *h = s->inheap[r];
+  sim_time *h = inheap(s, (int)r);
   if (h[0] == n->des.now)
     h[0] = SIM_NEVER;
   else if (h[1] == n->des.now)
     h[1] = SIM_NEVER;
-  if (s->alloc_t[r] != n->des.now)
+  if (*alloc_t(s, (int)r) != n->des.now)
     return; /* superseded by an earlier request */
-  s->alloc_t[r] = SIM_NEVER;
+  *alloc_t(s, (int)r) = SIM_NEVER;
   voq_alloc(n, (int)r);
 }
 
@@ -511,21 +547,23 @@ static void voq_init(sim_net *n) {
   s->head = sim_xcalloc(oslots * s->ps, sizeof *s->head, "voq router model");
   s->npk = sim_xcalloc(slots, sizeof *s->npk, "voq router model");
   s->imask = sim_xcalloc((size_t)t->nports * s->W, sizeof *s->imask, "voq router model");
-  s->oact = sim_xcalloc((size_t)t->nrouters * s->W, sizeof *s->oact, "voq router model");
   s->vptr = sim_xcalloc((size_t)t->nports, sizeof *s->vptr, "voq router model");
   s->aptr = sim_xcalloc(n->nchan, sizeof *s->aptr, "voq router model");
   const size_t np = (size_t)t->nports;
-  s->ofifo = sim_xcalloc(np, sizeof *s->ofifo, "voq router model");
+  s->out = aligned_alloc(64, np * sizeof *s->out);
+  if (!s->out)
+    contend_fail("out of memory (simulator voq router model, %zu x %zu B)", np, sizeof *s->out);
+  memset(s->out, 0, np * sizeof *s->out);
   for (size_t i = 0; i < np; i++)
-    s->ofifo[i] = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
-  s->ofull = sim_xcalloc(np, sizeof *s->ofull, "voq router model");
-  s->xbar_busy = sim_xcalloc(np, sizeof *s->xbar_busy, "voq router model");
-  s->gptr = sim_xcalloc(np, sizeof *s->gptr, "voq router model");
-  s->qbytes = sim_xcalloc(np, sizeof *s->qbytes, "voq router model");
-  s->alloc_t = sim_xcalloc((size_t)t->nrouters, sizeof *s->alloc_t, "voq router model");
-  s->inheap = sim_xcalloc((size_t)t->nrouters, sizeof *s->inheap, "voq router model");
+    s->out[i].fifo = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
+  s->RS = (3 + 3 * s->W + 7) / 8 * 8; /* whole cache lines */
+  const size_t rsb = (size_t)t->nrouters * s->RS * sizeof *s->rs;
+  s->rs = aligned_alloc(64, rsb ? rsb : 64);
+  if (!s->rs)
+    contend_fail("out of memory (simulator voq router model, %zu B)", rsb);
+  memset(s->rs, 0, rsb);
   for (int r = 0; r < t->nrouters; r++)
-    s->alloc_t[r] = s->inheap[r][0] = s->inheap[r][1] = SIM_NEVER;
+    *alloc_t(s, r) = inheap(s, r)[0] = inheap(s, r)[1] = SIM_NEVER;
   const size_t R = s->maxradix ? s->maxradix : 1;
   s->reqT = sim_xcalloc(R * s->W, sizeof *s->reqT, "voq router model");
   s->grants = sim_xcalloc(R * s->W, sizeof *s->grants, "voq router model");
@@ -542,11 +580,8 @@ static void voq_init(sim_net *n) {
   s->match_in = sim_xcalloc(R, sizeof *s->match_in, "voq router model");
   s->match_out = sim_xcalloc(R, sizeof *s->match_out, "voq router model");
   s->nin = sim_xcalloc(n->nchan, sizeof *s->nin, "voq router model");
-  s->hver = sim_xcalloc(np, sizeof *s->hver, "voq router model");
-  s->memo = sim_xcalloc(np, sizeof *s->memo, "voq router model");
   s->memo_cand = sim_xcalloc(np * s->W, sizeof *s->memo_cand, "voq router model");
   s->memo_cred = sim_xcalloc(np * (size_t)n->V, sizeof *s->memo_cred, "voq router model");
-  s->iact = sim_xcalloc((size_t)t->nrouters * s->W, sizeof *s->iact, "voq router model");
   n->rm = s;
 }
 
@@ -560,17 +595,11 @@ static void voq_free(sim_net *n) {
   free(s->npk);
   free(s->ooff);
   free(s->imask);
-  free(s->oact);
   free(s->in_ok);
   free(s->vptr);
   free(s->aptr);
-  free(s->ofifo);
-  free(s->ofull);
-  free(s->xbar_busy);
-  free(s->gptr);
-  free(s->qbytes);
-  free(s->alloc_t);
-  free(s->inheap);
+  free(s->out);
+  free(s->rs);
   free(s->reqT);
   free(s->grants);
   free(s->in_free);
@@ -585,9 +614,6 @@ static void voq_free(sim_net *n) {
   free(s->match_in);
   free(s->match_out);
   free(s->nin);
-  free(s->iact);
-  free(s->hver);
-  free(s->memo);
   free(s->memo_cand);
   free(s->memo_cred);
   free(s);
