@@ -464,8 +464,11 @@ static void on_arrive(sim_net *n, uint32_t c) {
 enum { AHEAD_FAR = 8, AHEAD_NEAR = 4, AHEAD_MSG = 2 };
 
 static inline void prefetch_far(const sim_net *n, const sim_event *e) {
-  if (e->kind > EV_ARB)
+  if (e->kind > EV_ARB) {
+    if (e->kind == EV_ROUTER && n->cfg.router->prefetch)
+      n->cfg.router->prefetch(n, e->id, e->kind, 0);
     return;
+  }
   const char *c = (const char *)&n->chan[e->id];
   sim_prefetch(c);
   sim_prefetch(c + 64);
@@ -511,6 +514,13 @@ static inline void prefetch_msg(const sim_net *n, uint32_t c) {
   const sim_pkt *pk = &n->pkt[ch->wire_head];
   if (ch->dst_router < 0) {
     sim_prefetch(&n->msg[pk->msg]);
+    return;
+  }
+  const sim_router_model *m = n->cfg.router;
+  if (m->prefetch_arrival) {
+    const int op = sim_route_guess(n->cfg.routing, ch->dst_router, ch->dst_port, (int)pk->src,
+                                   (int)pk->dst, &pk->rs);
+    m->prefetch_arrival(n, c, ch->wire_head, op);
     return;
   }
   if (!n->route_ahead || sim_in_buf(n, c, pk->vc)->tail != SIM_NIL)

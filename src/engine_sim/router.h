@@ -46,8 +46,15 @@ typedef struct sim_router_model {
   /* A hint: an event (EV_ARRIVE or EV_ARB) of channel c comes soon;
    * prefetch the model's state it reads.  stage 0: far ahead (the
    * channel's own state is not in cache yet: touch only arrays indexed by
-   * c); stage 1: nearer (the channel's state may be read).  NULL: none. */
+   * c); stage 1: nearer (the channel's state may be read).  Also, far
+   * ahead only, the model's own EV_ROUTER events (c: the event's id).
+   * NULL: none. */
   void (*prefetch)(const struct sim_net *n, uint32_t c, uint32_t kind, int stage);
+  /* A hint: packet p, the next to arrive on router-bound channel c, will
+   * likely leave by local output port op; prefetch the model's state of
+   * the arrival.  Called a few events ahead at any fabric size (the
+   * packet is in cache).  NULL: none. */
+  void (*prefetch_arrival)(const struct sim_net *n, uint32_t c, uint32_t p, int op);
   /* Bytes queued for or held downstream of router's local output port
    * (the occupancy adaptive routings read, sim_occ_fn). */
   uint32_t (*occupancy)(void *net, int router, int port);

@@ -200,6 +200,25 @@ static void voq_arbitrate(sim_net *n, uint32_t oc) {
   link_send(n, oc);
 }
 
+static void voq_prefetch(const sim_net *n, uint32_t id, uint32_t kind, int stage) {
+  const voq_state *s = n->rm;
+  if (kind != EV_ROUTER || stage) /* an allocation: its router's words, its inputs' busy times */
+    return;
+  sim_prefetch(rrec(s, (int)id));
+  sim_prefetch(&n->in_busy[n->t->port_base[id]]);
+}
+
+static void voq_prefetch_arrival(const sim_net *n, uint32_t c, uint32_t p, int op) {
+  const voq_state *s = n->rm;
+  const int v = n->pkt[p].vc;
+  const uint32_t o = (uint32_t)op, i = (uint32_t)n->chan[c].dst_port;
+  const uint32_t oc = (uint32_t)(n->t->port_base[n->chan[c].dst_router] + op);
+  sim_prefetch(&s->q[qidx(n, s, c, v, o)]);
+  sim_prefetch(&s->head[hidx(s, oc, i, v)]);
+  sim_prefetch(&s->npk[s->coff[c] + o]);
+  sim_prefetch(&s->out[oc]);
+}
+
 static void voq_arrive(sim_net *n, uint32_t c, uint32_t p) {
   voq_state *s = n->rm;
   sim_route_packet(n, c, p);
@@ -642,4 +661,6 @@ const sim_router_model sim_router_voq = {
     .arbitrate = voq_arbitrate,
     .event = voq_event,
     .occupancy = voq_occupancy,
+    .prefetch = voq_prefetch,
+    .prefetch_arrival = voq_prefetch_arrival,
 };
