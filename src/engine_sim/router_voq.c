@@ -202,10 +202,15 @@ static void voq_arbitrate(sim_net *n, uint32_t oc) {
 
 static void voq_prefetch(const sim_net *n, uint32_t id, uint32_t kind, int stage) {
   const voq_state *s = n->rm;
-  if (kind != EV_ROUTER || stage) /* an allocation: its router's words, its inputs' busy times */
-    return;
-  sim_prefetch(rrec(s, (int)id));
-  sim_prefetch(&n->in_busy[n->t->port_base[id]]);
+  if (kind == EV_ROUTER) { /* an allocation: its router's words, its inputs' busy times */
+    sim_prefetch(rrec(s, (int)id));
+    sim_prefetch(&n->in_busy[n->t->port_base[id]]);
+  } else if (kind == EV_ARB && id < (uint32_t)n->t->nports) { /* a link: its output buffer's head */
+    if (!stage)
+      sim_prefetch(&s->out[id]);
+    else if (s->out[id].fifo.head != SIM_NIL)
+      sim_prefetch(&n->pkt[s->out[id].fifo.head]);
+  }
 }
 
 static void voq_prefetch_arrival(const sim_net *n, uint32_t c, uint32_t p, int op) {
@@ -313,6 +318,8 @@ static inline __attribute__((always_inline)) void alloc_w(sim_net *n, int r, con
    * first VC (round-robin) whose head may cross now; taken output by
    * output (the outcome of an (input, output) pair depends on neither
    * order), so an output's VOQ heads are read together */
+  FOR_BITS(o, oact(s, r), W) /* the outputs' lines, their misses overlapped */
+  sim_prefetch(&s->out[base + (int)o]);
   uint64_t *in_ok = s->in_ok, *cand = s->cand;
   const uint64_t *const ia = iact(s, r);
   uint64_t *const ib = ibusy(s, r);
@@ -461,6 +468,9 @@ static inline __attribute__((always_inline)) void alloc_w(sim_net *n, int r, con
     const uint32_t i = s->match_in[k], o = s->match_out[k];
     const uint32_t ic = n->in_chan[base + (int)i];
     sim_prefetch(&n->pkt[s->q[qidx(n, s, ic, s->reqv[(size_t)i * s->maxradix + o], o)].head]);
+    const uint32_t tail = s->out[base + (int)o].fifo.tail; /* linked to it */
+    if (tail != SIM_NIL)
+      sim_prefetch(&n->pkt[tail]);
   }
   for (uint32_t k = 0; k < nm; k++) {
     const uint32_t i = s->match_in[k], o = s->match_out[k];
