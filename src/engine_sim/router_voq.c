@@ -318,8 +318,9 @@ static inline __attribute__((always_inline)) void alloc_w(sim_net *n, int r, con
    * first VC (round-robin) whose head may cross now; taken output by
    * output (the outcome of an (input, output) pair depends on neither
    * order), so an output's VOQ heads are read together */
-  FOR_BITS(o, oact(s, r), W) /* the outputs' lines, their misses overlapped */
-  sim_prefetch(&s->out[base + (int)o]);
+  FOR_BITS(o, oact(s, r), W) { /* the outputs' lines, their misses overlapped */
+    sim_prefetch(&s->out[base + (int)o]);
+  }
   uint64_t *in_ok = s->in_ok, *cand = s->cand;
   const uint64_t *const ia = iact(s, r);
   uint64_t *const ib = ibusy(s, r);
@@ -374,8 +375,9 @@ static inline __attribute__((always_inline)) void alloc_w(sim_net *n, int r, con
         continue;
       }
     }
-    FOR_BITS(i, cand, W) /* the heads read below, their misses overlapped */
-    sim_prefetch(&oheads[(size_t)i * s->ps]);
+    FOR_BITS(i, cand, W) { /* the heads read below, their misses overlapped */
+      sim_prefetch(&oheads[(size_t)i * s->ps]);
+    }
     int set_full = 0;
     FOR_BITS(i, cand, W) {
       const uint32_t *const heads = &oheads[(size_t)i * s->ps];
