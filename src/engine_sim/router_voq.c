@@ -215,9 +215,11 @@ static void voq_prefetch(const sim_net *n, uint32_t id, uint32_t kind, int stage
 
 static void voq_prefetch_arrival(const sim_net *n, uint32_t c, uint32_t p, int op) {
   const voq_state *s = n->rm;
-  const int v = n->pkt[p].vc;
+  const int r = n->chan[c].dst_router, v = n->pkt[p].vc;
+  if (op < 0 || (uint32_t)op >= sim_radix(n, r)) /* a guess: the indexes below must hold */
+    return;
   const uint32_t o = (uint32_t)op, i = (uint32_t)n->chan[c].dst_port;
-  const uint32_t oc = (uint32_t)(n->t->port_base[n->chan[c].dst_router] + op);
+  const uint32_t oc = (uint32_t)(n->t->port_base[r] + op);
   sim_prefetch(&s->q[qidx(n, s, c, v, o)]);
   sim_prefetch(&s->head[hidx(s, oc, i, v)]);
   sim_prefetch(&s->npk[s->coff[c] + o]);
