@@ -24,6 +24,18 @@ void *sim_xcalloc(size_t n, size_t size, const char *what) {
   return p;
 }
 
+void *sim_xcalloc_aligned(size_t n, size_t size, const char *what) {
+  const size_t bytes = (n ? n : 1) * size;
+  if (size && bytes / size != (n ? n : 1))
+    contend_fail("out of memory (simulator %s, %zu x %zu B)", what, n, size);
+  const size_t whole = (bytes + 63) / 64 * 64;
+  void *p = aligned_alloc(64, whole ? whole : 64);
+  if (!p)
+    contend_fail("out of memory (simulator %s, %zu x %zu B)", what, n, size);
+  memset(p, 0, whole);
+  return p;
+}
+
 /* ---- pools ---- */
 
 uint32_t sim_pkt_take(sim_net *n) {
@@ -517,16 +529,16 @@ static inline void prefetch_msg(const sim_net *n, uint32_t c) {
     return;
   }
   const sim_router_model *m = n->cfg.router;
-  if (m->prefetch_arrival) {
-    const int op = sim_route_guess(n->cfg.routing, ch->dst_router, ch->dst_port, (int)pk->src,
-                                   (int)pk->dst, &pk->rs);
-    m->prefetch_arrival(n, c, ch->wire_head, op);
-    return;
-  }
-  if (!n->route_ahead || sim_in_buf(n, c, pk->vc)->tail != SIM_NIL)
+  /* a model with its own arrival hint always wants the guess; otherwise
+   * only a large fabric's packet reaching an empty input does */
+  if (!m->prefetch_arrival && (!n->route_ahead || sim_in_buf(n, c, pk->vc)->tail != SIM_NIL))
     return;
   const int op = sim_route_guess(n->cfg.routing, ch->dst_router, ch->dst_port, (int)pk->src,
                                  (int)pk->dst, &pk->rs);
+  if (m->prefetch_arrival) {
+    m->prefetch_arrival(n, c, ch->wire_head, op);
+    return;
+  }
   const uint32_t oc = (uint32_t)(n->t->port_base[ch->dst_router] + op);
   sim_prefetch(&n->chan[oc]);
   if (n->cfg.router->prefetch)
@@ -642,10 +654,8 @@ sim_net *sim_net_new(const sim_net_config *cfg, const sim_net_hooks *hooks, char
   n->t = t;
   n->V = V;
   n->nchan = (uint32_t)t->nports + (uint32_t)t->nnodes;
-  n->chan = aligned_alloc(64, sizeof *n->chan * n->nchan);
+  n->chan = sim_xcalloc_aligned(n->nchan, sizeof *n->chan, "channels");
   n->route_ahead = sizeof *n->chan * (size_t)n->nchan > ((size_t)4 << 20);
-  if (n->chan)
-    memset(n->chan, 0, sizeof *n->chan * n->nchan);
   n->cvc = calloc((size_t)n->nchan * V, sizeof *n->cvc);
   const size_t nports = (size_t)(t->nports ? t->nports : 1);
   n->ibuf = malloc(sizeof *n->ibuf * nports * V);

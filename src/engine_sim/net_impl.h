@@ -175,6 +175,10 @@ void sim_net_partition_free(sim_net *n);
  * naming what; the caller frees. */
 void *sim_xcalloc(size_t n, size_t size, const char *what);
 
+/* sim_xcalloc's zeroed n x size on a 64 B (cache-line) boundary, the
+ * size rounded up to whole lines; the caller frees (free()). */
+void *sim_xcalloc_aligned(size_t n, size_t size, const char *what);
+
 /* A prefetch hint for the state an upcoming event will touch (gcc 12
  * drops __builtin_prefetch in the event loop as dead code; the
  * instruction itself is kept). */

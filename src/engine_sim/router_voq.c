@@ -583,18 +583,11 @@ static void voq_init(sim_net *n) {
   s->vptr = sim_xcalloc((size_t)t->nports, sizeof *s->vptr, "voq router model");
   s->aptr = sim_xcalloc(n->nchan, sizeof *s->aptr, "voq router model");
   const size_t np = (size_t)t->nports;
-  s->out = aligned_alloc(64, np * sizeof *s->out);
-  if (!s->out)
-    contend_fail("out of memory (simulator voq router model, %zu x %zu B)", np, sizeof *s->out);
-  memset(s->out, 0, np * sizeof *s->out);
+  s->out = sim_xcalloc_aligned(np, sizeof *s->out, "voq router model");
   for (size_t i = 0; i < np; i++)
     s->out[i].fifo = (sim_ibuf){SIM_NIL, SIM_NIL, 0};
   s->RS = (3 + 3 * s->W + 7) / 8 * 8; /* whole cache lines */
-  const size_t rsb = (size_t)t->nrouters * s->RS * sizeof *s->rs;
-  s->rs = aligned_alloc(64, rsb ? rsb : 64);
-  if (!s->rs)
-    contend_fail("out of memory (simulator voq router model, %zu B)", rsb);
-  memset(s->rs, 0, rsb);
+  s->rs = sim_xcalloc_aligned((size_t)t->nrouters * s->RS, sizeof *s->rs, "voq router model");
   for (int r = 0; r < t->nrouters; r++)
     *alloc_t(s, r) = inheap(s, r)[0] = inheap(s, r)[1] = SIM_NEVER;
   const size_t R = s->maxradix ? s->maxradix : 1;
