@@ -28,8 +28,9 @@
  * in the target's directory, renamed over PATH at commit: contend_out_*
  * for streams, contend_write_file_atomic for a whole text.  Temporaries
  * not yet committed are removed by contend_out_remove_all, which runs at
- * exit, in contend_die and in the MPI engine's signal handlers, so that a
- * failed or refused run leaves no partial or header-only file. */
+ * exit, in contend_die and on a termination signal
+ * (contend_catch_termination), so that a failed, refused or ended run
+ * leaves no partial or header-only file. */
 #ifndef CONTEND_FILES_H
 #define CONTEND_FILES_H
 

@@ -34,4 +34,13 @@ int contend_fail_rank(void);
  * message the caller printed itself). */
 void contend_die(void) __attribute__((noreturn));
 
+/* Takes SIGTERM, SIGINT and SIGHUP where nothing else has (a handler set
+ * before, or the signal ignored as under nohup, is left as it is).  The
+ * handler does what contend_die does but end the run: runs the abort
+ * hook (hooks must be async-signal-safe), removes the outputs not yet
+ * committed, then ends the process as the signal would have (a batch
+ * system's time limit sends SIGTERM, then SIGKILL).  Idempotent; the
+ * first tracked output calls it, the MPI engine at MPI_Init. */
+void contend_catch_termination(void);
+
 #endif

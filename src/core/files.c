@@ -14,6 +14,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "error.h"
+
 #define SHOW_MAX 160 /* characters of a path shown whole in a message */
 
 /* ---- registering ----------------------------------------------------------------------- */
@@ -373,34 +375,10 @@ void contend_out_remove_all(void) {
   }
 }
 
-/* A termination signal (a batch system's time limit sends SIGTERM, then
- * SIGKILL; ^C is SIGINT) removes the temporaries, then ends the process
- * as the signal would have. */
-static void on_term(int sig) {
-  contend_out_remove_all();
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-/* Takes SIGTERM, SIGINT and SIGHUP where nothing else has (a handler set
- * before, or the signal ignored as under nohup, is left as it is). */
-static void catch_termination(void) {
-  static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-    struct sigaction old;
-    if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL)
-      continue;
-    struct sigaction sa = {0};
-    sa.sa_handler = on_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sigs[i], &sa, NULL);
-  }
-}
-
 static int track(char *tmp) {
   if (!g_atexit) {
     g_atexit = atexit(contend_out_remove_all) == 0;
-    catch_termination();
+    contend_catch_termination(); /* error.h: removes them on SIGTERM too */
   }
   for (int i = 0; i < MAX_TMP; i++)
     if (!g_tmp[i]) {

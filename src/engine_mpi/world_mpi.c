@@ -317,13 +317,6 @@ static void on_alarm(int sig) {
   MPI_Abort(MPI_COMM_WORLD, CONTEND_EXIT_FAIL);
 }
 
-static void on_term(int sig) {
-  contend_mpi_io_remove_tracked();
-  contend_out_remove_all();
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
 static void disarm(void) {
   const struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, NULL);
@@ -415,8 +408,7 @@ static int launch(const contend_launch *l, contend_body body, void *arg) {
   }
   contend_set_fail_handler(fail_rank, fail_end);
   CONTEND_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  signal(SIGTERM, on_term);
-  signal(SIGINT, on_term);
+  contend_catch_termination(); /* mpirun passes SIGTERM on to the ranks */
   {
     static char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int n = 0;
@@ -432,8 +424,6 @@ static int launch(const contend_launch *l, contend_body body, void *arg) {
   w_group_free(world);
   free(g_node_of_rank);
   g_node_of_rank = NULL;
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
   contend_set_fail_handler(NULL, NULL);
   MPI_Finalize();
   return status;

@@ -5,11 +5,15 @@ overlap in time, CI comes from the recorded times, and the compute motif's
 durations follow the requested distributions."""
 
 import json
+import os
 import re
+import signal
+import subprocess
+import time
 
 import jsonschema
 import pytest
-from conftest import BUILD, ROOT, SCHEMAS, run_bounded
+from conftest import BUILD, ROOT, SCHEMAS, _mpirun, mpi_env, run_bounded
 from scipy import stats
 
 ENV = {"PATH": "/usr/bin:/bin"}
@@ -220,6 +224,44 @@ def test_io_files_removed_after_an_error(mpirun, tmp_path):
     assert f"{job}:4: motif 'io_write' of job 'io'" in r.stderr
     assert "cannot write" in r.stderr and "does not exist" in r.stderr  # before the run
     assert not list(tmp_path.glob("*.dat")) and not (tmp_path / "run.json").exists()
+
+
+def test_io_files_removed_when_the_ranks_are_terminated(tmp_path):
+    """A batch system's time limit (srun sends every task SIGTERM) ends the
+    ranks while their I/O motif's files exist: each rank removes its own
+    before it ends, and no -o file or temporary is left."""
+    job = tmp_path / "term.job"
+    job.write_text(
+        "[JOB_NAME] io\n[NID_LIST] 0-1\n"
+        f"[MOTIF] io_write layout=per_rank iters=2 path={tmp_path}/w-{{rank}}.dat\n"
+        "[MOTIF] compute mean=60\n"
+    )
+    cmd = [_mpirun(), "-n", "2", "--oversubscribe", str(BUILD / "bin" / "contend"), "jobs",
+           str(job), "--virtual-nodes", "1", "-q", "-o", str(tmp_path / "run.json")]  # fmt: skip
+    p = subprocess.Popen(cmd, cwd=tmp_path, env=mpi_env(), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("w-*.dat"))) < 2:
+            assert p.poll() is None, p.stderr.read()
+            assert time.monotonic() < deadline, "no I/O files after 60 s"
+            time.sleep(0.05)
+        # the ranks are mpirun's children (one node): signal them, not mpirun,
+        # whose own kill sequence may SIGKILL one rank before its handler runs
+        ranks = set()
+        for task in os.listdir(f"/proc/{p.pid}/task"):
+            with open(f"/proc/{p.pid}/task/{task}/children", encoding="ascii") as fh:
+                ranks.update(int(x) for x in fh.read().split())
+        assert len(ranks) == 2, ranks
+        for pid in ranks:
+            os.kill(pid, signal.SIGTERM)
+        p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode != 0
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["term.job"]
 
 
 def test_placement_error_at_run_time(mpirun, tmp_path):
