@@ -25,8 +25,9 @@ void *sim_xcalloc(size_t n, size_t size, const char *what) {
 }
 
 void *sim_xcalloc_aligned(size_t n, size_t size, const char *what) {
-  const size_t bytes = (n ? n : 1) * size;
-  if (size && bytes / size != (n ? n : 1))
+  const size_t count = n ? n : 1;
+  const size_t bytes = count * size;
+  if (size && bytes / size != count)
     contend_fail("out of memory (simulator %s, %zu x %zu B)", what, n, size);
   const size_t whole = (bytes + 63) / 64 * 64;
   void *p = aligned_alloc(64, whole ? whole : 64);

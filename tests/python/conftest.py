@@ -21,7 +21,8 @@ BUILD = Path(os.environ.get("CONTEND_BUILD", ROOT / "build"))
 SCHEMAS = ROOT / "schemas"
 
 
-def _mpirun() -> str:
+def mpirun_path() -> str:
+    """Open MPI's mpirun (the tests' launcher); the test is skipped without one."""
     for name in ("mpirun.openmpi", "mpirun"):
         path = shutil.which(name)
         if path:
@@ -91,7 +92,7 @@ def contend_bin() -> Path:
 @pytest.fixture(scope="session")
 def mpirun():
     """mpirun(n, *contend_args, timeout=...) runs build/bin/contend on n ranks."""
-    launcher = _mpirun()
+    launcher = mpirun_path()
     binary = BUILD / "bin" / "contend"
 
     def run(n, *args, timeout=180, cwd=None):

@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import BUILD, ROOT, _mpirun, run_bounded
+from conftest import BUILD, ROOT, mpirun_path, run_bounded
 
 # Where MPI may be called: the MPI engine, and the PMPI libraries (the
 # throttle, the trace recorder), which wrap MPI by nature.  (Program entry
@@ -212,7 +212,7 @@ def test_control_traffic_on_its_own_communicator(tmp_path, ranks, args, steps):
     lib = BUILD / "lib" / "libcontend_pmpi_counter.so"
     if not lib.exists():
         pytest.fail(f"{lib} not built")
-    cmd = [_mpirun(), "-n", str(ranks), "--oversubscribe", "-x", f"LD_PRELOAD={lib}"]
+    cmd = [mpirun_path(), "-n", str(ranks), "--oversubscribe", "-x", f"LD_PRELOAD={lib}"]
     cmd += ["-x", f"CONTEND_PMPI_COUNT_DIR={tmp_path}", BUILD / "bin" / "contend", *args]
     cmd += ["--virtual-nodes", "1", "--measurements", "3", "--seed", "1", "-q"]
     cmd += ["--timeout", "2", "-o", tmp_path / "out.json"]
@@ -235,7 +235,7 @@ def test_control_traffic_on_its_own_communicator(tmp_path, ranks, args, steps):
 
 def test_world_conformance_on_mpi():
     binary = BUILD / "bin" / "test_world"
-    r = run_bounded([_mpirun(), "-n", "4", "--oversubscribe", binary, "--engine", "mpi"], 120)
+    r = run_bounded([mpirun_path(), "-n", "4", "--oversubscribe", binary, "--engine", "mpi"], 120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert re.search(r"world conformance: \d+ checks passed on engine mpi with 4 ranks", r.stdout)
 

@@ -14,7 +14,7 @@ its parked ranks named, rather than a hang."""
 import re
 
 import pytest
-from conftest import BUILD, _mpirun, run_bounded
+from conftest import BUILD, mpirun_path, run_bounded
 
 PROG = BUILD / "bin" / "test_inproc_procs"
 
@@ -49,7 +49,7 @@ def test_one_process_log_covers_every_call(one_process):
 
 @pytest.mark.parametrize("p", [2, 3])
 def test_any_process_count_gives_the_logs_of_one(one_process, p):
-    r = run_bounded([_mpirun(), "-n", str(p), "--oversubscribe", PROG], timeout=120)
+    r = run_bounded([mpirun_path(), "-n", str(p), "--oversubscribe", PROG], timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"{p} processes" in r.stderr and "0 failures in all" in r.stderr
     assert r.stdout == one_process
@@ -60,7 +60,7 @@ def test_a_deadlock_over_processes_ends_every_process(p):
     """Every rank parked and nothing left to run anywhere: each process
     names its parked ranks and the run ends with exit status 3, not a hang
     (mpirun ends the others once one has)."""
-    cmd = [PROG, "--deadlock"] if p == 1 else [_mpirun(), "-n", str(p), "--oversubscribe", PROG,
+    cmd = [PROG, "--deadlock"] if p == 1 else [mpirun_path(), "-n", str(p), "--oversubscribe", PROG,
                                                "--deadlock"]  # fmt: skip
     r = run_bounded(cmd, timeout=120)
     assert r.returncode == 3, r.stdout + r.stderr

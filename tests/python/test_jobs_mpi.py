@@ -13,7 +13,7 @@ import time
 
 import jsonschema
 import pytest
-from conftest import BUILD, ROOT, SCHEMAS, _mpirun, mpi_env, run_bounded
+from conftest import BUILD, ROOT, SCHEMAS, mpi_env, mpirun_path, run_bounded
 from scipy import stats
 
 ENV = {"PATH": "/usr/bin:/bin"}
@@ -236,7 +236,7 @@ def test_io_files_removed_when_the_ranks_are_terminated(tmp_path):
         f"[MOTIF] io_write layout=per_rank iters=2 path={tmp_path}/w-{{rank}}.dat\n"
         "[MOTIF] compute mean=60\n"
     )
-    cmd = [_mpirun(), "-n", "2", "--oversubscribe", str(BUILD / "bin" / "contend"), "jobs",
+    cmd = [mpirun_path(), "-n", "2", "--oversubscribe", str(BUILD / "bin" / "contend"), "jobs",
            str(job), "--virtual-nodes", "1", "-q", "-o", str(tmp_path / "run.json")]  # fmt: skip
     p = subprocess.Popen(cmd, cwd=tmp_path, env=mpi_env(), stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip

@@ -16,7 +16,7 @@ import jsonschema
 import matplotlib.image as mpimg
 import numpy as np
 import pytest
-from conftest import SCHEMAS, _mpirun, mpi_env, run_bounded
+from conftest import SCHEMAS, mpi_env, mpirun_path, run_bounded
 
 TOPO = "dragonfly:a=2,p=3,h=2"
 MIX = """\
@@ -413,7 +413,7 @@ def test_mpi_engine_runs_the_mix_under_the_throttle_library(contend_bin, tmp_pat
     mix = tmp_path / "mpi.job"
     mix.write_text(MPI_MIX)
     out, keep = tmp_path / "mpi.json", tmp_path / "runs"
-    launcher = f"{_mpirun()} -n 6 --oversubscribe"
+    launcher = f"{mpirun_path()} -n 6 --oversubscribe"
     args = [
         mix, "--engine", "mpi", "--launcher", launcher, "--nodes", "6",
         "--modes", "off,static:0.01", "--repeat", "1", "--keep-runs", keep, "-o", out,
@@ -441,7 +441,7 @@ def test_slurm_example_runs_the_harness(contend_bin, tmp_path):
         CONTEND=str(contend_bin),
         SLURM_JOB_NUM_NODES="6",
         SLURM_JOB_ID="77",
-        LAUNCHER=f"{_mpirun()} -n 6 --oversubscribe",
+        LAUNCHER=f"{mpirun_path()} -n 6 --oversubscribe",
         MODES="off,netscope",
         CA="proxy=5",
         REPEAT="1",

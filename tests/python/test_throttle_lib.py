@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BUILD, _mpirun, mpi_env, run_bounded
+from conftest import BUILD, mpi_env, mpirun_path, run_bounded
 
 WARN = "contend-throttle: warning:"
 
@@ -33,7 +33,7 @@ def sender():
 
 
 def throttled(opts, prog, timeout=60):
-    cmd = [_mpirun(), "-n", "2", contend(), "throttle", *opts, "--", *prog]
+    cmd = [mpirun_path(), "-n", "2", contend(), "throttle", *opts, "--", *prog]
     return run_bounded(cmd, timeout=timeout)
 
 
@@ -160,7 +160,7 @@ def test_contend_network_paces_only_measured_calls(tmp_path):
     args += ["--rr_lat.iters", "50", "--rr_lat.warmup", "5", "--seed", "3", "-q"]
     args += ["--timeout", "10"]
     counter = BUILD / "lib" / "libcontend_pmpi_counter.so"
-    cmd = [_mpirun(), "-n", "2", "-x", f"LD_PRELOAD={counter}"]
+    cmd = [mpirun_path(), "-n", "2", "-x", f"LD_PRELOAD={counter}"]
     cmd += ["-x", f"CONTEND_PMPI_COUNT_DIR={tmp_path}", contend(), *args]
     r = run_bounded(cmd + ["-o", tmp_path / "a.json"], timeout=120)
     assert r.returncode == 0, r.stderr
@@ -264,7 +264,7 @@ def run_fault(tmp_path, env_extra, writer=None, seconds="1.2"):
     lib = BUILD / "lib" / "libcontend-throttle.so"
     env = mpi_env()
     env.update({k: str(v) for k, v in env_extra.items()})
-    cmd = [_mpirun(), "-n", "2", "-x", f"LD_PRELOAD={lib}"]
+    cmd = [mpirun_path(), "-n", "2", "-x", f"LD_PRELOAD={lib}"]
     for k in env_extra:
         cmd += ["-x", k]
     cmd += [sender(), "65536", seconds, "send"]

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import BUILD, _mpirun, otf2_built, run_bounded
+from conftest import BUILD, mpirun_path, otf2_built, run_bounded
 
 PROGRAM = BUILD / "bin" / "trace_program"
 BUSY_S = 0.02  # trace_program's compute between phases
@@ -223,10 +223,20 @@ def test_replay_of_cpu_gaps_runs_them_on_a_core(tmp_path, contend_bin):
     if not otf2_built() or not PROGRAM.exists() or not taskset:
         pytest.skip("built without OTF2, or no taskset")
     core = str(min(os.sched_getaffinity(0)))  # one core this process may use
-    launcher = [taskset, "-c", core, _mpirun(), "-n", "4", "--oversubscribe", "--bind-to", "none"]
+    launcher = [
+        taskset,
+        "-c",
+        core,
+        mpirun_path(),
+        "-n",
+        "4",
+        "--oversubscribe",
+        "--bind-to",
+        "none",
+    ]
     archive = tmp_path / "cpu.trace"
     r = run_bounded(
-        [_mpirun(), "-n", "4", "--oversubscribe", contend_bin, "record", "-o", archive]
+        [mpirun_path(), "-n", "4", "--oversubscribe", contend_bin, "record", "-o", archive]
         + ["--compute-cpu", "--", PROGRAM],
         timeout=300,
     )
