@@ -465,7 +465,7 @@ def test_claims_that_share_runs_name_the_same_steps():
     assert latency <= set(commands_of(netscope.SENSITIVITY, [3], True))
 
 
-@pytest.mark.parametrize("bench", ["fidelity", "sim_gpcnet", "report_speed"])
+@pytest.mark.parametrize("bench", ["fidelity", "sim_gpcnet", "sim_scale", "report_speed"])
 def test_bench_runs_as_typed_outside_the_venv(bench):
     """`bench/X --help` as the docs print it: /usr/bin/env python3 is the
     system's interpreter (the venv's bin is not on PATH), which lacks the

@@ -1,5 +1,6 @@
-"""bench/memory_latency (the machine's dependent random read per working-set
-size) and bench/sim_scale, which prints it beside its rates."""
+"""The simulator's benches: bench/memory_latency (the machine's dependent
+random read per working-set size), bench/sim_scale and bench/sim_gpcnet,
+which print it beside their figures, and what they refuse."""
 
 import re
 import subprocess
@@ -42,3 +43,13 @@ def test_sim_scale_prints_the_machine_beside_its_rates():
         assert re.search(r"1 MiB: \d+\.\d ns, 4 MiB: .* 64 MiB: \d+\.\d ns$", line), line
     assert out.index("before the runs") < out.index("xgft:h=3") < out.index("after the runs")
     assert re.search(r"at 16384 nodes: \d+\.\d\d M hops/s \(target >= 5: (met|MISSED)\)", out)
+
+
+@pytest.mark.parametrize("args", [["--nodes", "8"], ["--nodes", "100001"], ["--only", "nope"]])
+def test_sim_gpcnet_refuses_before_running(args):
+    """Bad input: one line and status 2, before the machine is probed or
+    anything is simulated (a load on fewer than 10 nodes cannot be split)."""
+    r = subprocess.run([sys.executable, ROOT / "bench" / "sim_gpcnet", *args],
+                       capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert r.returncode == 2 and r.stdout == "", r.stdout
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
