@@ -223,17 +223,8 @@ def test_replay_of_cpu_gaps_runs_them_on_a_core(tmp_path, contend_bin):
     if not otf2_built() or not PROGRAM.exists() or not taskset:
         pytest.skip("built without OTF2, or no taskset")
     core = str(min(os.sched_getaffinity(0)))  # one core this process may use
-    launcher = [
-        taskset,
-        "-c",
-        core,
-        mpirun_path(),
-        "-n",
-        "4",
-        "--oversubscribe",
-        "--bind-to",
-        "none",
-    ]
+    launcher = [taskset, "-c", core, mpirun_path(), "-n", "4", "--oversubscribe"]
+    launcher += ["--bind-to", "none"]
     archive = tmp_path / "cpu.trace"
     r = run_bounded(
         [mpirun_path(), "-n", "4", "--oversubscribe", contend_bin, "record", "-o", archive]
