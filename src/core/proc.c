@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 double contend_peak_rss_mib(void) {
   /* VmHWM: this program's own peak.  getrusage's ru_maxrss keeps the
@@ -40,4 +41,10 @@ int contend_launcher_size(void) {
       return n;
   }
   return 1;
+}
+
+double contend_monotonic_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }

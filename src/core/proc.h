@@ -11,4 +11,8 @@ double contend_peak_rss_mib(void);
  * MPICH/Hydra, PMIx, Slurm's PMI); 1 when none did.  Needs no MPI. */
 int contend_launcher_size(void);
 
+/* Seconds on CLOCK_MONOTONIC: for wall-time intervals that commands and
+ * engines report (not the engine's own clock, which motifs read). */
+double contend_monotonic_s(void);
+
 #endif

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../coop/fiber.h"
 #include "../coop/sched.h"
@@ -152,18 +151,12 @@ static int rank_runnable_or_stuck(void *arg) {
   return coop_runnable() > 0 || !sim_net_pending_active(E.net);
 }
 
-static double wall(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 #define PROGRESS_EVERY_S 15.0 /* wall seconds between progress lines */
 
 /* Long simulations say how far they are: simulated time moves at its own
  * pace, so the runners' progress (on the engine's clock) can be rare. */
 static void progress(void) {
-  const double w = wall();
+  const double w = contend_monotonic_s();
   if (w < E.wall_next)
     return;
   E.wall_next = w + PROGRESS_EVERY_S;
@@ -277,6 +270,8 @@ static void results_json(contend_group *g, contend_json *j) {
   contend_json_uint(j, "payload_bytes", f[SIM_FIG_BYTES]);
   contend_json_uint(j, "ecn_marks", f[SIM_FIG_ECN]);
   contend_json_uint(j, "cc_notifications", f[SIM_FIG_CC]);
+  contend_json_double(j, "setup_wall_s", s->setup_s); /* this process's */
+  contend_json_double(j, "deadlock_check_wall_s", s->deadlock_check_s);
   sim_engine_par_json(j);
   if (E.ctr && E.totals)
     sim_counters_summary_json_of(E.ctr, j, 10, at, E.totals);
@@ -404,7 +399,7 @@ static int launch_on(const contend_launch *l, contend_body body, void *arg, cont
   }
   E.switches0 = coop_switches();
   E.progress = l->opts && !contend_param_bool(l->opts, "quiet") && lead;
-  E.wall0 = wall();
+  E.wall0 = contend_monotonic_s();
   E.wall_next = E.wall0 + PROGRESS_EVERY_S;
   const contend_inproc_procs procs = {.count = sim_engine_par_count(),
                                       .me = sim_engine_par_me(),

@@ -65,6 +65,7 @@
  * in a shared pool). */
 #include "netparams.h"
 
+#include "../core/proc.h"
 #include "router.h"
 
 #include <stdio.h>
@@ -346,6 +347,7 @@ static sim_time ns_to_ps(double ns) { return (sim_time)(ns * 1000.0 + 0.5); }
 
 int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *err,
                           size_t errlen) {
+  const double t0 = contend_monotonic_s();
   memset(s, 0, sizeof *s);
   const char *preset = contend_param_str(p, "network");
   s->preset = preset ? preset : "";
@@ -425,7 +427,10 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
     sim_setup_free(s);
     return -1;
   }
-  if (sim_routing_check_deadlock(s->routing, e, sizeof e)) {
+  const double t_check = contend_monotonic_s();
+  const int cycle = sim_routing_check_deadlock(s->routing, e, sizeof e);
+  s->deadlock_check_s = contend_monotonic_s() - t_check;
+  if (cycle) {
     snprintf(err, errlen, "routing %s on %s can deadlock: %s", sim_routing_name(s->routing),
              s->topo.spec, e);
     sim_setup_free(s);
@@ -439,6 +444,7 @@ int sim_setup_from_params(contend_params *p, uint64_t seed, sim_setup *s, char *
   s->counters = counters && counters[0] ? counters : NULL;
   s->counter_interval = ns_to_ps(contend_param_double(p, "counter_interval_us") * 1000.0);
   s->counters_max_bytes = (uint64_t)contend_param_int(p, "counters_max_mib") << 20;
+  s->setup_s = contend_monotonic_s() - t0;
   return 0;
 }
 

@@ -28,6 +28,8 @@ typedef struct sim_setup {
   uint64_t counters_max_bytes; /* the CSV's bound (--counters-max-mib) */
   const char *preset;          /* "" for none */
   sim_degrade degrade;         /* --degrade, --degrade-random (net.link_scale points into it) */
+  double setup_s;              /* wall time of sim_setup_from_params: topology, routing, check */
+  double deadlock_check_s;     /* of which the deadlock check */
 } sim_setup;
 
 /* Applies the preset named by --network to every row the user did not

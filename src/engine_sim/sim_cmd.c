@@ -313,6 +313,8 @@ static int sim_run(int argc, char **argv, contend_group *world) {
   contend_json_uint(&j, "packet_hops", hops);
   contend_json_uint(&j, "events", events);
   contend_json_double(&j, "wall_s", wall);
+  contend_json_double(&j, "setup_wall_s", su->setup_s);
+  contend_json_double(&j, "deadlock_check_wall_s", su->deadlock_check_s);
   /* how the run was spread (these and the wall-clock figures are what
    * differs with the number of processes) */
   contend_json_obj_begin(&j, "processes");
@@ -350,9 +352,10 @@ static int sim_run(int argc, char **argv, contend_group *world) {
   fprintf(
       tty,
       "  peak memory %.1f MiB: %.1f KiB per node, %.0f B per router port (%d ports); wall %.2f s, "
-      "%.3g packet hops/s\n",
+      "%.3g packet hops/s\n"
+      "  set-up %.2f s before the first point (topology, routing, deadlock check %.2f s)\n",
       rss, rss * 1024.0 / su->topo.nnodes, rss * 1048576.0 / nports, su->topo.nports, wall,
-      wall > 0 ? (double)hops / wall : 0.0);
+      wall > 0 ? (double)hops / wall : 0.0, su->setup_s, su->deadlock_check_s);
   contend_sb_printf(&js, "\n");
   rc = 0;
   if (lead && output && output[0]) { /* rank 0's JSON is the whole one (the counters summary) */

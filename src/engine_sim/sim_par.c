@@ -3,15 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../core/error.h"
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "../core/proc.h"
 
 /* The records for process q of layer k (0: the fabric, then the channels). */
 static const void *outbox(sim_net *n, const sim_par *par, int k, int q, size_t *len) {
@@ -33,7 +27,7 @@ enum { H_MINE, H_SENT, H_BUSY, H_ACTIVE, H_N };
  * went anywhere, the bound on its events (the same in every process). */
 static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int *any_busy,
                          int *any_live) {
-  const double t0 = now_s();
+  const double t0 = contend_monotonic_s();
   const int P = par->parts;
   int layers = 1;
   while (layers <= SIM_PAR_CHANNELS_MAX && par->channel[layers - 1])
@@ -103,7 +97,7 @@ static sim_time exchange(sim_net *n, sim_par *par, sim_time mine, int busy, int 
   free(got);
   free(send);
   free(counts);
-  par->wait_s += now_s() - t0;
+  par->wait_s += contend_monotonic_s() - t0;
   if (any_busy)
     *any_busy = anybody != 0;
   if (any_live)
@@ -126,10 +120,10 @@ sim_time sim_par_swap(sim_net *n, sim_par *par, sim_time mine, int busy, int *an
 }
 
 sim_time sim_par_agree(sim_par *par, sim_time mine, int busy, int *any_busy) {
-  const double t0 = now_s();
+  const double t0 = contend_monotonic_s();
   int64_t v[2] = {mine == SIM_NEVER ? INT64_MAX : (int64_t)mine, -(int64_t)(busy != 0)};
   contend_gallreduce(par->world, v, 2, CONTEND_DT_INT64, CONTEND_OP_MIN);
-  par->wait_s += now_s() - t0;
+  par->wait_s += contend_monotonic_s() - t0;
   if (any_busy)
     *any_busy = v[1] < 0;
   return v[0] == INT64_MAX ? SIM_NEVER : (sim_time)v[0];

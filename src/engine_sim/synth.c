@@ -30,9 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../core/error.h"
+#include "../core/proc.h"
 #include "contend/intlist.h"
 #include "contend/json.h"
 #include "contend/stats.h"
@@ -582,8 +582,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
     free(s.slot_node);
     return -1;
   }
-  struct timespec w0, w1;
-  clock_gettime(CLOCK_MONOTONIC, &w0);
+  const double w0 = contend_monotonic_s();
   for (int k = 0; k < s.nslots; k++)
     if (s.c[s.slot_comp[k]].load > 0 && sim_net_owns_node(s.net, s.slot_node[k]))
       sim_net_timer(s.net, gap(&s, &s.rng[k], s.c[s.slot_comp[k]].load), T_GEN, (uint32_t)k);
@@ -600,8 +599,7 @@ int synth_run(const sim_setup *su, const synth_spec *spec, double load, int load
     else
       sim_net_run(s.net, SIM_NEVER, NULL, NULL);
   }
-  clock_gettime(CLOCK_MONOTONIC, &w1);
-  const double wall = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
+  const double wall = contend_monotonic_s() - w0;
   sim_net_stats stv = *sim_net_stats_get(s.net);
   const sim_net_stats *st = &stv;
   pt->events_here = stv.events; /* this process's part, before the sums */

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../core/error.h"
+#include "../core/proc.h"
 #include "contend/files.h"
 #include "contend/version.h"
 
@@ -59,12 +60,6 @@ static void gather_node_names(contend_envelope *e, contend_group *world) {
     }
   }
   free(all);
-}
-
-static double wall_clock(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 #define ERR_LEN 1024
@@ -131,7 +126,7 @@ int contend_envelope_begin(contend_envelope *e, contend_group *world, const cont
   e->argv = argv;
   /* a dry run prints its plan, nothing else */
   e->progress = !contend_param_bool(opts, "quiet") && !e->dry_run;
-  e->t_start = wall_clock(); /* wall time, whatever the engine's clock */
+  e->t_start = contend_monotonic_s(); /* wall time, whatever the engine's clock */
   e->nranks = world->size;
   /* messages on the heap, not the stack: every in-process rank's stack
    * costs the pages its deepest moment touched (the collectives below) */
@@ -150,7 +145,7 @@ void contend_envelope_finish(contend_envelope *e, contend_group *world) {
   contend_greduce(world, &rss[1], 1, CONTEND_DT_DOUBLE, CONTEND_OP_SUM);
   e->peak_rss_mib_max = rss[0];
   e->peak_rss_mib_mean = rss[1] / world->size;
-  e->wall_s = wall_clock() - e->t_start;
+  e->wall_s = contend_monotonic_s() - e->t_start;
   if (world->rank == 0)
     utc_now(e->finished_utc, sizeof e->finished_utc);
 }

@@ -15,6 +15,7 @@ import json
 
 import pytest
 from conftest import BUILD, ROOT, run_bounded
+from simkit import WALL_CLOCK
 
 BIN = BUILD / "bin" / "contend"
 SHORT = [a for m in ("pairwise_a2a", "p2p_incast", "rma_put_incast", "rma_get_bcast")
@@ -29,13 +30,12 @@ CASES = {
                           "--mode", "both"],
 }  # fmt: skip
 # what differs between two runs of one seed, or with the process count
-WALL_CLOCK = {"wall_s", "peak_rss_mib", "peak_rss_mib_max", "peak_rss_mib_mean", "started_utc",
-              "finished_utc", "perform_t0_unix_s", "events", "processes"}  # fmt: skip
+VARIES = WALL_CLOCK | {"events", "processes"}
 
 
 def strip(x):
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in WALL_CLOCK}
+        return {k: strip(v) for k, v in x.items() if k not in VARIES}
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x

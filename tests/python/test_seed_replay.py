@@ -11,21 +11,11 @@ import re
 
 import pytest
 from conftest import BUILD, ROOT, run_bounded
+from simkit import WALL_CLOCK
 
 BIN = BUILD / "bin" / "contend"
 
-# What may differ between a run and its replay, and why:
-WALL_CLOCK = (
-    "started_utc",  # UTC start and finish
-    "finished_utc",
-    "wall_s",  # wall seconds (the run, each `contend sim` point)
-    "peak_rss_mib_max",  # memory of the process, as the OS reports it
-    "peak_rss_mib_mean",
-    "peak_rss_mib",
-    "peak_rss_kib_per_node",  # contend sim: the same over the fabric's size
-    "peak_rss_bytes_per_router_port",
-    "perform_t0_unix_s",  # jobs: the wall time a pass started
-)
+# What may differ between a run and its replay: simkit.WALL_CLOCK, and
 SEED_MARKS = ("seed_source",)  # "time" in the first run, "user" in the replay
 # and argv, where the replay has the seed's number in place of "time"
 
@@ -59,7 +49,7 @@ def replay_matches(tmp_path, args, seed_key):
         assert b["argv"] == [str(seed) if x == "time" else x for x in a["argv"]]
         assert (a["seed_source"], b["seed_source"]) == ("time", "user")
     assert b[seed_key] == seed
-    keys = WALL_CLOCK + SEED_MARKS
+    keys = (*sorted(WALL_CLOCK), *SEED_MARKS)
     assert masked(first, keys) == masked(replay, keys)
     return a
 

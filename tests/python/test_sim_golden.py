@@ -26,6 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import BUILD
+from simkit import WALL_CLOCK
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "sim_golden"
 INCAST = "incast:senders=8-31,dst=0,load=0.5;victim=flow:src=40,dst=9,load=0.2"
@@ -88,9 +89,7 @@ SEED = "3"
 
 # keys whose values differ between two runs of the same seed (git_commit:
 # between two builds)
-WALL_CLOCK = {"wall_s", "peak_rss_mib", "peak_rss_mib_max", "peak_rss_mib_mean", "started_utc",
-              "finished_utc", "output", "argv", "peak_rss_kib_per_node",
-              "peak_rss_bytes_per_router_port", "git_commit"}  # fmt: skip
+VARIES = WALL_CLOCK | {"output", "argv", "git_commit"}
 
 
 def _strip(x):
@@ -99,7 +98,7 @@ def _strip(x):
         return {
             k: _strip(v)
             for k, v in x.items()
-            if k not in WALL_CLOCK and not (k == "counters" and isinstance(v, str))
+            if k not in VARIES and not (k == "counters" and isinstance(v, str))
         }
     if isinstance(x, list):
         return [_strip(v) for v in x]

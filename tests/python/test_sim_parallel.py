@@ -13,10 +13,10 @@ import json
 
 import pytest
 from conftest import BUILD, run_bounded
+from simkit import WALL_CLOCK
 
 BIN = BUILD / "bin" / "contend"
-PROCESS_FIELDS = {"wall_s", "processes", "events", "peak_rss_mib", "peak_rss_kib_per_node",
-                  "peak_rss_bytes_per_router_port", "output"}  # fmt: skip
+PROCESS_FIELDS = WALL_CLOCK | {"processes", "events", "output"}
 
 CASES = {
     "dragonfly_ugal_incast": [
