@@ -17,24 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "../src/core/proc.h"
+#include "contend/rng.h"
 
 enum { LINE = 64, READS = 2000000, WALKS = 3, MAX_MIB = 1024, MAX_SIZES = 16 };
 
 static volatile size_t g_sink;
-
-static double seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static uint64_t xorshift(uint64_t *s) {
-  *s ^= *s << 13;
-  *s ^= *s >> 7;
-  *s ^= *s << 17;
-  return *s;
-}
 
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
@@ -54,9 +43,10 @@ static double probe(long mib) {
   }
   for (size_t i = 0; i < n; i++)
     order[i] = i;
-  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  contend_rng rng;
+  contend_rng_init(&rng, 1, (uint64_t)mib, 0, 0, 0);
   for (size_t i = n - 1; i > 0; i--) { /* Sattolo: one cycle through every line */
-    const size_t j = (size_t)(xorshift(&seed) % i);
+    const size_t j = (size_t)contend_rng_below(&rng, i);
     const size_t t = order[i];
     order[i] = order[j];
     order[j] = t;
@@ -69,10 +59,10 @@ static double probe(long mib) {
     p = next[p];
   double t[WALKS];
   for (int w = 0; w < WALKS; w++) {
-    const double t0 = seconds();
+    const double t0 = contend_monotonic_s();
     for (long r = 0; r < READS; r++)
       p = next[p];
-    t[w] = (seconds() - t0) / READS * 1e9;
+    t[w] = (contend_monotonic_s() - t0) / READS * 1e9;
   }
   free(next);
   qsort(t, WALKS, sizeof *t, cmp_double);
