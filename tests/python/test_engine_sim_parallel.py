@@ -15,7 +15,7 @@ import json
 
 import pytest
 from conftest import BUILD, ROOT, run_bounded
-from simkit import WALL_CLOCK
+from simkit import WALL_CLOCK, without
 
 BIN = BUILD / "bin" / "contend"
 SHORT = [a for m in ("pairwise_a2a", "p2p_incast", "rma_put_incast", "rma_get_bcast")
@@ -34,11 +34,7 @@ VARIES = WALL_CLOCK | {"events", "processes"}
 
 
 def strip(x):
-    if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in VARIES}
-    if isinstance(x, list):
-        return [strip(v) for v in x]
-    return x
+    return without(x, VARIES)
 
 
 def run(mpirun, where, p, argv):

@@ -13,7 +13,7 @@ import json
 
 import pytest
 from conftest import BUILD, run_bounded
-from simkit import WALL_CLOCK
+from simkit import WALL_CLOCK, without
 
 BIN = BUILD / "bin" / "contend"
 PROCESS_FIELDS = WALL_CLOCK | {"processes", "events", "output"}
@@ -44,11 +44,7 @@ CASES = {
 
 
 def strip(doc):
-    if isinstance(doc, dict):
-        return {k: strip(v) for k, v in doc.items() if k not in PROCESS_FIELDS}
-    if isinstance(doc, list):
-        return [strip(v) for v in doc]
-    return doc
+    return without(doc, PROCESS_FIELDS)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -11,7 +11,7 @@ import subprocess
 from conftest import BUILD
 
 BIN = BUILD / "bin" / "contend"
-TREE = "xgft:h=3,down=4,8,8,up=4,8,8"  # 1,024 nodes; its deadlock check walks 16 batches
+TREE = "xgft:h=3,down=4,8,8,up=4,8,8"  # 1,024 nodes: a deadlock check that takes measurable time
 
 MEMORY = re.compile(
     r"peak memory (\d+\.\d) MiB: (\d+\.\d) KiB per node, (\d+) B per router port \((\d+) ports\)"
